@@ -1,0 +1,6 @@
+# Benchmarks (built with `make bench`, never part of `make check`).
+BENCH_BINS =
+include bench/partitioners.mk
+include bench/paraleph.mk
+bench: $(BENCH_BINS)
+.PHONY: bench

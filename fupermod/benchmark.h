@@ -1,0 +1,46 @@
+/* Benchmarking a kernel to statistical confidence (Student t). */
+#ifndef FUPERMOD_BENCHMARK_H
+#define FUPERMOD_BENCHMARK_H
+
+#include <mpi.h>
+#include "kernel.h"
+#include "point.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fupermod_precision {
+  int reps_min;     /* at least this many runs (>= 1) */
+  int reps_max;     /* at most this many runs */
+  double cl;        /* confidence level, e.g. 0.95 (two-sided quantile at (1+cl)/2) */
+  double eps;       /* stop when ci/mean <= eps */
+  double time_max;  /* stop after this many seconds of runs for the point (0: no cap) */
+  double speed_min; /* abandon a run slower than this (complexity units/s); 0 disables */
+} fupermod_precision;
+
+#define FUPERMOD_PRECISION_DEFAULT {3, 100, 0.95, 0.025, 60.0, 0.0}
+
+int fupermod_precision_check(const fupermod_precision *prec);
+
+/* Student-t half-width of the confidence interval of the mean of n samples with sample
+ * standard deviation sd: t_{(1+cl)/2, n-1} * sd / sqrt(n). n < 2: +inf. */
+double fupermod_student_ci(int n, double sd, double cl);
+/* The stop rule: 1 when a sample of n runs (mean, ci, elapsed) is precise enough. */
+int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, double ci,
+                            double elapsed);
+
+/* Measure d units of an initialised kernel (initialize is called here, finalize at the end).
+ * Every process of comm_sync (e.g. a node) runs each repetition at the same time; all of them
+ * repeat until every one is precise. point->reps == 0 marks an abandoned (too slow) point whose
+ * t is the time at abandonment (a lower bound). */
+int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
+                       MPI_Comm comm_sync, fupermod_point *point);
+
+/* Monotonic wall clock in seconds. */
+double fupermod_time(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,317 @@
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <hwloc.h>
+#include "fupermod/conf.h"
+#include "fupermod/error.h"
+#include "fupermod/util.h"
+
+static int valid_bind(const char *b) {
+  static const char *const kinds[] = {"core:", "pu:", "socket:", "numa:"};
+  if (strcmp(b, "none") == 0) return 1;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    size_t n = strlen(kinds[k]);
+    if (strncmp(b, kinds[k], n) == 0) {
+      const char *s = b + n;
+      if (!*s) return 0;
+      for (; *s; s++)
+        if (!isdigit((unsigned char)*s) && *s != ',' && *s != '-') return 0;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void free_proc(fupermod_process_conf *p) {
+  free(p->hostname);
+  free(p->bind);
+  free(p->device_type);
+  free(p->subopts);
+}
+
+void fupermod_conf_free(fupermod_conf *conf) {
+  if (!conf) return;
+  for (int i = 0; i < conf->count; i++) free_proc(&conf->procs[i]);
+  free(conf->procs);
+  free(conf->source);
+  conf->procs = NULL;
+  conf->source = NULL;
+  conf->count = 0;
+}
+
+int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod_conf *out) {
+  size_t pos = 0;
+  int line = 0, rc = FUPERMOD_SUCCESS, cap = 0;
+  char buf[2048];
+  memset(out, 0, sizeof *out);
+  if (!name) name = "(configuration)";
+  out->source = strdup(name);
+  if (memchr(text, '\0', len)) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a configuration file", name);
+    goto fail;
+  }
+  while (pos < len) {
+    size_t end = pos, n;
+    char *tok[6], *hash, *s;
+    int nt = 0;
+    long r;
+    fupermod_process_conf pc;
+    while (end < len && text[end] != '\n') end++;
+    line++;
+    n = end - pos;
+    if (n >= sizeof buf) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
+      goto fail;
+    }
+    memcpy(buf, text + pos, n);
+    buf[n] = '\0';
+    pos = end + 1;
+    if ((hash = strchr(buf, '#'))) *hash = '\0';
+    for (s = strtok(buf, " \t\r"); s; s = strtok(NULL, " \t\r")) {
+      if (nt == 6) break;
+      tok[nt++] = s;
+    }
+    if (nt == 0) continue;
+    if (nt < 4 || nt > 5) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                          "%s:%d: expected 'hostname rank_intra bind device_type [subopts]', got %d fields",
+                          name, line, nt);
+      goto fail;
+    }
+    if (fupermod_parse_long(tok[1], &r) || r < 0 || r > 1000000) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: rank_intra '%s' must be an integer >= 0", name,
+                          line, tok[1]);
+      goto fail;
+    }
+    if (!valid_bind(tok[2])) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                          "%s:%d: bind '%s' is not none, core:LIST, pu:LIST, socket:LIST or numa:LIST",
+                          name, line, tok[2]);
+      goto fail;
+    }
+    if (strcmp(tok[3], "cpu") != 0 && strcmp(tok[3], "gpu") != 0) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: device_type '%s' must be cpu or gpu", name, line,
+                          tok[3]);
+      goto fail;
+    }
+    if (nt == 5 && !strchr(tok[4], '=')) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: subopts '%s' must be key=value[,key=value...]",
+                          name, line, tok[4]);
+      goto fail;
+    }
+    for (int i = 0; i < out->count; i++)
+      if (out->procs[i].rank_intra == r && strcmp(out->procs[i].hostname, tok[0]) == 0) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: host %s rank_intra %ld already on line %d", name,
+                            line, tok[0], r, out->procs[i].line);
+        goto fail;
+      }
+    pc.hostname = strdup(tok[0]);
+    pc.rank_intra = (int)r;
+    pc.bind = strdup(tok[2]);
+    pc.device_type = strdup(tok[3]);
+    pc.subopts = strdup(nt == 5 ? tok[4] : "");
+    pc.line = line;
+    if (out->count == cap) {
+      int nc = cap ? 2 * cap : 16;
+      fupermod_process_conf *np = realloc(out->procs, (size_t)nc * sizeof *np);
+      if (!np) {
+        free_proc(&pc);
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+        goto fail;
+      }
+      out->procs = np;
+      cap = nc;
+    }
+    out->procs[out->count++] = pc;
+    if (!pc.hostname || !pc.bind || !pc.device_type || !pc.subopts) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      goto fail;
+    }
+  }
+  if (out->count == 0) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no process lines (empty configuration)", name);
+    goto fail;
+  }
+  return FUPERMOD_SUCCESS;
+fail:
+  fupermod_conf_free(out);
+  return rc;
+}
+
+int fupermod_conf_load(const char *path, fupermod_conf *out) {
+  char *text;
+  size_t len;
+  int rc = fupermod_read_file(path, &text, &len);
+  memset(out, 0, sizeof *out);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_conf_parse(text, len, path, out);
+  free(text);
+  return rc;
+}
+
+int fupermod_conf_save(const char *path, const fupermod_conf *conf, const char *comment) {
+  fupermod_atomic_file af;
+  int rc = fupermod_atomic_open(&af, path);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  fprintf(af.fp, "# fupermod process configuration v1\n");
+  if (comment) {
+    const char *s = comment;
+    while (*s) {
+      const char *e = strchr(s, '\n');
+      size_t n = e ? (size_t)(e - s) : strlen(s);
+      fprintf(af.fp, "# %.*s\n", (int)n, s);
+      s += n + (e ? 1 : 0);
+    }
+  }
+  fprintf(af.fp, "# hostname rank_intra bind device_type [subopts]\n");
+  for (int i = 0; i < conf->count; i++) {
+    const fupermod_process_conf *p = &conf->procs[i];
+    fprintf(af.fp, "%s %d %s %s%s%s\n", p->hostname, p->rank_intra, p->bind, p->device_type,
+            p->subopts[0] ? " " : "", p->subopts);
+  }
+  return fupermod_atomic_commit(&af);
+}
+
+int fupermod_conf_find(const fupermod_conf *conf, const char *hostname, int rank_intra) {
+  for (int i = 0; i < conf->count; i++)
+    if (conf->procs[i].rank_intra == rank_intra && strcmp(conf->procs[i].hostname, hostname) == 0) return i;
+  for (int i = 0; i < conf->count; i++)
+    if (conf->procs[i].rank_intra == rank_intra && strcmp(conf->procs[i].hostname, "localhost") == 0)
+      return i;
+  return -1;
+}
+
+int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, MPI_Comm *comm_intra) {
+  char host[MPI_MAX_PROCESSOR_NAME] = "";
+  int len, rank, size, rank_intra, idx, *all = NULL;
+  MPI_Comm intra;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  MPI_Get_processor_name(host, &len);
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &intra) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "cannot split the intra-node communicator");
+  MPI_Comm_rank(intra, &rank_intra);
+  idx = fupermod_conf_find(conf, host, rank_intra);
+  all = malloc((size_t)size * sizeof *all);
+  if (!all) {
+    MPI_Comm_free(&intra);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
+  MPI_Allgather(&idx, 1, MPI_INT, all, 1, MPI_INT, comm);
+  for (int r = 0; r < size; r++)
+    if (all[r] < 0) {
+      char bad[MPI_MAX_PROCESSOR_NAME];
+      int bad_intra = rank_intra;
+      memcpy(bad, host, sizeof bad);
+      MPI_Bcast(bad, sizeof bad, MPI_CHAR, r, comm);
+      MPI_Bcast(&bad_intra, 1, MPI_INT, r, comm);
+      free(all);
+      MPI_Comm_free(&intra);
+      return fupermod_error(FUPERMOD_ERR_INPUT,
+                            "%s: no line for MPI rank %d (host %s, intra-node rank %d): the job has %d "
+                            "processes, the configuration %d lines",
+                            conf->source ? conf->source : "configuration", r, bad, bad_intra, size,
+                            conf->count);
+    }
+  free(all);
+  *index = idx;
+  if (comm_intra) *comm_intra = intra;
+  else MPI_Comm_free(&intra);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t size) {
+  size_t kn = strlen(key);
+  const char *s = subopts;
+  while (s && *s) {
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    if (n > kn && strncmp(s, key, kn) == 0 && s[kn] == '=') {
+      size_t vn = n - kn - 1;
+      if (vn >= size) return fupermod_error(FUPERMOD_ERR_INPUT, "sub-option %s: value too long", key);
+      memcpy(buf, s + kn + 1, vn);
+      buf[vn] = '\0';
+      return 1;
+    }
+    s = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+int fupermod_bind_apply(const char *bind) {
+  hwloc_topology_t topo;
+  hwloc_bitmap_t set;
+  hwloc_obj_type_t type;
+  const char *list;
+  int rc = FUPERMOD_SUCCESS;
+  if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
+  if (!valid_bind(bind)) return fupermod_error(FUPERMOD_ERR_INPUT, "bad binding '%s'", bind);
+  if (strncmp(bind, "core:", 5) == 0) type = HWLOC_OBJ_CORE, list = bind + 5;
+  else if (strncmp(bind, "pu:", 3) == 0) type = HWLOC_OBJ_PU, list = bind + 3;
+  else if (strncmp(bind, "socket:", 7) == 0) type = HWLOC_OBJ_PACKAGE, list = bind + 7;
+  else type = HWLOC_OBJ_NUMANODE, list = bind + 5;
+  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "hwloc cannot load the topology");
+  set = hwloc_bitmap_alloc();
+  while (*list && rc == FUPERMOD_SUCCESS) {
+    char *end;
+    long a = strtol(list, &end, 10), b = a;
+    if (*end == '-') b = strtol(end + 1, &end, 10);
+    if (b < a) rc = fupermod_error(FUPERMOD_ERR_INPUT, "binding '%s': bad range", bind);
+    for (long i = a; i <= b && rc == FUPERMOD_SUCCESS; i++) {
+      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+      if (!obj)
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "binding '%s': object %ld does not exist on this host (%d)",
+                            bind, i, hwloc_get_nbobjs_by_type(topo, type));
+      else
+        hwloc_bitmap_or(set, set, obj->cpuset);
+    }
+    list = *end == ',' ? end + 1 : end;
+  }
+  if (rc == FUPERMOD_SUCCESS && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "binding '%s' failed", bind);
+  hwloc_bitmap_free(set);
+  hwloc_topology_destroy(topo);
+  return rc;
+}
+
+int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size) {
+  hwloc_topology_t topo;
+  int cores;
+  if (n < 1 || rank_intra < 0 || rank_intra >= n)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "bind suggestion: rank %d of %d", rank_intra, n);
+  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "hwloc cannot load the topology");
+  cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+  hwloc_topology_destroy(topo);
+  if (cores < 1) {
+    snprintf(buf, size, "none");
+  } else if (n <= cores) {
+    /* a contiguous block of cores for each process */
+    int first = rank_intra * cores / n, last = (rank_intra + 1) * cores / n - 1;
+    if (first == last) snprintf(buf, size, "core:%d", first);
+    else snprintf(buf, size, "core:%d-%d", first, last);
+  } else {
+    snprintf(buf, size, "core:%d", rank_intra * cores / n); /* processes share cores */
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_cuda_device_count(void) {
+  /* dlopen so that one binary serves CPU-only and GPU hosts; any failure means 0 devices */
+  static const char *const names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                                      "libcudart.so.11.0"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    int (*count)(int *);
+    int n = 0;
+    if (!h) continue;
+    count = (int (*)(int *))dlsym(h, "cudaGetDeviceCount");
+    if (!count || count(&n) != 0) n = 0;
+    dlclose(h);
+    return n > 0 ? n : 0;
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+/* Process configuration: one line per MPI process (docs/formats.md):
+ *   hostname rank_intra bind device_type [subopts]
+ * subopts are comma-separated key=value pairs for software components (kernel, meter, group...). */
+#ifndef FUPERMOD_CONF_H
+#define FUPERMOD_CONF_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fupermod_process_conf {
+  char *hostname;    /* host running the process; "localhost" matches any host */
+  int rank_intra;    /* rank in the intra-node communicator */
+  char *bind;        /* none | core:LIST | pu:LIST | socket:LIST | numa:LIST (LIST: 0,2-3) */
+  char *device_type; /* cpu | gpu */
+  char *subopts;     /* key=value,... ("" if none) */
+  int line;          /* line in the file, for messages */
+} fupermod_process_conf;
+
+typedef struct fupermod_conf {
+  int count;
+  fupermod_process_conf *procs;
+  char *source; /* file name, for messages */
+} fupermod_conf;
+
+int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod_conf *out);
+int fupermod_conf_load(const char *path, fupermod_conf *out);
+/* Write atomically; comment (may be NULL) goes first as '#' lines. */
+int fupermod_conf_save(const char *path, const fupermod_conf *conf, const char *comment);
+void fupermod_conf_free(fupermod_conf *conf);
+/* Index of the entry for (hostname, rank_intra): exact host first, then "localhost"; -1 if none. */
+int fupermod_conf_find(const fupermod_conf *conf, const char *hostname, int rank_intra);
+/* Collective over comm: every process finds its entry; index in *index; the entry of world rank r
+ * must exist for every rank, otherwise every rank returns the same error. Also gives comm_intra. */
+int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, MPI_Comm *comm_intra);
+/* Value of key in a subopts string into buf; returns 1 found, 0 absent, <0 error. */
+int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t size);
+/* Apply a binding string with hwloc to the calling process (and its threads). */
+int fupermod_bind_apply(const char *bind);
+/* Suggest a binding for rank_intra of n processes on this host from the hwloc topology. */
+int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size);
+/* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
+int fupermod_cuda_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* libfupermod: functional performance models and data partitioning. One header for users. */
+#ifndef FUPERMOD_H
+#define FUPERMOD_H
+
+#include "error.h"
+#include "point.h"
+#include "model.h"
+#include "dist.h"
+#include "kernel.h"
+#include "benchmark.h"
+#include "conf.h"
+#include "util.h"
+
+#endif

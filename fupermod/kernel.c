@@ -1,0 +1,122 @@
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fupermod/error.h"
+#include "fupermod/kernel.h"
+
+#ifndef FUPERMOD_KERNEL_DIR
+#define FUPERMOD_KERNEL_DIR "/usr/local/lib/fupermod/kernels"
+#endif
+
+static int is_path(const char *s) {
+  size_t n = strlen(s);
+  return strchr(s, '/') != NULL || (n > 3 && strcmp(s + n - 3, ".so") == 0);
+}
+
+/* Try DIR/fupermod_kernel_NAME.so then DIR/NAME.so; returns a malloc'ed path or NULL. */
+static char *search_dir(const char *dir, size_t dn, const char *name) {
+  static const char *const fmt[] = {"%.*s/fupermod_kernel_%s.so", "%.*s/%s.so"};
+  for (int k = 0; k < 2; k++) {
+    size_t n = dn + strlen(name) + 32;
+    char *p = malloc(n);
+    if (!p) return NULL;
+    snprintf(p, n, fmt[k], (int)dn, dir, name);
+    if (access(p, R_OK) == 0) return p;
+    free(p);
+  }
+  return NULL;
+}
+
+static char *find_kernel(const char *name, char *searched, size_t ssize) {
+  const char *env = getenv("FUPERMOD_KERNEL_PATH");
+  const char *dirs[3] = {env, FUPERMOD_KERNEL_DIR, NULL};
+#ifdef FUPERMOD_BUILD_KERNEL_DIR
+  dirs[2] = FUPERMOD_BUILD_KERNEL_DIR;
+#endif
+  searched[0] = '\0';
+  for (int i = 0; i < 3; i++) {
+    const char *s = dirs[i];
+    while (s && *s) {
+      const char *end = strchr(s, ':');
+      size_t dn = end ? (size_t)(end - s) : strlen(s);
+      if (dn) {
+        char *p = search_dir(s, dn, name);
+        if (p) return p;
+        size_t used = strlen(searched);
+        snprintf(searched + used, ssize - used, "%s%.*s", used ? ":" : "", (int)dn, s);
+      }
+      s = end ? end + 1 : NULL;
+    }
+  }
+  return NULL;
+}
+
+int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod_kernel **out) {
+  char searched[2048];
+  fupermod_kernel *k;
+  const fupermod_kernel_ops *ops;
+  char *path;
+  int rc;
+  *out = NULL;
+  if (!name_or_path || !*name_or_path) return fupermod_error(FUPERMOD_ERR_USAGE, "no kernel given");
+  if (is_path(name_or_path)) {
+    path = strdup(name_or_path);
+  } else if (!(path = find_kernel(name_or_path, searched, sizeof searched))) {
+    return fupermod_error(FUPERMOD_ERR_INPUT,
+                          "kernel '%s' not found (looked for fupermod_kernel_%s.so and %s.so in %s; "
+                          "set FUPERMOD_KERNEL_PATH or give a path)",
+                          name_or_path, name_or_path, name_or_path, searched);
+  }
+  if (!path) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  k = calloc(1, sizeof *k);
+  if (!k) {
+    free(path);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
+  k->path = path;
+  k->handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!k->handle) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: cannot load: %s", path, dlerror());
+    goto fail;
+  }
+  ops = (const fupermod_kernel_ops *)dlsym(k->handle, "fupermod_kernel_plugin");
+  if (!ops) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: no symbol fupermod_kernel_plugin (not a fupermod kernel)",
+                        path);
+    goto fail;
+  }
+  if (ops->api_version != FUPERMOD_KERNEL_API) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: API version %d, expected %d", path, ops->api_version,
+                        FUPERMOD_KERNEL_API);
+    goto fail;
+  }
+  if (!ops->create || !ops->complexity || !ops->initialize || !ops->execute || !ops->finalize) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: incomplete operations table", path);
+    goto fail;
+  }
+  k->ops = ops;
+  if ((rc = ops->create(subopts ? subopts : "", &k->ctx)) != FUPERMOD_SUCCESS) {
+    fupermod_error_prefix(rc, "kernel %s", ops->name ? ops->name : path);
+    k->ops = NULL;
+    goto fail;
+  }
+  *out = k;
+  return FUPERMOD_SUCCESS;
+fail:
+  if (k->handle) dlclose(k->handle);
+  free(k->path);
+  free(k);
+  return rc;
+}
+
+void fupermod_kernel_unload(fupermod_kernel *k) {
+  if (!k) return;
+  if (k->ops && k->ops->destroy) k->ops->destroy(k->ctx);
+  if (k->handle) dlclose(k->handle);
+  free(k->path);
+  free(k);
+}
+
+double fupermod_kernel_complexity(const fupermod_kernel *k, long d) { return k->ops->complexity(d, k->ctx); }

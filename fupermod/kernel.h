@@ -1,0 +1,51 @@
+/* Kernel plug-in API. A kernel is a shared library exporting
+ *   const fupermod_kernel_ops fupermod_kernel_plugin;
+ * loaded with dlopen by path or by name (docs/kernels.md). */
+#ifndef FUPERMOD_KERNEL_H
+#define FUPERMOD_KERNEL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FUPERMOD_KERNEL_API 1
+
+typedef struct fupermod_kernel_ops {
+  int api_version; /* FUPERMOD_KERNEL_API */
+  const char *name;
+  const char *description;
+  /* Parse sub-options ("key=value,...", may be "") and create the context. */
+  int (*create)(const char *subopts, void **ctx);
+  /* Useful work of d units (flops, or d). Should be linear in d for partitioning. */
+  double (*complexity)(long d, void *ctx);
+  /* Allocate and initialise everything for d units, as the application would. */
+  int (*initialize)(long d, void *ctx);
+  /* One run over the d units given to initialize; may be called many times. */
+  int (*execute)(void *ctx);
+  /* Free what initialize allocated. */
+  int (*finalize)(void *ctx);
+  void (*destroy)(void *ctx);
+  /* Optional: numeric self-check on small sizes (0 = pass). */
+  int (*verify)(void *ctx);
+  /* Optional: dynamic energy of the last execute, for emulated kernels (J). */
+  int (*energy)(void *ctx, double *joules);
+} fupermod_kernel_ops;
+
+typedef struct fupermod_kernel {
+  const fupermod_kernel_ops *ops;
+  void *ctx;
+  void *handle; /* dlopen handle */
+  char *path;
+} fupermod_kernel;
+
+/* Load a kernel by path (contains '/' or ends in .so) or by name, searched as
+ * fupermod_kernel_NAME.so / NAME.so in $FUPERMOD_KERNEL_PATH (':'-separated),
+ * then the installed kernel directory. */
+int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod_kernel **out);
+void fupermod_kernel_unload(fupermod_kernel *k);
+double fupermod_kernel_complexity(const fupermod_kernel *k, long d);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,296 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fupermod/error.h"
+#include "fupermod/point.h"
+#include "fupermod/util.h"
+
+typedef struct {
+  fupermod_point p;
+  int line;
+} lined_point;
+
+static int cmp_lined(const void *a, const void *b) {
+  const lined_point *x = a, *y = b;
+  if (x->p.d != y->p.d) return x->p.d < y->p.d ? -1 : 1;
+  return x->line - y->line;
+}
+
+/* Split a line into at most max whitespace-separated tokens; returns the count, or max+1. */
+static int tokenize(char *s, char **tok, int max) {
+  int n = 0;
+  while (*s) {
+    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\v' || *s == '\f') s++;
+    if (!*s) break;
+    if (n == max) return max + 1;
+    tok[n++] = s;
+    while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f') s++;
+    if (*s) *s++ = '\0';
+  }
+  return n;
+}
+
+static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
+  char *tok[6];
+  long v;
+  double x;
+  int n = tokenize(s, tok, 6);
+  fupermod_point p = FUPERMOD_POINT_INIT;
+  if (n > 6)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 6: d t reps ci e e_ci)",
+                          name, line);
+  if (n == 1)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a point needs at least d and t", name, line);
+  if (fupermod_parse_long(tok[0], &v) != 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: d '%s' is not an integer", name, line, tok[0]);
+  if (v <= 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: d must be positive, got %ld", name, line, v);
+  p.d = v;
+  if (fupermod_parse_double(tok[1], &x) != 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t '%s' is not a finite number", name, line,
+                          tok[1]);
+  if (!(x > 0))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t must be > 0 seconds, got %s", name, line,
+                          tok[1]);
+  p.t = x;
+  if (n > 2) {
+    if (fupermod_parse_long(tok[2], &v) != 0 || v < 1 || v > 2147483647L)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: reps '%s' must be an integer >= 1", name,
+                            line, tok[2]);
+    p.reps = (int)v;
+  }
+  if (n > 3) {
+    if (fupermod_parse_double(tok[3], &x) != 0 || x < 0)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: ci '%s' must be a finite number >= 0", name,
+                            line, tok[3]);
+    p.ci = x;
+  }
+  if (n > 4) {
+    if (fupermod_parse_double(tok[4], &x) != 0 || x < 0)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: e '%s' must be a finite number >= 0 (joules)",
+                            name, line, tok[4]);
+    p.e = x;
+    p.e_ci = 0.0;
+  }
+  if (n > 5) {
+    if (fupermod_parse_double(tok[5], &x) != 0 || x < 0)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: e_ci '%s' must be a finite number >= 0", name,
+                            line, tok[5]);
+    p.e_ci = x;
+  }
+  *pt = p;
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_points_parse(const char *text, size_t len, const char *name, fupermod_points *out) {
+  lined_point *lp = NULL;
+  int count = 0, cap = 0, line = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0;
+  int first_e_line = 0, first_noe_line = 0;
+  size_t pos = 0;
+  char buf[1024];
+  out->count = 0;
+  out->pts = NULL;
+  out->has_energy = 0;
+  if (!name) name = "(points)";
+  if (memchr(text, '\0', len))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
+  while (pos < len) {
+    size_t end = pos, n;
+    char *hash;
+    while (end < len && text[end] != '\n') end++;
+    line++;
+    n = end - pos;
+    if (n >= sizeof buf) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
+      goto fail;
+    }
+    memcpy(buf, text + pos, n);
+    buf[n] = '\0';
+    pos = end + 1;
+    if ((hash = strchr(buf, '#'))) *hash = '\0';
+    {
+      char *s = buf;
+      while (*s == ' ' || *s == '\t' || *s == '\r') s++;
+      if (!*s) continue;
+    }
+    if (count == cap) {
+      int nc = cap ? cap * 2 : 64;
+      lined_point *np = realloc(lp, (size_t)nc * sizeof *lp);
+      if (!np) {
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
+        goto fail;
+      }
+      lp = np;
+      cap = nc;
+    }
+    if ((rc = parse_line(buf, name, line, &lp[count].p)) != FUPERMOD_SUCCESS) goto fail;
+    lp[count].line = line;
+    if (fupermod_point_has_energy(&lp[count].p)) {
+      if (!with_e++) first_e_line = line;
+    } else if (!without_e++) {
+      first_noe_line = line;
+    }
+    count++;
+  }
+  if (count == 0) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no data points (empty point file)", name);
+    goto fail;
+  }
+  if (with_e && without_e) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                        "%s:%d: point has no energy but line %d has: give e on every line or none",
+                        name, first_noe_line, first_e_line);
+    goto fail;
+  }
+  qsort(lp, (size_t)count, sizeof *lp, cmp_lined);
+  for (int i = 1; i < count; i++)
+    if (lp[i].p.d == lp[i - 1].p.d) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: duplicate d=%ld (also on line %d)", name,
+                          lp[i].line, lp[i].p.d, lp[i - 1].line);
+      goto fail;
+    }
+  out->pts = malloc((size_t)count * sizeof *out->pts);
+  if (!out->pts) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
+    goto fail;
+  }
+  for (int i = 0; i < count; i++) out->pts[i] = lp[i].p;
+  out->count = count;
+  out->has_energy = with_e > 0;
+  free(lp);
+  return FUPERMOD_SUCCESS;
+fail:
+  free(lp);
+  return rc;
+}
+
+int fupermod_points_load(const char *path, fupermod_points *out) {
+  char *text;
+  size_t len;
+  int rc = fupermod_read_file(path, &text, &len);
+  out->count = 0;
+  out->pts = NULL;
+  out->has_energy = 0;
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_points_parse(text, len, path, out);
+  free(text);
+  return rc;
+}
+
+int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size) {
+  int n;
+  if (fupermod_point_has_energy(pt))
+    n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g", pt->d, pt->t, pt->reps, pt->ci, pt->e,
+                 pt->e_ci >= 0 ? pt->e_ci : 0.0);
+  else
+    n = snprintf(buf, size, "%ld %.17g %d %.17g", pt->d, pt->t, pt->reps, pt->ci);
+  return (n < 0 || (size_t)n >= size) ? FUPERMOD_ERR_USAGE : FUPERMOD_SUCCESS;
+}
+
+static const char *header = "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n";
+
+int fupermod_points_save(const char *path, const fupermod_points *pts, const char *comment) {
+  fupermod_atomic_file af;
+  char line[256];
+  int rc = fupermod_atomic_open(&af, path);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  fputs(header, af.fp);
+  if (comment) {
+    const char *s = comment;
+    while (*s) {
+      const char *e = strchr(s, '\n');
+      size_t n = e ? (size_t)(e - s) : strlen(s);
+      fprintf(af.fp, "# %.*s\n", (int)n, s);
+      s += n + (e ? 1 : 0);
+    }
+  }
+  for (int i = 0; i < pts->count; i++) {
+    fupermod_point_format(&pts->pts[i], line, sizeof line);
+    fprintf(af.fp, "%s\n", line);
+  }
+  return fupermod_atomic_commit(&af);
+}
+
+int fupermod_points_append(const char *path, const fupermod_point *pt) {
+  char line[300];
+  int fd, n;
+  if (fupermod_point_format(pt, line, sizeof line - 1) != FUPERMOD_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "%s: point does not fit a line", path);
+  n = (int)strlen(line);
+  line[n++] = '\n';
+  fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+  if (fd < 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  if (lseek(fd, 0, SEEK_END) == 0 && write(fd, header, strlen(header)) < 0) {
+    close(fd);
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  }
+  /* one write() of a whole line, then fsync: an interrupted run never leaves half a point */
+  if (write(fd, line, (size_t)n) != n || fsync(fd) != 0) {
+    int rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: append failed: %s", path, strerror(errno));
+    close(fd);
+    return rc;
+  }
+  if (close(fd) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_points_find(const fupermod_points *set, long d) {
+  int lo = 0, hi = set->count - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (set->pts[mid].d == d) return mid;
+    if (set->pts[mid].d < d) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+static void update_energy_flag(fupermod_points *set) {
+  set->has_energy = set->count > 0;
+  for (int i = 0; i < set->count; i++)
+    if (!fupermod_point_has_energy(&set->pts[i])) set->has_energy = 0;
+}
+
+int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt) {
+  int i = fupermod_points_find(set, pt->d), pos;
+  fupermod_point *np;
+  if (pt->d <= 0 || !(pt->t > 0) || !isfinite(pt->t))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "point d=%ld t=%g: d and t must be positive", pt->d,
+                          pt->t);
+  if (i >= 0) {
+    set->pts[i] = *pt;
+    update_energy_flag(set);
+    return FUPERMOD_SUCCESS;
+  }
+  np = realloc(set->pts, (size_t)(set->count + 1) * sizeof *np);
+  if (!np) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  set->pts = np;
+  for (pos = set->count; pos > 0 && set->pts[pos - 1].d > pt->d; pos--) set->pts[pos] = set->pts[pos - 1];
+  set->pts[pos] = *pt;
+  set->count++;
+  update_energy_flag(set);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_points_copy(fupermod_points *dst, const fupermod_points *src) {
+  dst->count = 0;
+  dst->has_energy = src->has_energy;
+  dst->pts = NULL;
+  if (src->count == 0) return FUPERMOD_SUCCESS;
+  dst->pts = malloc((size_t)src->count * sizeof *dst->pts);
+  if (!dst->pts) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  memcpy(dst->pts, src->pts, (size_t)src->count * sizeof *dst->pts);
+  dst->count = src->count;
+  return FUPERMOD_SUCCESS;
+}
+
+void fupermod_points_free(fupermod_points *set) {
+  if (!set) return;
+  free(set->pts);
+  set->pts = NULL;
+  set->count = 0;
+  set->has_energy = 0;
+}

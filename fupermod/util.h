@@ -1,0 +1,32 @@
+/* Small shared helpers: atomic file writes, file reading, strict number parsing. */
+#ifndef FUPERMOD_UTIL_H
+#define FUPERMOD_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Read a whole regular file (NUL-terminated); errors name the path. */
+int fupermod_read_file(const char *path, char **text, size_t *len);
+/* Atomic write: open a temporary beside path, write, then commit (fsync + rename) or abort. */
+typedef struct fupermod_atomic_file {
+  FILE *fp;
+  char *path;
+  char *tmp;
+} fupermod_atomic_file;
+int fupermod_atomic_open(fupermod_atomic_file *af, const char *path);
+int fupermod_atomic_commit(fupermod_atomic_file *af);
+void fupermod_atomic_abort(fupermod_atomic_file *af);
+/* Strict parsers: the whole token must be a finite number. Return 0 on success. */
+int fupermod_parse_long(const char *s, long *out);
+int fupermod_parse_double(const char *s, double *out);
+/* Create a directory and its parents. */
+int fupermod_mkdir_p(const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Sum the TAP results of the last `make check` (the .trs files) and print "N passed, N failed".
+passed=0; failed=0; skipped=0
+for t in "$@"; do
+  trs="${t%.sh}.trs"
+  if [ ! -f "$trs" ]; then failed=$((failed + 1)); echo "missing result: $t" >&2; continue; fi
+  p=$(grep -c '^:test-result: \(PASS\|XFAIL\)' "$trs")
+  f=$(grep -c '^:test-result: \(FAIL\|ERROR\|XPASS\)' "$trs")
+  s=$(grep -c '^:test-result: SKIP' "$trs")
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+done
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
+[ "$failed" -eq 0 ]

@@ -1,0 +1,9 @@
+# Core tests here (tests/core.mk); each area adds its own fragment.
+EXTRA_DIST += tests/tap.h tests/tap.sh tests/summary.sh tests/run.sh.in
+
+include tests/core.mk
+include tests/models.mk
+include tests/continuous.mk
+include tests/discrete_time.mk
+include tests/discrete_energy.mk
+include tests/paraleph.mk
