@@ -1,0 +1,240 @@
+/* fupermod partition: the command-line contract of every partitioner (docs/tools.md). */
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "partitioners/partitioners.h"
+#include "partitioners/paraleph.h"
+#include "tools/tools.h"
+
+static const char *SUB = "partition";
+
+static void help(void) {
+  printf("usage: fupermod partition -a ALGO -D N [-p P] [--static-power W] [--json] [-o FILE]\n"
+         "                          [-F max|sum|pareto|pareto-total] [--faithful] [-m MODEL] FILE...\n"
+         "       fupermod partition -a ALGO -D N --conf CONF --data DIR ...\n\n"
+         "FILE... are point files, one per processor in rank order; with one FILE, -p P uses it for P\n"
+         "processors. Options:\n"
+         "  -a, --algorithm ALGO   partitioning algorithm (list below)\n"
+         "  -D N                   number of computation units to distribute (>= 0)\n"
+         "  -p P                   number of processors sharing one FILE\n"
+         "  -F max|sum|pareto|pareto-total   objective of dp and paraleph (default max)\n"
+         "  --static-power W       static power of the platform in watts (htpopta, pareto-total)\n"
+         "  --faithful             reproduce the printed algorithm instead of the exact one\n"
+         "  -m MODEL               model type for continuous algorithms (default: the algorithm's)\n"
+         "  --json                 print JSON on stdout\n"
+         "  -o FILE                write the distribution file (fronts: FILE.0, FILE.1, ... by time)\n"
+         "  --conf CONF --data DIR read the point files a build wrote for CONF\n\n"
+         "algorithms:\n");
+  for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++)
+    printf("  %-10s %s\n", (*a)->name, (*a)->description);
+  printf("\nexit status: 0 ok, 1 bad input, 2 usage, 3 no feasible distribution\n");
+}
+
+static void print_parts_json(FILE *fp, const fupermod_dist *d, int energy) {
+  fputs("\"parts\":[", fp);
+  for (int i = 0; i < d->size; i++) {
+    fprintf(fp, "%s{\"d\":%ld,\"t\":", i ? "," : "", d->parts[i].d);
+    json_number(fp, d->parts[i].t);
+    if (energy) {
+      fputs(",\"e\":", fp);
+      json_number(fp, d->parts[i].e);
+    }
+    fputc('}', fp);
+  }
+  fputc(']', fp);
+}
+
+static void print_table(const fupermod_dist *d, int energy) {
+  printf("  %6s %12s %14s%s\n", "rank", "d", "t (s)", energy ? "          e (J)" : "");
+  for (int i = 0; i < d->size; i++) {
+    printf("  %6d %12ld %14.6g", i, d->parts[i].d, d->parts[i].t);
+    if (energy) printf(" %14.6g", d->parts[i].e);
+    printf("\n");
+  }
+}
+
+static int parse_objective(const char *s, int *obj) {
+  if (strcmp(s, "max") == 0) *obj = FUPERMOD_OBJ_TIME;
+  else if (strcmp(s, "sum") == 0) *obj = FUPERMOD_OBJ_ENERGY;
+  else if (strcmp(s, "pareto") == 0) *obj = FUPERMOD_OBJ_PARETO;
+  else if (strcmp(s, "pareto-total") == 0) *obj = FUPERMOD_OBJ_PARETO_TOTAL;
+  else return -1;
+  return 0;
+}
+
+int cmd_partition(int argc, char **argv) {
+  static const struct option opts[] = {
+    {"algorithm", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
+    {"static-power", required_argument, NULL, 's'}, {"faithful", no_argument, NULL, 'f'},
+    {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL;
+  long D = -1, P = 0;
+  double static_power = 0.0;
+  int json = 0, faithful = 0, objective = FUPERMOD_OBJ_TIME, objective_set = 0, c, rc, nf = 0, p = 0;
+  int has_energy, status = 0;
+  fupermod_points *pts = NULL;
+  const fupermod_points **f = NULL;
+  const fupermod_partitioner *alg;
+  fupermod_dist *dist = NULL;
+  fupermod_front front = {0, NULL};
+  fupermod_model **models = NULL;
+
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "a:D:p:o:F:m:h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'a': algname = optarg; break;
+    case 'D':
+      if (fupermod_parse_long(optarg, &D) || D < 0) return tool_usage(SUB, "-D '%s' must be an integer >= 0", optarg);
+      break;
+    case 'p':
+      if (fupermod_parse_long(optarg, &P) || P < 1 || P > 1000000)
+        return tool_usage(SUB, "-p '%s' must be an integer >= 1", optarg);
+      break;
+    case 'o': out = optarg; break;
+    case 'F':
+      if (parse_objective(optarg, &objective)) return tool_usage(SUB, "-F '%s' must be max, sum, pareto or pareto-total", optarg);
+      objective_set = 1;
+      break;
+    case 'm': model_type = optarg; break;
+    case 'j': json = 1; break;
+    case 's':
+      if (fupermod_parse_double(optarg, &static_power) || static_power < 0)
+        return tool_usage(SUB, "--static-power '%s' must be a number >= 0 (W)", optarg);
+      break;
+    case 'f': faithful = 1; break;
+    case 'c': conf = optarg; break;
+    case 'd': data = optarg; break;
+    case 'h': help(); return 0;
+    default: return tool_usage(SUB, "unknown option");
+    }
+  }
+  if (!algname) return tool_usage(SUB, "no algorithm given (-a ALGO)");
+  if (!(alg = fupermod_partitioner_find(algname))) {
+    fprintf(stderr, "fupermod partition: unknown algorithm '%s'; known:", algname);
+    for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++) fprintf(stderr, " %s", (*a)->name);
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  if (D < 0) return tool_usage(SUB, "no problem size given (-D N)");
+  nf = argc - optind;
+  if (P > 0 && (nf != 1 || conf)) return tool_usage(SUB, "-p needs exactly one point file");
+  if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
+    return tool_usage(SUB, "-F applies to dp and paraleph only");
+  if ((rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf)) != FUPERMOD_SUCCESS) {
+    status = tool_fail(SUB, rc);
+    goto done;
+  }
+  p = P > 0 ? (int)P : nf;
+  f = malloc((size_t)p * sizeof *f);
+  if (!f) {
+    status = tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
+    goto done;
+  }
+  has_energy = 1;
+  for (int i = 0; i < p; i++) {
+    f[i] = &pts[P > 0 ? 0 : i];
+    if (!f[i]->has_energy) has_energy = 0;
+  }
+  if (!(dist = fupermod_dist_alloc(D, p))) {
+    status = tool_fail(SUB, FUPERMOD_ERR_USAGE);
+    goto done;
+  }
+  if (alg->kind == FUPERMOD_PART_CONTINUOUS) {
+    const char *type = model_type ? model_type : alg->model_type;
+    models = calloc((size_t)p, sizeof *models);
+    for (int i = 0; models && i < p; i++)
+      if ((rc = fupermod_model_create(type, f[i], D, &models[i])) != FUPERMOD_SUCCESS) {
+        status = tool_fail(SUB, rc);
+        goto done;
+      }
+    rc = alg->continuous(p, models, dist);
+  } else {
+    fupermod_problem prob = {D, p, f, static_power, faithful, objective};
+    int pareto = alg->kind == FUPERMOD_PART_PARETO ||
+                 (alg->pareto && (objective == FUPERMOD_OBJ_PARETO || objective == FUPERMOD_OBJ_PARETO_TOTAL));
+    if (alg->needs_static_power && static_power <= 0)
+    {
+      status = tool_usage(SUB, "%s needs --static-power W (> 0)", alg->name);
+      goto done;
+    }
+    if ((rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
+      status = tool_fail(SUB, rc);
+      goto done;
+    }
+    if ((objective == FUPERMOD_OBJ_ENERGY || pareto) && !has_energy) {
+      status = tool_fail(SUB, fupermod_error(FUPERMOD_ERR_INPUT, "%s: the point files carry no energy (columns e e_ci)", alg->name));
+      goto done;
+    }
+    rc = pareto ? alg->pareto(&prob, &front) : alg->discrete(&prob, dist);
+    if (rc == FUPERMOD_SUCCESS && pareto) {
+      if (json) {
+        printf("{\"algorithm\":");
+        json_string(stdout, alg->name);
+        printf(",\"D\":%ld,\"front\":[", D);
+        for (int k = 0; k < front.count; k++) {
+          fupermod_front_point *fp = &front.points[k];
+          printf("%s{\"time\":", k ? "," : "");
+          json_number(stdout, fp->time);
+          printf(",\"energy\":");
+          json_number(stdout, fp->energy);
+          if (objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power) {
+            printf(",\"dynamic_energy\":");
+            json_number(stdout, fp->dynamic_energy);
+          }
+          putchar(',');
+          print_parts_json(stdout, fp->dist, 1);
+          putchar('}');
+        }
+        printf("]}\n");
+      } else {
+        printf("%s: D=%ld, Pareto front of %d points (time, energy)\n", alg->name, D, front.count);
+        for (int k = 0; k < front.count; k++) {
+          printf("point %d: time %.6g s, energy %.6g J\n", k, front.points[k].time, front.points[k].energy);
+          print_table(front.points[k].dist, 1);
+        }
+      }
+      for (int k = 0; out && k < front.count; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%d", out, k);
+        if ((rc = fupermod_dist_save(path, front.points[k].dist, alg->name)) != FUPERMOD_SUCCESS) break;
+      }
+      if (rc != FUPERMOD_SUCCESS) status = tool_fail(SUB, rc);
+      goto done;
+    }
+  }
+  if (rc != FUPERMOD_SUCCESS) {
+    status = tool_fail(SUB, rc);
+    goto done;
+  }
+  if (json) {
+    printf("{\"algorithm\":");
+    json_string(stdout, alg->name);
+    printf(",\"D\":%ld,\"time\":", D);
+    json_number(stdout, fupermod_dist_time(dist));
+    if (has_energy) {
+      printf(",\"energy\":");
+      json_number(stdout, fupermod_dist_energy(dist));
+    }
+    putchar(',');
+    print_parts_json(stdout, dist, has_energy);
+    printf("}\n");
+  } else {
+    printf("%s: D=%ld over %d processors, time %.6g s", alg->name, D, p, fupermod_dist_time(dist));
+    if (has_energy) printf(", energy %.6g J", fupermod_dist_energy(dist));
+    printf("\n");
+    print_table(dist, has_energy);
+  }
+  if (out && (rc = fupermod_dist_save(out, dist, alg->name)) != FUPERMOD_SUCCESS) status = tool_fail(SUB, rc);
+done:
+  if (models)
+    for (int i = 0; i < p; i++) fupermod_model_free(models[i]);
+  free(models);
+  fupermod_front_free(&front);
+  fupermod_dist_free(dist);
+  free(f);
+  for (int i = 0; pts && i < nf; i++) fupermod_points_free(&pts[i]);
+  free(pts);
+  return status;
+}

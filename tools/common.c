@@ -1,0 +1,91 @@
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include "config.h"
+#include "tools/tools.h"
+
+int tool_fail(const char *sub, int status) {
+  fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
+  return fupermod_exit_status(status);
+}
+
+int tool_usage(const char *sub, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "fupermod %s: ", sub);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " (see 'fupermod %s --help')\n", sub);
+  return 2;
+}
+
+void json_number(FILE *fp, double x) {
+  if (isfinite(x)) fprintf(fp, "%.17g", x);
+  else fputs("null", fp);
+}
+
+void json_string(FILE *fp, const char *s) {
+  fputc('"', fp);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(fp, "\\%c", c);
+    else if (c < 0x20) fprintf(fp, "\\u%04x", c);
+    else fputc(c, fp);
+  }
+  fputc('"', fp);
+}
+
+void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_process_conf *pc) {
+  snprintf(buf, size, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
+}
+
+int tool_load_points(int nfiles, char **files, const char *conf, const char *data, fupermod_points **out,
+                     int *count) {
+  fupermod_conf c;
+  fupermod_points *pts;
+  int n, rc;
+  char path[4096];
+  *out = NULL;
+  *count = 0;
+  if (conf || data) {
+    if (!conf || !data)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "--conf and --data go together");
+    if (nfiles > 0)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "give point files or --conf/--data, not both");
+    if ((rc = fupermod_conf_load(conf, &c)) != FUPERMOD_SUCCESS) return rc;
+    n = c.count;
+  } else {
+    if (nfiles < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "no point files given");
+    n = nfiles;
+  }
+  pts = calloc((size_t)n, sizeof *pts);
+  if (!pts) {
+    if (conf) fupermod_conf_free(&c);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    const char *f = files ? files[i] : NULL;
+    if (conf) {
+      tool_points_path(path, sizeof path, data, &c.procs[i]);
+      f = path;
+    }
+    if ((rc = fupermod_points_load(f, &pts[i])) != FUPERMOD_SUCCESS) {
+      for (int j = 0; j < i; j++) fupermod_points_free(&pts[j]);
+      free(pts);
+      if (conf) fupermod_conf_free(&c);
+      return rc;
+    }
+  }
+  if (conf) fupermod_conf_free(&c);
+  *out = pts;
+  *count = n;
+  return FUPERMOD_SUCCESS;
+}
+
+int tool_gnuplot(const char *script) {
+  char cmd[4200];
+  if (!FUPERMOD_GNUPLOT[0]) return -1;
+  snprintf(cmd, sizeof cmd, "'%s' '%s' 2>/dev/null", FUPERMOD_GNUPLOT, script);
+  return system(cmd) == 0 ? 0 : -1;
+}

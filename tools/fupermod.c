@@ -1,0 +1,43 @@
+/* The `fupermod` command: one entry point, one subcommand per file. */
+#include <stdio.h>
+#include <string.h>
+#include "config.h"
+#include "tools/tools.h"
+
+static const struct {
+  const char *name;
+  int (*run)(int, char **);
+  const char *help;
+} commands[] = {
+  {"config", cmd_config, "write a process configuration template for the running MPI job"},
+  {"build", cmd_build, "benchmark a kernel on every process and write point files (MPI)"},
+  {"model", cmd_model, "fit a model to point files, print it and plot it"},
+  {"partition", cmd_partition, "partition D units with a named algorithm"},
+};
+
+static void usage(FILE *fp) {
+  fprintf(fp, "usage: fupermod COMMAND [OPTIONS]   (fupermod COMMAND --help for its options)\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
+  fprintf(fp, "\nexit status: 0 success, 1 bad input or run-time error, 2 usage, 3 no feasible distribution\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(argv[1], "--version") == 0) {
+    printf("fupermod %s\n", PACKAGE_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "fupermod: unknown command '%s'\n", argv[1]);
+  usage(stderr);
+  return 2;
+}

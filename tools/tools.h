@@ -1,0 +1,28 @@
+/* Shared pieces of the `fupermod` command. */
+#ifndef FUPERMOD_TOOLS_H
+#define FUPERMOD_TOOLS_H
+
+#include <stdio.h>
+#include "fupermod/fupermod.h"
+
+int cmd_config(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_partition(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+
+/* Print "fupermod SUB: message" to stderr and return the exit status of status. */
+int tool_fail(const char *sub, int status);
+/* Print a usage error and return 2. */
+int tool_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* JSON number: %.17g, null when not finite. */
+void json_number(FILE *fp, double x);
+void json_string(FILE *fp, const char *s);
+/* Load point files named on the command line, or from --conf CONF --data DIR. */
+int tool_load_points(int nfiles, char **files, const char *conf, const char *data,
+                     fupermod_points **out, int *count);
+/* Path of the point file of configuration line i in DIR. */
+void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_process_conf *pc);
+/* Run gnuplot on a script file; returns 0 on success, -1 when gnuplot is missing or fails. */
+int tool_gnuplot(const char *script);
+
+#endif
