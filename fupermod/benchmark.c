@@ -54,6 +54,18 @@ static void stats_add(stats *s, double x) {
 
 static double stats_sd(const stats *s) { return s->n > 1 ? sqrt(s->m2 / (s->n - 1)) : 0.0; }
 
+/* Wait for a non-blocking collective while giving the core away: co-located processes that
+ * finished early must not spin, or they slow down (and bias) the ones still running. */
+static int wait_politely(MPI_Request *req) {
+  int done = 0;
+  struct timespec nap = {0, 50000};
+  for (;;) {
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+    if (done) return 0;
+    nanosleep(&nap, NULL);
+  }
+}
+
 typedef struct {
   fupermod_kernel *k;
   int rc, finished;
@@ -120,12 +132,17 @@ int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *pre
     flags[1] = local_rc == FUPERMOD_SUCCESS && !abandoned &&
                (ts.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
     flags[2] = local_rc != FUPERMOD_SUCCESS;
-    if (MPI_Allreduce(flags, all, 3, MPI_INT, MPI_MAX, comm_sync) != MPI_SUCCESS) {
-      local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Allreduce failed");
+    MPI_Request req;
+    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, comm_sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+      local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
       break;
     }
     if (all[2] || all[1] || !all[0]) break;
-    MPI_Barrier(comm_sync); /* co-located processes run each repetition together */
+    /* co-located processes run each repetition together */
+    if (MPI_Ibarrier(comm_sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+      local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
+      break;
+    }
     if (abandoned) continue; /* too slow here: only keep the others company */
     t0 = fupermod_time();
     if (limit > 0) {

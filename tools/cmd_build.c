@@ -157,7 +157,11 @@ int cmd_build(int argc, char **argv) {
                             confpath, pc->line);
       else rc = got;
     }
-    if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_load(kn, pc->subopts, &kernel);
+    if (rc == FUPERMOD_SUCCESS) {
+      rc = fupermod_kernel_load(kn, pc->subopts, &kernel);
+      /* a kernel rejecting its sub-options is a fault of the configuration line */
+      if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
+    }
     if (rc == FUPERMOD_SUCCESS) rc = fupermod_mkdir_p(data);
     tool_points_path(path, sizeof path, data, pc);
     if (rc == FUPERMOD_SUCCESS && access(path, F_OK) == 0) rc = fupermod_points_load(path, &have);

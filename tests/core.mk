@@ -1,0 +1,23 @@
+# Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
+CORE_TESTS = tests/test_points tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
+  tests/test_blas tests/mpi_benchmark_np4
+check_PROGRAMS += $(CORE_TESTS)
+TESTS += $(CORE_TESTS)
+tests_test_points_SOURCES = tests/test_points.c tests/tap.h
+tests_test_points_LDADD = $(TEST_LDADD)
+tests_test_dist_SOURCES = tests/test_dist.c tests/tap.h
+tests_test_dist_LDADD = $(TEST_LDADD)
+tests_test_student_SOURCES = tests/test_student.c tests/tap.h
+tests_test_student_LDADD = $(TEST_LDADD)
+tests_test_conf_SOURCES = tests/test_conf.c tests/tap.h
+tests_test_conf_LDADD = $(TEST_LDADD)
+tests_test_kernel_SOURCES = tests/test_kernel.c tests/tap.h
+tests_test_kernel_LDADD = $(TEST_LDADD)
+tests_test_blas_SOURCES = tests/test_blas.c tests/tap.h
+tests_test_blas_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
+tests_test_blas_LDADD = $(TEST_LDADD) $(OPENBLAS_LIBS) $(GSL_LIBS)
+tests_mpi_benchmark_np4_SOURCES = tests/mpi_benchmark.c tests/tap.h
+tests_mpi_benchmark_np4_LDADD = $(TEST_LDADD)
+TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh
+TESTS += $(TOOL_TESTS)
+EXTRA_DIST += $(TOOL_TESTS)

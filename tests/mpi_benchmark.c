@@ -1,0 +1,82 @@
+/* Benchmark of the emulated kernel under mpirun: every process measures its own emulated
+ * device, co-located processes synchronised; the measured times reproduce the emulated ones
+ * within the confidence interval. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <mpi.h>
+#include "fupermod/fupermod.h"
+#include "tests/tap.h"
+
+/* wake-up latency of a sleeping emulated device on an oversubscribed host (4 processes on
+ * 2 cores), allowed on top of the interval: the interval measures dispersion, not this bias */
+#define TIMER_SLACK 1e-3
+
+int main(int argc, char **argv) {
+  int rank, size, fails = 0, allfails = 0, count = 0;
+  char path[256], sub[512];
+  fupermod_kernel *k = NULL;
+  MPI_Comm intra;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tap_quiet(rank != 0);
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &intra);
+  /* device r: 2 ms per 100 units times (r+1), energy 5 W */
+  snprintf(path, sizeof path, "/tmp/fupermod-mpibench-%d-%d.points", (int)getppid(), rank);
+  {
+    FILE *fp = fopen(path, "w");
+    for (int d = 100; d <= 1000; d += 100) {
+      double t = 0.006 * (rank + 1) * d / 100.0;
+      fprintf(fp, "%d %.9g 1 0 %.9g 0\n", d, t, 5 * t);
+    }
+    fclose(fp);
+  }
+  snprintf(sub, sizeof sub, "points=%s,noise=0.05,seed=%d", path, 17 + rank);
+  if (fupermod_kernel_load("emulated", sub, &k) != 0) {
+    fprintf(stderr, "rank %d: %s\n", rank, fupermod_error_message());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  {
+    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0};
+    long sizes[] = {150, 400, 1000};
+    for (int s = 0; s < 3; s++) {
+      fupermod_point pt;
+      double want = 0.006 * (rank + 1) * sizes[s] / 100.0;
+      int rc = fupermod_benchmark(k, sizes[s], &prec, intra, &pt);
+      int good = rc == 0 && pt.reps >= 5 && fabs(pt.t - want) <= pt.ci + TIMER_SLACK &&
+                 (pt.ci <= 0.02 * pt.t || pt.reps == 60) && fabs(pt.e - 5 * want) <= pt.e_ci + 5 * TIMER_SLACK;
+      if (!good) {
+        fails++;
+        fprintf(stderr, "rank %d d=%ld: rc=%d t=%g want %g ci=%g reps=%d e=%g e_ci=%g\n", rank, sizes[s], rc, pt.t,
+                want, pt.ci, pt.reps, pt.e, pt.e_ci);
+      }
+      count++;
+    }
+  }
+  MPI_Allreduce(&fails, &allfails, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  ok(allfails == 0, "%d processes x 3 sizes: emulated time and energy within the confidence interval", size);
+  {
+    /* a run far slower than the minimum speed is abandoned, and the others keep going */
+    fupermod_precision prec = {3, 10, 0.95, 0.02, 0, rank == 1 ? 1e6 : 0.0};
+    fupermod_point pt;
+    int rc = fupermod_benchmark(k, 1000, &prec, intra, &pt), good, all;
+    double t0 = 0.006 * (rank + 1) * 10;
+    good = rc == 0 && (rank == 1 ? pt.reps == 0 && pt.t < t0 : pt.reps >= 3 && fabs(pt.t - t0) < 0.2 * t0);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "a too-slow run is abandoned on its process only (reps 0, time a lower bound)");
+  }
+  {
+    int rc = fupermod_benchmark(k, 0, &(fupermod_precision)FUPERMOD_PRECISION_DEFAULT, intra, NULL), all;
+    int good = rc == FUPERMOD_ERR_USAGE;
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "bad arguments rejected without communication");
+  }
+  fupermod_kernel_unload(k);
+  unlink(path);
+  MPI_Comm_free(&intra);
+  MPI_Finalize();
+  return done_testing();
+}

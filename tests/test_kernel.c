@@ -1,0 +1,54 @@
+/* Kernel plug-ins: loading by name and by path, sub-options, and clear errors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fupermod/fupermod.h"
+#include "tests/tap.h"
+
+int main(void) {
+  fupermod_kernel *k = NULL;
+  char path[512], sub[600];
+  const char *dir = getenv("FUPERMOD_KERNEL_PATH");
+  FILE *fp;
+  snprintf(path, sizeof path, "/tmp/fupermod-kernel-%d.points", (int)getpid());
+  fp = fopen(path, "w");
+  fprintf(fp, "10 0.001\n20 0.004\n");
+  fclose(fp);
+  snprintf(sub, sizeof sub, "points=%s", path);
+  ok(fupermod_kernel_load("emulated", sub, &k) == 0 && strcmp(k->ops->name, "emulated") == 0, "load by name");
+  if (k) {
+    double t0 = fupermod_time();
+    k->ops->initialize(15, k->ctx);
+    k->ops->execute(k->ctx);
+    double t = fupermod_time() - t0;
+    ok(t >= 0.0025 && t < 0.02, "emulated run of 15 units takes the interpolated 2.5 ms (%.4f s)", t);
+    ok(fupermod_kernel_complexity(k, 15) == 15.0, "complexity of the emulated kernel is d");
+    k->ops->finalize(k->ctx);
+    fupermod_kernel_unload(k);
+  }
+  if (dir) {
+    char full[1024];
+    snprintf(full, sizeof full, "%s/fupermod_kernel_emulated.so", dir);
+    ok(fupermod_kernel_load(full, sub, &k) == 0, "load by path");
+    fupermod_kernel_unload(k);
+  } else {
+    skip("FUPERMOD_KERNEL_PATH not set");
+  }
+  ok(fupermod_kernel_load("no-such-kernel", "", &k) == FUPERMOD_ERR_INPUT &&
+         strstr(fupermod_error_message(), "kernel 'no-such-kernel' not found"),
+     "missing kernel named in the error");
+  ok(fupermod_kernel_load("/nonexistent/k.so", "", &k) == FUPERMOD_ERR_INPUT &&
+         strstr(fupermod_error_message(), "/nonexistent/k.so: cannot load"),
+     "missing path named in the error");
+  ok(fupermod_kernel_load("libm.so.6", "", &k) == FUPERMOD_ERR_INPUT || k == NULL, "a library that is not a kernel is refused");
+  ok(fupermod_kernel_load("emulated", "", &k) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "points=FILE"),
+     "missing sub-option explained");
+  ok(fupermod_kernel_load("emulated", "points=/nonexistent.points", &k) == FUPERMOD_ERR_INPUT &&
+         strstr(fupermod_error_message(), "/nonexistent.points"),
+     "bad points file of the emulated kernel named");
+  snprintf(sub, sizeof sub, "points=%s,noise=2", path);
+  ok(fupermod_kernel_load("emulated", sub, &k) == FUPERMOD_ERR_USAGE, "noise out of range rejected");
+  remove(path);
+  return done_testing();
+}

@@ -1,0 +1,66 @@
+#!/bin/bash
+# fupermod build under mpirun: points per process, resumable after a kill, config template.
+. "$top_srcdir/tests/tap.sh"
+MPI="$MPIEXEC --oversubscribe --bind-to none"
+# two emulated devices, no noise, 10 ms to 120 ms per point
+for r in 0 1; do
+  : >"$TMPD/dev$r.points"
+  for d in 10 20 30 40 50 60 70 80 90 100 110 120; do
+    echo "$d $(awk "BEGIN{print $d*0.002*($r+1)}")" >>"$TMPD/dev$r.points"
+  done
+done
+cat >"$TMPD/two.conf" <<CONF
+localhost 0 none cpu kernel=emulated,points=$TMPD/dev0.points
+localhost 1 none cpu kernel=emulated,points=$TMPD/dev1.points
+CONF
+SIZES="--sizes 10,20,30,40,50,60,70,80,90,100,110,120 -r 3 -R 3"
+
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/full" $SIZES -q >"$TMPD/out" 2>"$TMPD/err"
+ok $? "uninterrupted build"
+ok $([ "$(grep -vc '^#' "$TMPD/full/localhost.1.points")" -eq 12 ] && echo 0 || echo 1) "12 points per process"
+
+# kill in the middle, then rerun: same sizes, each once, nothing lost
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/cut" $SIZES -q >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -TERM $pid 2>/dev/null
+wait $pid 2>/dev/null
+n0=$(grep -vc '^#' "$TMPD/cut/localhost.0.points" 2>/dev/null || echo 0)
+ok $([ "$n0" -gt 0 ] && [ "$n0" -lt 12 ] && echo 0 || echo 1) "killed run left $n0 complete points"
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/cut" $SIZES -q >/dev/null 2>"$TMPD/err"
+ok $? "rerun resumes"
+for r in 0 1; do
+  a=$(grep -v '^#' "$TMPD/full/localhost.$r.points" | awk '{print $1}' | sort -n | tr '\n' ' ')
+  b=$(grep -v '^#' "$TMPD/cut/localhost.$r.points" | awk '{print $1}' | sort -n | tr '\n' ' ')
+  ok $([ "$a" = "$b" ] && echo 0 || echo 1) "process $r: same sizes as the uninterrupted run, no duplicate"
+  # times agree with the uninterrupted run (no noise: within 5 %)
+  bad=$(join <(grep -v '^#' "$TMPD/full/localhost.$r.points" | sort -k1,1) \
+             <(grep -v '^#' "$TMPD/cut/localhost.$r.points" | sort -k1,1) 2>/dev/null |
+        awk '{ if ($2 > 1.05*$5 || $5 > 1.05*$2) n++ } END { print n+0 }')
+  ok $([ "$bad" = 0 ] && echo 0 || echo 1) "process $r: resumed times agree with the uninterrupted ones"
+done
+# a third run measures nothing new
+before=$(cat "$TMPD/cut/localhost.0.points" | md5sum)
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/cut" $SIZES -q >/dev/null 2>&1
+ok $([ "$before" = "$(md5sum <"$TMPD/cut/localhost.0.points")" ] && echo 0 || echo 1) "complete data is left alone"
+
+# errors end every process with one clear message
+expect_exit 1 "more processes than configuration lines" -- $MPI -np 3 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/x" $SIZES
+stderr_has "no line for MPI rank 2" "the missing rank is named"
+expect_exit 1 "a missing kernel" -- $MPI -np 1 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/x" -k nosuchkernel $SIZES
+stderr_has "kernel 'nosuchkernel' not found" "the kernel is named"
+echo "10 1" >"$TMPD/full/bad.points"
+printf 'localhost 0 none cpu kernel=emulated,points=%s/nothere.points\n' "$TMPD" >"$TMPD/bad.conf"
+expect_exit 1 "a kernel whose points file is missing" -- $MPI -np 1 "$FUPERMOD" build --conf "$TMPD/bad.conf" --data "$TMPD/x" $SIZES
+stderr_has "nothere.points" "the file is named"
+expect_exit 2 "no sizes" -- "$FUPERMOD" build --conf "$TMPD/two.conf"
+expect_exit 2 "bad precision" -- "$FUPERMOD" build --conf "$TMPD/two.conf" $SIZES -i 1.5
+
+# config template for the running job
+$MPI -np 3 "$FUPERMOD" config -o "$TMPD/t.conf" -s kernel=emulated >/dev/null 2>&1
+ok $? "config under mpirun -np 3"
+ok $([ "$(grep -vc '^#' "$TMPD/t.conf")" -eq 3 ] && grep -q ' 2 core:[0-9]' "$TMPD/t.conf" && grep -q 'kernel=emulated' "$TMPD/t.conf" && echo 0 || echo 1) \
+  "template has 3 lines with intra-node ranks, bindings and sub-options"
+$MPI -np 3 "$FUPERMOD" build --conf "$TMPD/t.conf" --data "$TMPD/y" --sizes 5 -r 1 -R 1 -q >/dev/null 2>"$TMPD/err"
+ok $([ $? -eq 1 ] && grep -q 'points=FILE' "$TMPD/err" && echo 0 || echo 1) "the template is read back by build (emulated kernel asks for points)"
+done_testing

@@ -1,0 +1,26 @@
+#!/bin/bash
+# fupermod model and partition from the command line: output, plots and bad input.
+. "$top_srcdir/tests/tap.sh"
+E="$top_srcdir/configs/emulated"
+"$FUPERMOD" model -m akima -n 2 --plot "$TMPD/plots" "$E/accel.points" "$E/fast.points" >"$TMPD/out" 2>"$TMPD/err"
+ok $? "model with plots"
+ok $(grep -q 'measured' "$TMPD/out" && echo 0 || echo 1) "measured sizes printed"
+if command -v gnuplot >/dev/null 2>&1; then
+  ok $([ -s "$TMPD/plots/speed.png" ] && [ -s "$TMPD/plots/time.png" ] && echo 0 || echo 1) "speed.png and time.png written"
+else
+  ok $([ -s "$TMPD/plots/model.gp" ] && echo 0 || echo 1) "gnuplot absent: the plot script is left"
+fi
+# the accelerator's model reproduces the measured speed at a measured size (d=1000: 30000*1000/1400)
+s=$("$FUPERMOD" model -m piecewise "$E/accel.points" | awk '$1 == 1000 { print $3 }')
+ok $(awk "BEGIN { exit !($s > 21428 && $s < 21429) }"; echo $?) "piecewise speed at d=1000 is 21428.57 ($s)"
+expect_exit 2 "unknown model type" -- "$FUPERMOD" model -m spline "$E/accel.points"
+stderr_has "unknown model type 'spline'" "type named"
+expect_exit 1 "missing file" -- "$FUPERMOD" model "$TMPD/none.points"
+stderr_has "none.points" "file named"
+printf '10 1\n20 x\n' >"$TMPD/bad.points"
+expect_exit 1 "malformed point file" -- "$FUPERMOD" model "$TMPD/bad.points"
+stderr_has "bad.points:2: t 'x'" "file and line named"
+expect_exit 2 "no arguments" -- "$FUPERMOD"
+expect_exit 2 "unknown command" -- "$FUPERMOD" frobnicate
+expect_exit 0 "help" -- "$FUPERMOD" --help
+done_testing
