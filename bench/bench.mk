@@ -2,5 +2,6 @@
 BENCH_BINS =
 include bench/partitioners.mk
 include bench/paraleph.mk
+include bench/apps.mk
 bench: $(BENCH_BINS)
 .PHONY: bench

@@ -4,3 +4,4 @@ include partitioners/continuous.mk
 include partitioners/time.mk
 include partitioners/energy.mk
 include partitioners/paraleph.mk
+include partitioners/matrix.mk

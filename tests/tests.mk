@@ -7,3 +7,8 @@ include tests/continuous.mk
 include tests/discrete_time.mk
 include tests/discrete_energy.mk
 include tests/paraleph.mk
+include tests/kernels.mk
+include tests/meters.mk
+include tests/dynamic.mk
+include tests/matrix.mk
+include tests/apps.mk

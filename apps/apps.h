@@ -1,0 +1,18 @@
+/* Shared helpers of the applications (libfupermod_apps). */
+#ifndef FUPERMOD_APPS_H
+#define FUPERMOD_APPS_H
+
+#include <fupermod/fupermod.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* offsets[i] = d_0 + ... + d_{i-1} for i = 0..size (offsets has size+1 entries): the first row
+ * (or unit) of each process in a row distribution. */
+int fupermod_dist_offsets(const fupermod_dist *dist, long *offsets);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

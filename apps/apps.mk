@@ -1,0 +1,11 @@
+# Applications: a library (libfupermod_apps) plus one driver program each; every app adds its own
+# fragment. Apps may use partitioners/ and kernels' code, never the other way round.
+lib_LTLIBRARIES += libfupermod_apps.la
+libfupermod_apps_la_SOURCES = apps/apps.c apps/apps.h
+libfupermod_apps_la_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
+libfupermod_apps_la_LIBADD = libfupermod.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) \
+  $(FFTW3_LIBS) $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBS)
+libfupermod_apps_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+include apps/summa.mk
+include apps/fft2d.mk
+include apps/jacobi.mk
