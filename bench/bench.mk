@@ -2,6 +2,7 @@
 BENCH_BINS =
 include bench/partitioners.mk
 include bench/paraleph.mk
-include bench/apps.mk
+include bench/summa.mk
+include bench/fft2d.mk
 bench: $(BENCH_BINS)
 .PHONY: bench

@@ -9,6 +9,7 @@
 #include "kernel.h"
 #include "benchmark.h"
 #include "conf.h"
+#include "dynamic.h"
 #include "util.h"
 
 #endif
