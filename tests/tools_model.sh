@@ -23,4 +23,7 @@ stderr_has "bad.points:2: t 'x'" "file and line named"
 expect_exit 2 "no arguments" -- "$FUPERMOD"
 expect_exit 2 "unknown command" -- "$FUPERMOD" frobnicate
 expect_exit 0 "help" -- "$FUPERMOD" --help
+expect_exit 0 "doctor finds nothing broken" -- "$FUPERMOD" doctor
+ok $(grep -q '^\[ ok \] cblas_dgemm binds to .*openblas' "$TMPD/out" && echo 0 || echo 1) "doctor: GEMM binds to OpenBLAS"
+ok $(grep -q 'problem(s), .* warning(s)' "$TMPD/out" && echo 0 || echo 1) "doctor summarises"
 done_testing

@@ -13,6 +13,7 @@ static const struct {
   {"build", cmd_build, "benchmark a kernel on every process and write point files (MPI)"},
   {"model", cmd_model, "fit a model to point files, print it and plot it"},
   {"partition", cmd_partition, "partition D units with a named algorithm"},
+  {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 
 static void usage(FILE *fp) {
