@@ -1,0 +1,4 @@
+# Exact discrete time partitioners (dp also serves energy and, through dp_pareto.c, Pareto fronts).
+libfupermod_la_SOURCES += partitioners/time_common.c partitioners/time_common.h \
+  partitioners/dp.c partitioners/popta.c partitioners/hpopta.c partitioners/hpopta.h \
+  partitioners/balanced.c
