@@ -133,19 +133,30 @@ int fupermod_dist_save(const char *path, const fupermod_dist *dist, const char *
 }
 
 int fupermod_dist_load(const char *path, fupermod_dist **out) {
-  char *text, *line, *save = NULL;
+  char *text;
   size_t len;
-  int rc, lineno = 0, have_header = 0, seen_count = 0;
+  int rc;
+  *out = NULL;
+  if ((rc = fupermod_read_file(path, &text, &len)) != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_dist_parse(text, len, path, out);
+  free(text);
+  return rc;
+}
+
+int fupermod_dist_parse(const char *input, size_t len, const char *path, fupermod_dist **out) {
+  char *text, *line, *save = NULL;
+  int rc = FUPERMOD_SUCCESS, lineno = 0, have_header = 0, seen_count = 0;
   long D = 0, sum = 0;
   int size = 0;
   char *seen = NULL;
   fupermod_dist *dist = NULL;
   *out = NULL;
-  if ((rc = fupermod_read_file(path, &text, &len)) != FUPERMOD_SUCCESS) return rc;
-  if (memchr(text, '\0', len)) {
-    free(text);
+  if (!path) path = "(distribution)";
+  if (memchr(input, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data in a distribution file", path);
-  }
+  if (!(text = malloc(len + 1))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  memcpy(text, input, len);
+  text[len] = '\0';
   /* strtok_r would skip empty lines and lose line numbers: walk by hand */
   for (line = text; line; line = save) {
     char *nl = strchr(line, '\n'), *hash, *tok[5];

@@ -39,6 +39,8 @@ double fupermod_dist_energy(const fupermod_dist *dist);
 /* Distribution file (docs/formats.md); writes are atomic. */
 int fupermod_dist_save(const char *path, const fupermod_dist *dist, const char *comment);
 int fupermod_dist_load(const char *path, fupermod_dist **out);
+/* Parse distribution-file text; name is used in messages. */
+int fupermod_dist_parse(const char *text, size_t len, const char *name, fupermod_dist **out);
 
 #ifdef __cplusplus
 }

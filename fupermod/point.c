@@ -42,6 +42,7 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   if (n > 6)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 6: d t reps ci e e_ci)",
                           name, line);
+  if (n == 0) return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: empty line", name, line);
   if (n == 1)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a point needs at least d and t", name, line);
   if (fupermod_parse_long(tok[0], &v) != 0)
@@ -111,11 +112,7 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
     buf[n] = '\0';
     pos = end + 1;
     if ((hash = strchr(buf, '#'))) *hash = '\0';
-    {
-      char *s = buf;
-      while (*s == ' ' || *s == '\t' || *s == '\r') s++;
-      if (!*s) continue;
-    }
+    if (!buf[strspn(buf, " \t\r\v\f")]) continue; /* the same blanks as tokenize() */
     if (count == cap) {
       int nc = cap ? cap * 2 : 64;
       lined_point *np = realloc(lp, (size_t)nc * sizeof *lp);

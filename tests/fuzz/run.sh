@@ -1,0 +1,34 @@
+#!/bin/bash
+# Build the libFuzzer targets with clang (AddressSanitizer + UndefinedBehaviorSanitizer) and run
+# each for SECONDS seconds on its committed seed corpus (copied, so the seeds stay as committed).
+#   tests/fuzz/run.sh [SECONDS] [BUILD_DIR]
+# A crash leaves the input in BUILD_DIR/crash-*: add it to tests/fuzz/regressions/ as a regression test.
+set -u
+secs=${1:-60}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${2:-$src/_build/fuzz}
+mkdir -p "$out" || exit 1
+command -v clang >/dev/null || { echo "fuzz: clang not installed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+mpiflags=$(mpicc --showme:compile) mpilibs=$(mpicc --showme:link)
+common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/point.c"
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$src $mpiflags $(pkg-config --cflags hwloc gsl)"
+libs="$mpilibs $(pkg-config --libs hwloc) -lgsl -lm"
+rc=0
+for t in points conf dist; do
+  extra=""
+  case $t in
+    conf) extra="$src/fupermod/conf.c" ;;
+    dist) extra="$src/fupermod/dist.c $src/fupermod/model.c $src/fupermod/model_cpm.c $src/fupermod/model_piecewise.c $src/fupermod/model_akima.c $src/fupermod/model_tabulated.c" ;;
+  esac
+  clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log" ||
+    { echo "fuzz: cannot build fuzz_$t (see $out/build_$t.log)" >&2; rc=1; continue; }
+  rm -rf "$out/corpus_$t" && cp -r "$src/tests/fuzz/corpus/$t" "$out/corpus_$t"
+  if [ -d "$src/tests/fuzz/regressions/$t" ]; then
+    "$out/fuzz_$t" "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
+      { echo "fuzz: fuzz_$t fails on a committed regression input" >&2; rc=1; }
+  fi
+  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 "corpus_$t" >"run_$t.log" 2>&1)
+  if [ $? -ne 0 ]; then echo "fuzz: fuzz_$t found a problem (see $out/run_$t.log)" >&2; rc=1
+  else echo "fuzz: fuzz_$t: $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"; fi
+done
+exit $rc
