@@ -36,6 +36,10 @@ int main(void) {
   ok(rc == 0 && p.count == 2 && p.has_energy && p.pts[0].e == 7.5 && p.pts[0].e_ci == 0.25 && p.pts[1].e == 0, "CRLF and energy columns");
   fupermod_points_free(&p);
 
+  /* fuzzer regression: a line of vertical tabs used to reach the parser with no token */
+  rc = parse("\v\f\n10 1\n\v\n", &p);
+  ok(rc == 0 && p.count == 1, "lines of vertical tabs and form feeds are blank");
+  if (rc == 0) fupermod_points_free(&p);
   bad("", "no data points", "empty file");
   bad("# only a comment\n\n", "no data points", "comments only");
   bad("10 1\n10 2\n", "f.points:2: duplicate d=10 (also on line 1)", "duplicate d");
