@@ -4,3 +4,43 @@ kernels_LTLIBRARIES += kernels/fupermod_kernel_emulated.la
 kernels_fupermod_kernel_emulated_la_SOURCES = kernels/emulated.c
 kernels_fupermod_kernel_emulated_la_LDFLAGS = $(KERNEL_LINK_FLAGS)
 kernels_fupermod_kernel_emulated_la_LIBADD = libfupermod.la
+
+# Computational kernels. cblas.h and fftw3.h never share a file (toolchain-pitfalls P1/P2).
+# Linking OpenBLAS is not enough against GSL's reference CBLAS (P3): see kernels/cpu/blas.h.
+# -z nodelete: unloading a kernel must not unload what holds process-wide state that outlives it
+# (fftw_init_threads leaves hooks into libfftw3_omp inside libfftw3; OpenBLAS's thread pool; CUDA).
+KERNEL_NODELETE_FLAGS = $(KERNEL_LINK_FLAGS) -Wl,-z,nodelete
+kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm.la kernels/fupermod_kernel_dgemm-rows.la \
+  kernels/fupermod_kernel_fft-rows.la kernels/fupermod_kernel_jacobi-rows.la
+kernels_fupermod_kernel_dgemm_la_SOURCES = kernels/cpu/dgemm.c kernels/cpu/common.h kernels/cpu/blas.h
+kernels_fupermod_kernel_dgemm_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
+kernels_fupermod_kernel_dgemm_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_kernel_dgemm_la_LIBADD = libfupermod.la $(OPENBLAS_LIBS) $(LIBS)
+kernels_fupermod_kernel_dgemm_rows_la_SOURCES = kernels/cpu/dgemm_rows.c kernels/cpu/common.h kernels/cpu/blas.h
+kernels_fupermod_kernel_dgemm_rows_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
+kernels_fupermod_kernel_dgemm_rows_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_kernel_dgemm_rows_la_LIBADD = libfupermod.la $(OPENBLAS_LIBS) $(LIBS)
+kernels_fupermod_kernel_fft_rows_la_SOURCES = kernels/cpu/fft_rows.c kernels/cpu/common.h
+kernels_fupermod_kernel_fft_rows_la_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
+kernels_fupermod_kernel_fft_rows_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_kernel_fft_rows_la_LIBADD = libfupermod.la $(FFTW3_OMP_LIBS) $(FFTW3_LIBS) $(LIBS)
+kernels_fupermod_kernel_jacobi_rows_la_SOURCES = kernels/cpu/jacobi_rows.c kernels/cpu/common.h
+kernels_fupermod_kernel_jacobi_rows_la_LDFLAGS = $(KERNEL_LINK_FLAGS)
+kernels_fupermod_kernel_jacobi_rows_la_LIBADD = libfupermod.la $(LIBS)
+
+# CUDA kernels: plain C over the cuBLAS/cuFFT/cudart host APIs (no nvcc behind libtool, P11).
+# They build wherever the toolkit is found and report "no CUDA device" at run time without a GPU.
+if HAVE_CUDA
+kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la
+endif
+kernels_fupermod_kernel_dgemm_cuda_la_SOURCES = kernels/cuda/dgemm_cuda.c kernels/cpu/common.h
+kernels_fupermod_kernel_dgemm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_kernel_dgemm_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_kernel_dgemm_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
+kernels_fupermod_kernel_fft_rows_cuda_la_SOURCES = kernels/cuda/fft_rows_cuda.c kernels/cpu/common.h
+kernels_fupermod_kernel_fft_rows_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_kernel_fft_rows_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_kernel_fft_rows_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
+
+# The kernel that docs/kernels.md walks through; tests/kernels_example.sh builds it as a user would.
+EXTRA_DIST += kernels/example/triad.c

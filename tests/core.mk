@@ -1,6 +1,6 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
 CORE_TESTS = tests/test_points tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
-  tests/test_blas tests/mpi_benchmark_np4
+  tests/test_blas tests/test_blas_scope tests/mpi_benchmark_np4
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_test_points_SOURCES = tests/test_points.c tests/tap.h
@@ -16,6 +16,8 @@ tests_test_kernel_LDADD = $(TEST_LDADD)
 tests_test_blas_SOURCES = tests/test_blas.c tests/tap.h
 tests_test_blas_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
 tests_test_blas_LDADD = $(TEST_LDADD) $(OPENBLAS_LIBS) $(GSL_LIBS)
+tests_test_blas_scope_SOURCES = tests/test_blas_scope.c tests/tap.h
+tests_test_blas_scope_LDADD = $(TEST_LDADD)
 tests_mpi_benchmark_np4_SOURCES = tests/mpi_benchmark.c tests/tap.h
 tests_mpi_benchmark_np4_LDADD = $(TEST_LDADD)
 TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh

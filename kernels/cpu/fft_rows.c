@@ -1,0 +1,158 @@
+/* fft-rows: forward 1D complex FFTs of a block of d rows of length N (the row phase of the
+ * row-column 2D FFT), batched in one FFTW plan. One unit is one row; complexity = 5 N log2(N) d
+ * (the usual FFT flop convention). The transform is out of place, so every run transforms the
+ * same input. Planning happens in initialize, never in execute.
+ * Sub-options: n=N (row length, default 4096, >= 2), threads=T (FFTW OpenMP threads, default 1),
+ * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE). */
+#include <pthread.h>
+#include <fftw3.h>
+#include "kernels/cpu/common.h"
+
+#define NAME "fft-rows"
+
+typedef struct {
+  long n, threads;
+  int wisdom;
+  long d;
+  fftw_complex *in, *out;
+  fftw_plan plan;
+} fft_ctx;
+
+static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
+static int threads_ok;
+static void init_threads(void) { threads_ok = fftw_init_threads(); }
+
+static int create(const char *subopts, void **ctx) {
+  fft_ctx *k;
+  long n = 4096, threads = 1;
+  char path[4096];
+  int rc, has_wisdom;
+  if ((rc = kern_opt_long(NAME, subopts, "n", 2, 0x7fffffffL, &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, subopts, "threads", 1, 4096, &threads)) != FUPERMOD_SUCCESS) return rc;
+  if ((has_wisdom = fupermod_subopt_get(subopts, "wisdom", path, sizeof path)) < 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: sub-option wisdom: path too long");
+  pthread_once(&threads_once, init_threads);
+  if (!threads_ok) return fupermod_error(FUPERMOD_ERR_SYSTEM, NAME " kernel: fftw_init_threads failed");
+  if (has_wisdom && !fftw_import_wisdom_from_filename(path))
+    return fupermod_error(FUPERMOD_ERR_INPUT, NAME " kernel: sub-option wisdom=%s: cannot read FFTW wisdom from it",
+                          path);
+  if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  k->n = n;
+  k->threads = threads;
+  k->wisdom = has_wisdom;
+  *ctx = k;
+  return FUPERMOD_SUCCESS;
+}
+
+static double complexity(long d, void *ctx) {
+  double n = (double)((fft_ctx *)ctx)->n;
+  return d > 0 ? 5.0 * n * log2(n) * (double)d : 0.0;
+}
+
+static int finalize(void *ctx) {
+  fft_ctx *k = ctx;
+  if (k->plan) fftw_destroy_plan(k->plan);
+  fftw_free(k->in);
+  fftw_free(k->out);
+  k->plan = NULL;
+  k->in = k->out = NULL;
+  k->d = 0;
+  return FUPERMOD_SUCCESS;
+}
+
+static int initialize(long d, void *ctx) {
+  fft_ctx *k = ctx;
+  double bytes = 2.0 * 16.0 * (double)d * (double)k->n;
+  size_t len;
+  int n = (int)k->n, rc;
+  if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
+  finalize(k);
+  if ((rc = kern_mem_check(NAME, d, bytes, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
+    return rc;
+  if (d > 0x7fffffffL)
+    return fupermod_error(FUPERMOD_ERR_INPUT, NAME " kernel: d=%ld rows exceed FFTW's batch limit of 2^31-1", d);
+  len = (size_t)d * (size_t)k->n;
+  k->in = fftw_malloc(len * sizeof(fftw_complex));
+  k->out = fftw_malloc(len * sizeof(fftw_complex));
+  if (!k->in || !k->out) {
+    finalize(k);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);
+  }
+  /* the planner's thread count is global FFTW state: set it right before planning */
+  fftw_plan_with_nthreads((int)k->threads);
+  if (k->wisdom)
+    k->plan = fftw_plan_many_dft(1, &n, (int)d, k->in, NULL, 1, n, k->out, NULL, 1, n, FFTW_FORWARD,
+                                 FFTW_MEASURE | FFTW_WISDOM_ONLY);
+  if (!k->plan)
+    k->plan = fftw_plan_many_dft(1, &n, (int)d, k->in, NULL, 1, n, k->out, NULL, 1, n, FFTW_FORWARD, FFTW_ESTIMATE);
+  if (!k->plan) {
+    finalize(k);
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, NAME " kernel: FFTW could not plan %ld rows of %ld", d, k->n);
+  }
+  /* fill after planning: planners other than ESTIMATE may overwrite the arrays */
+  kern_fill((double *)k->in, 2 * len, 21);
+  memset(k->out, 0, len * sizeof(fftw_complex));
+  k->d = d;
+  return FUPERMOD_SUCCESS;
+}
+
+static int execute(void *ctx) {
+  fft_ctx *k = ctx;
+  if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
+  fftw_execute(k->plan);
+  return FUPERMOD_SUCCESS;
+}
+
+static void destroy(void *ctx) {
+  if (!ctx) return;
+  finalize(ctx);
+  free(ctx);
+}
+
+/* Every row against a naive DFT (relative error <= 1e-9), twice: the input must be preserved. */
+static int check_one(long n, long d, long threads) {
+  fft_ctx k = {n, threads, 0, 0, NULL, NULL, NULL};
+  double *ref, err = 0.0;
+  size_t row = 2 * (size_t)n;
+  int rc = initialize(d, &k);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (!(ref = malloc(row * (size_t)d * sizeof *ref))) {
+    finalize(&k);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
+  for (long i = 0; i < d; i++)
+    if (kern_ref_dft(n, (const double *)k.in + i * row, ref + i * row) != 0) {
+      free(ref);
+      finalize(&k);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    }
+  for (int r = 0; r < 2 && rc == FUPERMOD_SUCCESS; r++) {
+    double e;
+    memset(k.out, 0, row * (size_t)d * sizeof(double));
+    rc = execute(&k);
+    e = kern_rel_err((const double *)k.out, ref, row * (size_t)d);
+    if (isnan(e) || e > err) err = e;
+  }
+  free(ref);
+  finalize(&k);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (!(err <= 1e-9))
+    return fupermod_error(FUPERMOD_ERR_NUMERIC, NAME " kernel: verify failed for n=%ld d=%ld: relative error %g", n, d,
+                          err);
+  return FUPERMOD_SUCCESS;
+}
+
+static int verify(void *ctx) {
+  fft_ctx *k = ctx;
+  /* powers of two, primes and mixed radices */
+  static const long cases[][2] = {{2, 1}, {3, 3}, {5, 2}, {8, 4}, {12, 3}, {17, 2}, {64, 5}, {210, 2}, {1024, 2}};
+  int rc;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if ((rc = check_one(cases[i][0], cases[i][1], k->threads)) != FUPERMOD_SUCCESS) return rc;
+  if (k->n <= 4096) return check_one(k->n, 2, k->threads);
+  return FUPERMOD_SUCCESS;
+}
+
+const fupermod_kernel_ops fupermod_kernel_plugin = {
+  FUPERMOD_KERNEL_API, NAME, "batched forward 1D complex FFTs of d rows of length N (FFTW)",
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
