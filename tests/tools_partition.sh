@@ -46,4 +46,16 @@ expect_exit 2 "popta with different functions" -- "$FUPERMOD" partition -a popta
 expect_exit 0 "D = 0" -- "$FUPERMOD" partition -a dp -D 0 "$E/fast.points" "$E/slow.points"
 "$FUPERMOD" partition -a geometric -D 3000 --conf "$top_srcdir/configs/emulated.conf" --data "$E/../emulated-data-none" >/dev/null 2>"$TMPD/err"
 ok $([ $? -eq 1 ] && grep -q 'localhost.0.points' "$TMPD/err" && echo 0 || echo 1) "--conf/--data names the missing point file"
+# paraleph under mpirun gives the same JSON as the sequential exact dp, for max and sum
+MPI="$MPIEXEC --oversubscribe --bind-to none"
+for F in max sum; do
+  "$FUPERMOD" partition -a dp -F $F -D 2400 --json "$E"/*.points | sed 's/"algorithm":"dp"/"algorithm":"paraleph"/' >"$TMPD/dp_$F.json"
+  for np in 1 3; do
+    $MPI -np $np "$FUPERMOD" partition -a paraleph -F $F -D 2400 --threads 1 --json "$E"/*.points >"$TMPD/pl.json" 2>"$TMPD/err"
+    ok $([ $? -eq 0 ] && cmp -s "$TMPD/pl.json" "$TMPD/dp_$F.json" && echo 0 || echo 1) "paraleph -F $F on $np processes equals dp"
+  done
+done
+expect_exit 3 "paraleph: infeasible D ends every process with status 3" -- $MPI -np 2 "$FUPERMOD" partition -a paraleph -D 100000 "$E/fast.points"
+expect_exit 1 "paraleph: a missing file ends every process with status 1" -- $MPI -np 2 "$FUPERMOD" partition -a paraleph -D 10 "$TMPD/none.points"
+stderr_has "none.points" "file named"
 done_testing

@@ -13,6 +13,7 @@ static void help(void) {
   printf("usage: fupermod partition -a ALGO -D N [-p P] [--static-power W] [--json] [-o FILE]\n"
          "                          [-F max|sum|pareto|pareto-total] [--faithful] [-m MODEL] FILE...\n"
          "       fupermod partition -a ALGO -D N --conf CONF --data DIR ...\n\n"
+         "paraleph runs on every process of the job: mpirun -np K fupermod partition -a paraleph ...\n"
          "FILE... are point files, one per processor in rank order; with one FILE, -p P uses it for P\n"
          "processors. Options:\n"
          "  -a, --algorithm ALGO   partitioning algorithm (list below)\n"
@@ -20,6 +21,7 @@ static void help(void) {
          "  -p P                   number of processors sharing one FILE\n"
          "  -F max|sum|pareto|pareto-total   objective of dp and paraleph (default max)\n"
          "  --static-power W       static power of the platform in watts (htpopta, pareto-total)\n"
+         "  --threads T            OpenMP threads per process (paraleph; default: OMP_NUM_THREADS)\n"
          "  --faithful             reproduce the printed algorithm instead of the exact one\n"
          "  -m MODEL               model type for continuous algorithms (default: the algorithm's)\n"
          "  --json                 print JSON on stdout\n"
@@ -63,12 +65,126 @@ static int parse_objective(const char *s, int *obj) {
   return 0;
 }
 
+static int output_single(const char *name, long D, const fupermod_dist *dist, int has_energy, int json,
+                         const char *out) {
+  int rc;
+  if (json) {
+    printf("{\"algorithm\":");
+    json_string(stdout, name);
+    printf(",\"D\":%ld,\"time\":", D);
+    json_number(stdout, fupermod_dist_time(dist));
+    if (has_energy) {
+      printf(",\"energy\":");
+      json_number(stdout, fupermod_dist_energy(dist));
+    }
+    putchar(',');
+    print_parts_json(stdout, dist, has_energy);
+    printf("}\n");
+  } else {
+    printf("%s: D=%ld over %d processors, time %.6g s", name, D, dist->size, fupermod_dist_time(dist));
+    if (has_energy) printf(", energy %.6g J", fupermod_dist_energy(dist));
+    printf("\n");
+    print_table(dist, has_energy);
+  }
+  if (out && (rc = fupermod_dist_save(out, dist, name)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  return 0;
+}
+
+static int output_front(const fupermod_partitioner *alg, long D, const fupermod_front *front, int json,
+                        const char *out, int total) {
+  int rc = FUPERMOD_SUCCESS;
+  if (json) {
+    printf("{\"algorithm\":");
+    json_string(stdout, alg->name);
+    printf(",\"D\":%ld,\"front\":[", D);
+    for (int k = 0; k < front->count; k++) {
+      const fupermod_front_point *fp = &front->points[k];
+      printf("%s{\"time\":", k ? "," : "");
+      json_number(stdout, fp->time);
+      printf(",\"energy\":");
+      json_number(stdout, fp->energy);
+      if (total) {
+        printf(",\"dynamic_energy\":");
+        json_number(stdout, fp->dynamic_energy);
+      }
+      putchar(',');
+      print_parts_json(stdout, fp->dist, 1);
+      putchar('}');
+    }
+    printf("]}\n");
+  } else {
+    printf("%s: D=%ld, Pareto front of %d points (time, energy)\n", alg->name, D, front->count);
+    for (int k = 0; k < front->count; k++) {
+      printf("point %d: time %.6g s, energy %.6g J\n", k, front->points[k].time, front->points[k].energy);
+      print_table(front->points[k].dist, 1);
+    }
+  }
+  for (int k = 0; out && k < front->count; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s.%d", out, k);
+    if ((rc = fupermod_dist_save(path, front->points[k].dist, alg->name)) != FUPERMOD_SUCCESS) break;
+  }
+  return rc != FUPERMOD_SUCCESS ? tool_fail(SUB, rc) : 0;
+}
+
+/* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
+static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
+                        long D, long P, int objective, double static_power, int threads, int json, const char *out) {
+  int rank, rc = FUPERMOD_SUCCESS, provided, status = 0, initialized, has_energy = 1, n = 0, p = 0;
+  fupermod_points *pts = NULL;
+  const fupermod_points **f = NULL;
+  fupermod_dist *dist = NULL;
+  fupermod_front front = {0, NULL};
+  MPI_Initialized(&initialized);
+  if (!initialized) MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    rc = tool_load_points(nf, files, conf, data, &pts, &n);
+    if (rc == FUPERMOD_SUCCESS) {
+      p = P > 0 ? (int)P : n;
+      if (!(f = malloc((size_t)p * sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      for (int i = 0; f && i < p; i++) {
+        f[i] = &pts[P > 0 ? 0 : i];
+        if (!f[i]->has_energy) has_energy = 0;
+      }
+    }
+    if (rc == FUPERMOD_SUCCESS && objective != FUPERMOD_OBJ_TIME && !has_energy)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "paraleph -F %s: the point files carry no energy (columns e e_ci)",
+                          objective == FUPERMOD_OBJ_ENERGY ? "sum" : "pareto");
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&has_energy, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rc != FUPERMOD_SUCCESS) {
+    if (rank == 0) status = tool_fail(SUB, rc);
+    else status = fupermod_exit_status(rc);
+  } else {
+    fupermod_problem prob = {D, p, f, static_power, 0, objective};
+    if (objective == FUPERMOD_OBJ_PARETO || objective == FUPERMOD_OBJ_PARETO_TOTAL)
+      rc = fupermod_paraleph_pareto(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &front, NULL);
+    else
+      rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &dist, NULL);
+    if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
+    else if (rank == 0)
+      status = dist ? output_single(alg->name, D, dist, has_energy, json, out)
+                    : output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL);
+  }
+  MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  fupermod_dist_free(dist);
+  fupermod_front_free(&front);
+  free(f);
+  for (int i = 0; pts && i < n; i++) fupermod_points_free(&pts[i]);
+  free(pts);
+  MPI_Finalize();
+  return status;
+}
+
 int cmd_partition(int argc, char **argv) {
   static const struct option opts[] = {
     {"algorithm", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
     {"static-power", required_argument, NULL, 's'}, {"faithful", no_argument, NULL, 'f'},
     {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  long threads = 0;
   const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL;
   long D = -1, P = 0;
   double static_power = 0.0;
@@ -104,6 +220,10 @@ int cmd_partition(int argc, char **argv) {
         return tool_usage(SUB, "--static-power '%s' must be a number >= 0 (W)", optarg);
       break;
     case 'f': faithful = 1; break;
+    case 't':
+      if (fupermod_parse_long(optarg, &threads) || threads < 1 || threads > 4096)
+        return tool_usage(SUB, "--threads '%s' must be an integer >= 1", optarg);
+      break;
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
     case 'h': help(); return 0;
@@ -122,6 +242,11 @@ int cmd_partition(int argc, char **argv) {
   if (P > 0 && (nf != 1 || conf)) return tool_usage(SUB, "-p needs exactly one point file");
   if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
     return tool_usage(SUB, "-F applies to dp and paraleph only");
+  if (strcmp(alg->name, "paraleph") == 0) {
+    if (static_power <= 0 && objective == FUPERMOD_OBJ_PARETO_TOTAL)
+      return tool_usage(SUB, "-F pareto-total needs --static-power W (> 0)");
+    return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out);
+  }
   if ((rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf)) != FUPERMOD_SUCCESS) {
     status = tool_fail(SUB, rc);
     goto done;
@@ -169,38 +294,7 @@ int cmd_partition(int argc, char **argv) {
     }
     rc = pareto ? alg->pareto(&prob, &front) : alg->discrete(&prob, dist);
     if (rc == FUPERMOD_SUCCESS && pareto) {
-      if (json) {
-        printf("{\"algorithm\":");
-        json_string(stdout, alg->name);
-        printf(",\"D\":%ld,\"front\":[", D);
-        for (int k = 0; k < front.count; k++) {
-          fupermod_front_point *fp = &front.points[k];
-          printf("%s{\"time\":", k ? "," : "");
-          json_number(stdout, fp->time);
-          printf(",\"energy\":");
-          json_number(stdout, fp->energy);
-          if (objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power) {
-            printf(",\"dynamic_energy\":");
-            json_number(stdout, fp->dynamic_energy);
-          }
-          putchar(',');
-          print_parts_json(stdout, fp->dist, 1);
-          putchar('}');
-        }
-        printf("]}\n");
-      } else {
-        printf("%s: D=%ld, Pareto front of %d points (time, energy)\n", alg->name, D, front.count);
-        for (int k = 0; k < front.count; k++) {
-          printf("point %d: time %.6g s, energy %.6g J\n", k, front.points[k].time, front.points[k].energy);
-          print_table(front.points[k].dist, 1);
-        }
-      }
-      for (int k = 0; out && k < front.count; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s.%d", out, k);
-        if ((rc = fupermod_dist_save(path, front.points[k].dist, alg->name)) != FUPERMOD_SUCCESS) break;
-      }
-      if (rc != FUPERMOD_SUCCESS) status = tool_fail(SUB, rc);
+      status = output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power);
       goto done;
     }
   }
@@ -208,25 +302,7 @@ int cmd_partition(int argc, char **argv) {
     status = tool_fail(SUB, rc);
     goto done;
   }
-  if (json) {
-    printf("{\"algorithm\":");
-    json_string(stdout, alg->name);
-    printf(",\"D\":%ld,\"time\":", D);
-    json_number(stdout, fupermod_dist_time(dist));
-    if (has_energy) {
-      printf(",\"energy\":");
-      json_number(stdout, fupermod_dist_energy(dist));
-    }
-    putchar(',');
-    print_parts_json(stdout, dist, has_energy);
-    printf("}\n");
-  } else {
-    printf("%s: D=%ld over %d processors, time %.6g s", alg->name, D, p, fupermod_dist_time(dist));
-    if (has_energy) printf(", energy %.6g J", fupermod_dist_energy(dist));
-    printf("\n");
-    print_table(dist, has_energy);
-  }
-  if (out && (rc = fupermod_dist_save(out, dist, alg->name)) != FUPERMOD_SUCCESS) status = tool_fail(SUB, rc);
+  status = output_single(alg->name, D, dist, has_energy, json, out);
 done:
   if (models)
     for (int i = 0; i < p; i++) fupermod_model_free(models[i]);
