@@ -1,0 +1,551 @@
+/* Heterogeneous SUMMA over any exact tiling (docs/matrix.md). */
+#include <cblas.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apps/summa.h"
+
+typedef struct {
+  int row0, rows, col0, cols;
+} extent;
+
+static int ceil_div(int n, int b) { return (int)(((long)n + b - 1) / b); }
+
+static void extent_of(const fupermod_layout *l, int i, int n, int b, extent *e) {
+  const fupermod_rect *r = &l->rects[i];
+  long r1, c1;
+  if (r->height == 0 || r->width == 0) {
+    *e = (extent){0, 0, 0, 0};
+    return;
+  }
+  r1 = (long)(r->row + r->height) * b;
+  c1 = (long)(r->col + r->width) * b;
+  e->row0 = r->row * b; /* row < M = ceil(n/b), so row*b < n fits */
+  e->col0 = r->col * b;
+  e->rows = (int)((r1 < n ? r1 : n) - e->row0);
+  e->cols = (int)((c1 < n ? c1 : n) - e->col0);
+}
+
+static int check_shape(const fupermod_layout *l, int n, int b) {
+  int K;
+  if (!l) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: layout is NULL");
+  if (n < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: matrix order n = %d (must be >= 1)", n);
+  if (b < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: block size b = %d (must be >= 1)", b);
+  K = ceil_div(n, b);
+  if (l->M != K || l->N != K)
+    return fupermod_error(FUPERMOD_ERR_USAGE,
+                          "summa: the layout has %d x %d blocks, but n = %d and b = %d need %d x %d", l->M, l->N, n,
+                          b, K, K);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int *row0, int *rows, int *col0,
+                          int *cols) {
+  extent e;
+  int rc = check_shape(l, n, b);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (rank < 0 || rank >= l->p)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa: rank %d out of range 0..%d", rank, l->p - 1);
+  extent_of(l, rank, n, b, &e);
+  if (row0) *row0 = e.row0;
+  if (rows) *rows = e.rows;
+  if (col0) *col0 = e.col0;
+  if (cols) *cols = e.cols;
+  return FUPERMOD_SUCCESS;
+}
+
+/* Every rank returns the lowest status; the failing rank's message is broadcast so all ranks
+ * report the same thing. */
+static int agree(MPI_Comm comm, int rc) {
+  struct {
+    int v, r;
+  } in, out;
+  char msg[512];
+  MPI_Comm_rank(comm, &in.r);
+  in.v = rc;
+  if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Allreduce failed while agreeing on a status");
+  if (out.v >= 0) return FUPERMOD_SUCCESS;
+  msg[0] = '\0';
+  if (in.r == out.r) snprintf(msg, sizeof msg, "%s", fupermod_error_message());
+  if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, out.r, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Bcast failed while agreeing on a status");
+  if (in.r == out.r) return rc;
+  return fupermod_error(out.v, "rank %d: %s", out.r, msg);
+}
+
+static uint64_t layout_hash(const fupermod_layout *l) {
+  uint64_t h = 1469598103934665603ULL;
+  int head[3] = {l->p, l->M, l->N};
+  const unsigned char *s = (const unsigned char *)head;
+  for (size_t k = 0; k < sizeof head; k++) h = (h ^ s[k]) * 1099511628211ULL;
+  s = (const unsigned char *)l->rects;
+  for (size_t k = 0; k < (size_t)l->p * sizeof *l->rects; k++) h = (h ^ s[k]) * 1099511628211ULL;
+  return h;
+}
+
+/* Validate the arguments on every rank and agree; also that every rank holds the same layout. */
+static int agree_args(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *const *ptrs, int nptrs,
+                      const char *const *names) {
+  int size, rank, rc = FUPERMOD_SUCCESS;
+  unsigned long hv[2] = {0, 0}, hmax[2];
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  if ((rc = check_shape(l, n, b)) == FUPERMOD_SUCCESS && (rc = fupermod_layout_check(l)) != FUPERMOD_SUCCESS)
+    fupermod_error_prefix(rc, "summa");
+  if (rc == FUPERMOD_SUCCESS && l->p != size)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: the layout has %d processes, the communicator %d", l->p, size);
+  if (rc == FUPERMOD_SUCCESS) {
+    extent e;
+    extent_of(l, rank, n, b, &e);
+    for (int k = 0; k < nptrs && rc == FUPERMOD_SUCCESS; k++)
+      if (e.rows > 0 && e.cols > 0 && !ptrs[k])
+        rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: %s is NULL on rank %d, which owns %d x %d elements",
+                            names[k], rank, e.rows, e.cols);
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  hv[0] = (unsigned long)layout_hash(l);
+  hv[1] = ~hv[0];
+  if (MPI_Allreduce(hv, hmax, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Allreduce failed");
+  if (hmax[0] != hv[0] || hmax[1] != hv[1])
+    return fupermod_error(FUPERMOD_ERR_MPI, "summa: the ranks were given different layouts");
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout **l) {
+  int me, rc, head[4] = {0, 0, 0, 0};
+  if (comm == MPI_COMM_NULL || !l) return fupermod_error(FUPERMOD_ERR_USAGE, "layout bcast: NULL argument");
+  MPI_Comm_rank(comm, &me);
+  rc = me == root ? rc_root : FUPERMOD_SUCCESS;
+  if (me == root && rc == FUPERMOD_SUCCESS && !*l) rc = fupermod_error(FUPERMOD_ERR_USAGE, "layout bcast: no layout on the root");
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  if (me == root) {
+    head[0] = (*l)->p;
+    head[1] = (*l)->M;
+    head[2] = (*l)->N;
+    head[3] = (*l)->ncols;
+  }
+  if (MPI_Bcast(head, 4, MPI_INT, root, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "layout bcast: MPI_Bcast failed");
+  if (me != root) {
+    *l = NULL;
+    if ((rc = fupermod_layout_alloc(head[0], head[1], head[2], l)) == FUPERMOD_SUCCESS) (*l)->ncols = head[3];
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) {
+    if (me != root) {
+      fupermod_layout_free(*l);
+      *l = NULL;
+    }
+    return rc;
+  }
+  if (MPI_Bcast((*l)->rects, 4 * head[0], MPI_INT, root, comm) != MPI_SUCCESS ||
+      MPI_Bcast((*l)->column, head[0], MPI_INT, root, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "layout bcast: MPI_Bcast failed");
+  return FUPERMOD_SUCCESS;
+}
+
+_Static_assert(sizeof(fupermod_rect) == 4 * sizeof(int), "rectangles are broadcast as 4 ints");
+
+/* ---- the multiplication ---- */
+
+
+/* Buffers and requests of one pivot step (two of them: the next pivot travels while this one is
+ * multiplied). Every message is contiguous, so Open MPI can use its single-copy path and the
+ * receiver can pull the data without waiting for the sender to enter MPI. */
+typedef struct {
+  MPI_Request *req;
+  int count;
+  double *apan;  /* my rows of the pivot column of A, transposed: kb x rows, ld kb */
+  double *bpan;  /* the pivot row of B over my columns: kb x cols, ld kb */
+  double *sendA; /* my part of the pivot column, transposed, when I own it */
+  double *sendB; /* my part of the pivot row, when I own it */
+} step_buf;
+
+static int overlap(int a0, int a1, int b0, int b1, int *lo, int *hi) {
+  *lo = a0 > b0 ? a0 : b0;
+  *hi = a1 < b1 ? a1 : b1;
+  return *lo < *hi;
+}
+
+/* Post the messages of pivot k: what I own goes to every process whose rectangle overlaps it
+ * in rows (A) or columns (B); what I lack comes from the owners. */
+static int post_step(MPI_Comm comm, const fupermod_layout *l, const extent *ext, int me, int n, int b, int k,
+                     const double *A, const double *B, step_buf *s) {
+  const extent *my = &ext[me];
+  int kc0 = k * b, kc1 = kc0 + b < n ? kc0 + b : n, kb = kc1 - kc0, tagA = 2 * (k & 0x3fff), tagB = tagA + 1;
+  int have_a = kc0 >= my->col0 && kc0 < my->col0 + my->cols;
+  int have_b = kc0 >= my->row0 && kc0 < my->row0 + my->rows;
+  int packed_a = 0, packed_b = 0;
+  s->count = 0;
+  if (my->rows == 0 || my->cols == 0) return MPI_SUCCESS;
+  for (int q = 0; q < l->p; q++) {
+    const extent *o = &ext[q];
+    int lo, hi, err;
+    if (q == me || o->rows == 0 || o->cols == 0) continue;
+    if (overlap(my->row0, my->row0 + my->rows, o->row0, o->row0 + o->rows, &lo, &hi)) {
+      int q_has = kc0 >= o->col0 && kc0 < o->col0 + o->cols;
+      if (have_a && !q_has) {
+        /* transposed, a range of rows is contiguous */
+        if (!packed_a) {
+          const double *src = A + (size_t)(kc0 - my->col0) * my->rows;
+          for (int i0 = 0; i0 < my->rows; i0 += 64) /* tiles keep both sides in cache */
+            for (int j0 = 0; j0 < kb; j0 += 64)
+              for (int j = j0; j < kb && j < j0 + 64; j++)
+                for (int i = i0; i < my->rows && i < i0 + 64; i++)
+                  s->sendA[(size_t)i * kb + j] = src[(size_t)j * my->rows + i];
+          packed_a = 1;
+        }
+        err = MPI_Isend(s->sendA + (size_t)(lo - my->row0) * kb, (hi - lo) * kb, MPI_DOUBLE, q, tagA, comm,
+                        &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+      } else if (!have_a && q_has) {
+        err = MPI_Irecv(s->apan + (size_t)(lo - my->row0) * kb, (hi - lo) * kb, MPI_DOUBLE, q, tagA, comm,
+                        &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+      }
+    }
+    if (overlap(my->col0, my->col0 + my->cols, o->col0, o->col0 + o->cols, &lo, &hi)) {
+      int q_has = kc0 >= o->row0 && kc0 < o->row0 + o->rows;
+      if (have_b && !q_has) {
+        if (!packed_b) {
+          const double *src = B + (kc0 - my->row0);
+          for (int j = 0; j < my->cols; j++)
+            memcpy(s->sendB + (size_t)j * kb, src + (size_t)j * my->rows, (size_t)kb * sizeof(double));
+          packed_b = 1;
+        }
+        err = MPI_Isend(s->sendB + (size_t)(lo - my->col0) * kb, (hi - lo) * kb, MPI_DOUBLE, q, tagB, comm,
+                        &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+      } else if (!have_b && q_has) {
+        err = MPI_Irecv(s->bpan + (size_t)(lo - my->col0) * kb, (hi - lo) * kb, MPI_DOUBLE, q, tagB, comm,
+                        &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+      }
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+/* MPI_Waitall that stops spinning after a while: a rank sharing a core with others (the
+ * heterogeneous configurations) would otherwise take CPU time from the ranks it waits for. */
+static int polite_waitall(int count, MPI_Request *req) {
+  double t0 = MPI_Wtime();
+  int flag = 0, err;
+  const struct timespec nap = {0, 50000};
+  for (;;) {
+    if ((err = MPI_Testall(count, req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) return err;
+    if (MPI_Wtime() - t0 > 1e-4) nanosleep(&nap, NULL);
+  }
+}
+
+int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                         double *C, int accumulate) {
+  const double *ptrs[3] = {A, B, C};
+  const char *names[3] = {"A", "B", "C"};
+  MPI_Comm work = MPI_COMM_NULL;
+  extent *ext = NULL;
+  MPI_Request *reqbuf = NULL;
+  step_buf st[2];
+  int rc, me, K, kbmax, mpi_err = MPI_SUCCESS;
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: communicator is MPI_COMM_NULL");
+  if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  MPI_Comm_rank(comm, &me);
+  K = l->M;
+  kbmax = b < n ? b : n;
+  memset(st, 0, sizeof st);
+  ext = malloc((size_t)l->p * sizeof *ext);
+  reqbuf = malloc((size_t)8 * l->p * sizeof *reqbuf);
+  rc = FUPERMOD_SUCCESS;
+  if (!ext || !reqbuf) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
+  } else {
+    for (int i = 0; i < l->p; i++) extent_of(l, i, n, b, &ext[i]);
+    if (ext[me].rows > 0 && ext[me].cols > 0)
+      for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
+        size_t na = (size_t)ext[me].rows * kbmax, nb = (size_t)kbmax * ext[me].cols;
+        st[s].apan = malloc(na * sizeof(double));
+        st[s].sendA = malloc(na * sizeof(double));
+        st[s].bpan = malloc(nb * sizeof(double));
+        st[s].sendB = malloc(nb * sizeof(double));
+        if (!st[s].apan || !st[s].sendA || !st[s].bpan || !st[s].sendB)
+          rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%d x %d, b = %d)",
+                              me, ext[me].rows, ext[me].cols, kbmax);
+      }
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  /* a private communicator: our tags cannot meet the caller's messages */
+  if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Comm_dup failed");
+    goto done;
+  }
+  MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+  {
+    const extent *my = &ext[me];
+    int active = my->rows > 0 && my->cols > 0;
+    st[0].req = reqbuf;
+    st[1].req = reqbuf + 4 * l->p;
+    if (active && !accumulate)
+      for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
+    mpi_err = post_step(work, l, ext, me, n, b, 0, A, B, &st[0]);
+    for (int k = 0; k < K; k++) {
+      step_buf *cur = &st[k & 1], *nxt = &st[(k + 1) & 1];
+      int kc0 = k * b, kb = (kc0 + b < n ? kc0 + b : n) - kc0, err;
+      const double *ap, *bp;
+      int lda, ldb;
+      CBLAS_TRANSPOSE ta;
+      if ((err = polite_waitall(cur->count, cur->req)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = err;
+      cur->count = 0;
+      nxt->count = 0;
+      if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_step(work, l, ext, me, n, b, k + 1, A, B, nxt);
+      if (!active || mpi_err != MPI_SUCCESS) continue;
+      if (kc0 >= my->col0 && kc0 < my->col0 + my->cols) {
+        ap = A + (size_t)(kc0 - my->col0) * my->rows;
+        lda = my->rows;
+        ta = CblasNoTrans;
+      } else {
+        ap = cur->apan;
+        lda = kb;
+        ta = CblasTrans;
+      }
+      if (kc0 >= my->row0 && kc0 < my->row0 + my->rows) {
+        bp = B + (kc0 - my->row0);
+        ldb = my->rows;
+      } else {
+        bp = cur->bpan;
+        ldb = kb;
+      }
+      if (nxt->count == 0) {
+        cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
+      } else {
+        /* MPI progresses only inside MPI calls: test between column chunks of the update */
+        int chunk = (my->cols + 3) / 4, flag;
+        if (chunk < 128) chunk = 128;
+        for (int j0 = 0; j0 < my->cols; j0 += chunk) {
+          int w = my->cols - j0 < chunk ? my->cols - j0 : chunk;
+          cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, w, kb, 1.0, ap, lda, bp + (size_t)j0 * ldb, ldb, 1.0,
+                      C + (size_t)j0 * my->rows, my->rows);
+          if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
+              mpi_err == MPI_SUCCESS)
+            mpi_err = err;
+        }
+      }
+    }
+    /* requests left by a failed step must not outlive the buffers */
+    for (int s = 0; s < 2; s++)
+      if (st[s].count > 0) MPI_Waitall(st[s].count, st[s].req, MPI_STATUSES_IGNORE);
+  }
+  if (mpi_err != MPI_SUCCESS) {
+    char es[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(mpi_err, es, &len);
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
+  }
+  rc = agree(comm, rc);
+done:
+  if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
+  for (int s = 0; s < 2; s++) {
+    free(st[s].apan);
+    free(st[s].bpan);
+    free(st[s].sendA);
+    free(st[s].sendB);
+  }
+  free(reqbuf);
+  free(ext);
+  return rc;
+}
+
+/* ---- data and verification ---- */
+
+static uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static double value_at(uint64_t seed, int kind, long i, long j) {
+  uint64_t h = mix(seed * 0xd1342543de82ef95ULL + (uint64_t)i * 0x9e3779b97f4a7c15ULL +
+                   (uint64_t)j * 0xc2b2ae3d27d4eb4fULL + 0x632be59bd9b4e019ULL);
+  if (kind == FUPERMOD_SUMMA_INTEGER) return (double)((int)(h % 9) - 4);
+  return (double)(h >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+double fupermod_summa_value(uint64_t seed, int kind, long i, long j) { return value_at(seed, kind, i, j); }
+
+int fupermod_summa_fill(const fupermod_layout *l, int rank, int n, int b, uint64_t seed, int kind, double *X) {
+  extent e;
+  int rc = check_shape(l, n, b);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (rank < 0 || rank >= l->p)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: rank %d out of range 0..%d", rank, l->p - 1);
+  if (kind != FUPERMOD_SUMMA_INTEGER && kind != FUPERMOD_SUMMA_UNIFORM)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: unknown kind %d", kind);
+  extent_of(l, rank, n, b, &e);
+  if (e.rows > 0 && e.cols > 0 && !X) return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: X is NULL");
+  for (int j = 0; j < e.cols; j++)
+    for (int i = 0; i < e.rows; i++)
+      X[(size_t)j * e.rows + i] = value_at(seed, kind, e.row0 + i, e.col0 + j);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Whether C0 is given: decided by the ranks that own data; they must agree. */
+static int agree_c0(MPI_Comm comm, const extent *my, const double *C0, int *has) {
+  int in[2], out[2];
+  int owns = my->rows > 0 && my->cols > 0;
+  in[0] = owns ? C0 != NULL : 0;     /* max */
+  in[1] = owns ? -(C0 != NULL) : -1; /* max of negated: -min */
+  if (MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "summa check: MPI_Allreduce failed");
+  if (out[0] != -out[1])
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: C0 is given on some ranks that own data but not on others");
+  *has = out[0];
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_summa_check_exact(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                               const double *B, const double *C0, const double *C, long *mismatches,
+                               double *maxdiff) {
+  const double *ptrs[3] = {A, B, C};
+  const char *names[3] = {"A", "B", "C"};
+  double *full[4] = {NULL, NULL, NULL, NULL}, *ref = NULL, *tmp = NULL, res[2] = {0.0, 0.0};
+  int rc, me, has_c0 = 0, nmat;
+  extent *ext = NULL;
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: communicator is MPI_COMM_NULL");
+  if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  if (n > 4096) return fupermod_error(FUPERMOD_ERR_USAGE, "summa exact check: n = %d is too large (at most 4096; use the randomised check)", n);
+  MPI_Comm_rank(comm, &me);
+  rc = (ext = malloc((size_t)l->p * sizeof *ext)) ? FUPERMOD_SUCCESS
+                                                   : fupermod_error(FUPERMOD_ERR_NOMEM, "summa check: out of memory");
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  for (int i = 0; i < l->p; i++) extent_of(l, i, n, b, &ext[i]);
+  if ((rc = agree_c0(comm, &ext[me], C0, &has_c0)) != FUPERMOD_SUCCESS) goto done;
+  nmat = has_c0 ? 4 : 3;
+  if (me == 0) {
+    for (int m = 0; m < nmat && rc == FUPERMOD_SUCCESS; m++)
+      if (!(full[m] = malloc((size_t)n * n * sizeof(double))))
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa exact check: out of memory for %d x %d matrices", n, n);
+    size_t most = 1;
+    for (int q = 1; q < l->p; q++)
+      if ((size_t)ext[q].rows * ext[q].cols > most) most = (size_t)ext[q].rows * ext[q].cols;
+    if (rc == FUPERMOD_SUCCESS && (!(ref = calloc((size_t)n * n, sizeof *ref)) || !(tmp = malloc(most * sizeof *tmp))))
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa exact check: out of memory");
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  {
+    const double *mine[4] = {A, B, C, C0};
+    const extent *my = &ext[me];
+    int err = MPI_SUCCESS;
+    for (int m = 0; m < nmat; m++) {
+      if (me != 0) {
+        if (my->rows > 0 && my->cols > 0 && err == MPI_SUCCESS)
+          err = MPI_Send(mine[m], my->rows * my->cols, MPI_DOUBLE, 0, m, comm);
+        continue;
+      }
+      for (int q = 0; q < l->p; q++) {
+        const extent *e = &ext[q];
+        const double *src = q == 0 ? mine[m] : tmp;
+        if (e->rows == 0 || e->cols == 0) continue;
+        if (q != 0 && err == MPI_SUCCESS)
+          err = MPI_Recv(tmp, e->rows * e->cols, MPI_DOUBLE, q, m, comm, MPI_STATUS_IGNORE);
+        for (int j = 0; j < e->cols; j++)
+          memcpy(full[m] + (size_t)(e->col0 + j) * n + e->row0, src + (size_t)j * e->rows,
+                 (size_t)e->rows * sizeof *src);
+      }
+    }
+    if (err != MPI_SUCCESS) rc = fupermod_error(FUPERMOD_ERR_MPI, "summa exact check: gathering failed");
+  }
+  if (me == 0 && rc == FUPERMOD_SUCCESS) {
+    long bad = 0;
+    double md = 0.0;
+    if (has_c0) memcpy(ref, full[3], (size_t)n * n * sizeof *ref);
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, full[0], n, full[1], n, 1.0, ref, n);
+    for (size_t k = 0; k < (size_t)n * n; k++) {
+      double d = fabs(full[2][k] - ref[k]);
+      if (!(full[2][k] == ref[k])) bad++;
+      if (!(d <= md)) md = d; /* NaN propagates */
+    }
+    res[0] = (double)bad;
+    res[1] = md;
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  if (MPI_Bcast(res, 2, MPI_DOUBLE, 0, comm) != MPI_SUCCESS) {
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa exact check: MPI_Bcast failed");
+    goto done;
+  }
+  if (mismatches) *mismatches = (long)res[0];
+  if (maxdiff) *maxdiff = res[1];
+done:
+  for (int m = 0; m < 4; m++) free(full[m]);
+  free(ref);
+  free(tmp);
+  free(ext);
+  return rc;
+}
+
+/* acc[row0 + i] += sum_j X(i, j) x[col0 + j], and absacc the same with |X| and |x|. */
+static void matvec(const extent *e, const double *X, const double *x, const double *ax, double *acc, double *absacc) {
+  for (int j = 0; j < e->cols; j++) {
+    const double *col = X + (size_t)j * e->rows;
+    double xj = x[e->col0 + j], axj = ax ? ax[e->col0 + j] : 0.0;
+    double *a = acc + e->row0, *s = absacc ? absacc + e->row0 : NULL;
+    for (int i = 0; i < e->rows; i++) a[i] += col[i] * xj;
+    if (s)
+      for (int i = 0; i < e->rows; i++) s[i] += fabs(col[i]) * axj;
+  }
+}
+
+int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                                const double *B, const double *C0, const double *C, uint64_t seed,
+                                double *ratio) {
+  const double *ptrs[3] = {A, B, C};
+  const char *names[3] = {"A", "B", "C"};
+  double *v = NULL, *x, *ax, *u, *w;
+  int rc, me, has_c0 = 0;
+  extent my;
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: communicator is MPI_COMM_NULL");
+  if (!ratio) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: ratio is NULL");
+  if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  MPI_Comm_rank(comm, &me);
+  extent_of(l, me, n, b, &my);
+  if ((rc = agree_c0(comm, &my, C0, &has_c0)) != FUPERMOD_SUCCESS) return rc;
+  /* x, |x|, then [B x, |B| |x|] and [A (B x), |A| |B| |x|, C x, C0 x, |C0| |x|] */
+  v = calloc((size_t)11 * n, sizeof *v);
+  rc = v ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "summa check: out of memory (n = %d)", n);
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  x = v;
+  ax = v + n;
+  u = v + 2 * (size_t)n;
+  w = v + 4 * (size_t)n;
+  for (int j = 0; j < n; j++) {
+    x[j] = value_at(seed ^ 0x5851f42d4c957f2dULL, FUPERMOD_SUMMA_UNIFORM, -1, j);
+    ax[j] = fabs(x[j]);
+  }
+  matvec(&my, B, x, ax, u, u + n);
+  if (MPI_Allreduce(MPI_IN_PLACE, u, 2 * n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa check: MPI_Allreduce failed");
+    goto done;
+  }
+  matvec(&my, A, u, u + n, w, w + n);
+  matvec(&my, C, x, NULL, w + 2 * (size_t)n, NULL);
+  if (has_c0) matvec(&my, C0, x, ax, w + 3 * (size_t)n, w + 4 * (size_t)n);
+  if (MPI_Allreduce(MPI_IN_PLACE, w, 5 * n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa check: MPI_Allreduce failed");
+    goto done;
+  }
+  {
+    double worst = 0.0, tol = 5.0 * n * DBL_EPSILON;
+    for (int i = 0; i < n; i++) {
+      double diff = fabs(w[2 * (size_t)n + i] - (w[3 * (size_t)n + i] + w[i]));
+      double r = diff / (tol * (w[(size_t)n + i] + w[4 * (size_t)n + i]) + DBL_MIN);
+      if (!(r <= worst)) worst = r; /* NaN propagates */
+    }
+    *ratio = worst;
+  }
+done:
+  free(v);
+  return rc;
+}

@@ -1,0 +1,65 @@
+/* Heterogeneous SUMMA: C = A B (+ C) for n x n matrices distributed by a layout of b x b blocks
+ * (partitioners/matrix.h): A, B and C share the rectangles, process i stores its rectangle of
+ * each column-major with leading dimension = its number of rows. Works with any exact tiling,
+ * zero-area processes and b not dividing n (the last block row and column are partial). */
+#ifndef FUPERMOD_SUMMA_H
+#define FUPERMOD_SUMMA_H
+
+#include <stdint.h>
+#include <mpi.h>
+#include <fupermod/fupermod.h>
+#include "partitioners/matrix.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element extent of process rank: rows [*row0, *row0 + *rows), columns [*col0, *col0 + *cols);
+ * rows or cols is 0 for a process without data. The layout must have M = N = ceil(n/b). */
+int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int *row0, int *rows, int *col0,
+                          int *cols);
+
+/* Collective over comm (size l->p, rank i owns l->rects[i]). accumulate = 0: C = A B;
+ * accumulate = 1: C += A B. Pivot block column k of A goes along rows, pivot block row k of B
+ * along columns, to every process whose rectangle overlaps it; the next pivot's messages are in
+ * flight during the local GEMM (OpenBLAS). Arguments are agreed between the ranks first: when
+ * any rank's are invalid, or the ranks' layouts differ, every rank returns the same error. */
+int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                         double *C, int accumulate);
+
+/* Collective: *l on root (its status rc_root: a failure there is returned on every rank with
+ * root's message) is copied to every other rank, which allocates its own *l. */
+int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout **l);
+
+enum fupermod_summa_fill_kind {
+  FUPERMOD_SUMMA_INTEGER = 0, /* integers in [-4, 4]: every product and sum is exact */
+  FUPERMOD_SUMMA_UNIFORM = 1  /* uniform in [-1, 1) */
+};
+
+/* The value fupermod_summa_fill puts at global element (i, j) (for other data distributions,
+ * e.g. ScaLAPACK's, holding the same matrix). */
+double fupermod_summa_value(uint64_t seed, int kind, long i, long j);
+
+/* Fill process rank's part of a matrix with values that depend only on (seed, global i, j), so
+ * any layout of the same seed holds the same matrix. */
+int fupermod_summa_fill(const fupermod_layout *l, int rank, int n, int b, uint64_t seed, int kind, double *X);
+
+/* Exact check (small n; rank 0 gathers A, B, C0 and C and runs a serial GEMM): *mismatches
+ * counts elements of C that differ from the serial C0 + A B (C0 NULL: A B), *maxdiff the
+ * largest absolute difference; both on every rank. Bit-exact only with FUPERMOD_SUMMA_INTEGER
+ * data. n is limited to 4096. */
+int fupermod_summa_check_exact(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                               const double *B, const double *C0, const double *C, long *mismatches,
+                               double *maxdiff);
+
+/* Randomised check (any n): with a random vector x from seed, *ratio = max_i |(C x)_i -
+ * (C0 x + A (B x))_i| / (5 n eps ((|A| |B| |x|)_i + (|C0| |x|)_i) + tiny), on every rank. A
+ * correct product gives ratio <= 1 (a rounding-error bound); a wrong element gives far more. */
+int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                                const double *B, const double *C0, const double *C, uint64_t seed,
+                                double *ratio);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

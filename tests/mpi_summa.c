@@ -1,0 +1,272 @@
+/* Heterogeneous SUMMA under mpirun -np P (P = 1..7, 14): several layouts (even, BR and KL on
+ * random areas with a zero-area process, one column of strips, one column per process, a
+ * general tiling that is not column-based, 1.5D from models), b dividing n or not and b > n,
+ * C = A B and C += A B; exact comparison with a serial GEMM on integer data, the randomised
+ * check on larger n (and that it catches one wrong element), and bad input agreed by every rank. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/summa.h"
+#include "partitioners/partitioners.h"
+#include "tests/tap.h"
+
+static int rank, size;
+
+/* A condition true on every rank. */
+static int all(int cond) {
+  int v = cond ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return v;
+}
+
+static uint64_t rng = 0x51a4a5eedULL;
+static double urand(void) {
+  uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+/* Not column-based: the top rows split into column strips among the first half of the
+ * processes, the bottom rows among the rest. */
+static fupermod_layout *general_tiling(int p, int K) {
+  fupermod_layout *l = NULL;
+  int top = p / 2, bottom = p - top, split = top > 0 ? K / 2 : 0;
+  if (fupermod_layout_alloc(p, K, K, &l) != FUPERMOD_SUCCESS) return NULL;
+  for (int i = 0; i < top; i++) {
+    int c0 = (int)((long)K * i / top), c1 = (int)((long)K * (i + 1) / top);
+    if (split > 0 && c1 > c0) l->rects[i] = (fupermod_rect){0, c0, split, c1 - c0};
+  }
+  for (int i = 0; i < bottom; i++) {
+    int c0 = (int)((long)K * i / bottom), c1 = (int)((long)K * (i + 1) / bottom);
+    if (c1 > c0) l->rects[top + i] = (fupermod_rect){split, c0, K - split, c1 - c0};
+  }
+  return l;
+}
+
+static fupermod_model *cpm_model(double speed) {
+  fupermod_point pt = FUPERMOD_POINT_INIT;
+  fupermod_points pts = {1, &pt, 0};
+  fupermod_model *m = NULL;
+  pt.d = 100;
+  pt.t = 100.0 / speed;
+  fupermod_model_create("cpm", &pts, 0, &m);
+  return m;
+}
+
+enum { L_EVEN, L_BR, L_KL, L_ROWS, L_COLS, L_GENERAL, L_15D, L_COUNT };
+static const char *lname[L_COUNT] = {"even", "br (random areas, one zero)", "kl (random areas, one zero)",
+                                     "one column of strips", "one column per process", "general tiling",
+                                     "1.5D (cpm models)"};
+
+static fupermod_layout *make_layout(int kind, int K) {
+  double *a = malloc((size_t)size * sizeof *a);
+  fupermod_layout *l = NULL;
+  int rc = FUPERMOD_SUCCESS;
+  for (int i = 0; i < size; i++) a[i] = 0.2 + urand();
+  if (size > 1) a[size / 2] = 0.0; /* a process with no data */
+  switch (kind) {
+    case L_EVEN: rc = fupermod_layout_by_name("even", a, size, K, K, &l); break;
+    case L_BR: rc = fupermod_layout_br(a, size, 0, K, K, &l); break;
+    case L_KL: rc = fupermod_layout_kl(a, size, 0, NULL, K, K, &l); break;
+    case L_ROWS: a[size / 2] = 1.0; rc = fupermod_layout_kl(a, size, 1, NULL, K, K, &l); break;
+    case L_COLS: a[size / 2] = 1.0; rc = fupermod_layout_kl(a, size, size, NULL, K, K, &l); break;
+    case L_GENERAL: l = general_tiling(size, K); break;
+    case L_15D: {
+      fupermod_model **m = calloc((size_t)size, sizeof *m);
+      for (int i = 0; i < size; i++) m[i] = cpm_model(1.0 + i % 3);
+      rc = fupermod_layout_15d(fupermod_partitioner_find("cpm")->continuous, size, m, K, K, NULL, &l);
+      for (int i = 0; i < size; i++) fupermod_model_free(m[i]);
+      free(m);
+      break;
+    }
+  }
+  free(a);
+  if (rc != FUPERMOD_SUCCESS || !l) {
+    diag("layout %s, K = %d: %s", lname[kind], K, fupermod_error_message());
+    fupermod_layout_free(l);
+    return NULL;
+  }
+  return l;
+}
+
+typedef struct {
+  double *A, *B, *C, *C0;
+  size_t loc;
+} mats;
+
+static int alloc_fill(const fupermod_layout *l, int n, int b, int kind, uint64_t seed, mats *m) {
+  int rows, cols;
+  fupermod_summa_extent(l, rank, n, b, NULL, &rows, NULL, &cols);
+  m->loc = (size_t)rows * cols;
+  m->A = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
+  m->B = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
+  m->C = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
+  m->C0 = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
+  fupermod_summa_fill(l, rank, n, b, seed, kind, m->A);
+  fupermod_summa_fill(l, rank, n, b, seed + 1, kind, m->B);
+  fupermod_summa_fill(l, rank, n, b, seed + 2, kind, m->C0);
+  if (m->loc) memcpy(m->C, m->C0, m->loc * sizeof(double));
+  return FUPERMOD_SUCCESS;
+}
+
+static void free_mats(mats *m) {
+  free(m->A);
+  free(m->B);
+  free(m->C);
+  free(m->C0);
+}
+
+/* Exact runs over every layout and shape. */
+static void test_exact(void) {
+  struct {
+    int n, b;
+  } shapes[] = {{37, 5}, {64, 16}, {50, 64}, {97, 7}, {1, 1}};
+  int nshapes = size > 7 ? 3 : 5;
+  for (int s = 0; s < nshapes; s++) {
+    int n = shapes[s].n, b = shapes[s].b, K = (n + b - 1) / b;
+    for (int kind = 0; kind < L_COUNT; kind++) {
+      fupermod_layout *l = make_layout(kind, K);
+      int good = 1, rc1, rc2, rc3 = 0, rc4 = 0;
+      long mis1 = -1, mis2 = -1;
+      double md1 = -1, md2 = -1;
+      mats m;
+      if (!all(l != NULL)) {
+        ok(0, "layout %s for n = %d, b = %d", lname[kind], n, b);
+        fupermod_layout_free(l);
+        continue;
+      }
+      alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 11 + (uint64_t)s, &m);
+      rc1 = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0);
+      if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
+      if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
+      rc2 = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 1);
+      if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
+      good = all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0);
+      if (!good) diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
+      ok(good, "p = %d, n = %d, b = %d%s, %s (%d columns): C = AB and C += AB equal the serial GEMM exactly", size, n,
+         b, n % b ? " (not dividing n)" : "", lname[kind], l->ncols);
+      free_mats(&m);
+      fupermod_layout_free(l);
+    }
+  }
+}
+
+/* Randomised check on a larger matrix, and that it catches a wrong element. */
+static void test_random(void) {
+  int n = size > 7 ? 160 : 300, b = size > 7 ? 24 : 32, K = (n + b - 1) / b;
+  int kinds[2] = {L_BR, L_KL};
+  for (int t = 0; t < 2; t++) {
+    fupermod_layout *l = make_layout(kinds[t], K);
+    mats m;
+    double r1 = NAN, r2 = NAN, r3 = NAN;
+    int rc, owner = -1;
+    if (!all(l != NULL)) {
+      ok(0, "layout for the randomised check");
+      fupermod_layout_free(l);
+      continue;
+    }
+    alloc_fill(l, n, b, FUPERMOD_SUMMA_UNIFORM, 77, &m);
+    rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 1);
+    if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, 5, &r1);
+    ok(all(rc == 0 && r1 <= 1.0), "p = %d, n = %d, b = %d, %s: randomised check passes for C += AB (error/bound %.2g)",
+       size, n, b, lname[kinds[t]], r1);
+    /* C = AB checked against the same product without C0 */
+    rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0);
+    if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, 6, &r2);
+    ok(all(rc == 0 && r2 <= 1.0), "randomised check passes for C = AB (error/bound %.2g)", r2);
+    /* corrupt one element on the last process that owns data */
+    for (int i = 0; i < size; i++)
+      if (fupermod_layout_area(l, i) > 0) owner = i;
+    if (rank == owner) m.C[m.loc / 2] += 1e-3;
+    rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, 6, &r3);
+    ok(all(rc == 0 && r3 > 100.0), "one element off by 1e-3 on rank %d is caught (error/bound %.3g)", owner, r3);
+    free_mats(&m);
+    fupermod_layout_free(l);
+  }
+}
+
+/* Bad input: every rank returns the same error, nobody hangs. */
+static void test_bad_input(void) {
+  int n = 40, b = 8, K = 5, rc, got;
+  fupermod_layout *l = make_layout(L_EVEN, K), *other = NULL;
+  mats m;
+  int last_owner = -1;
+  alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 3, &m);
+  for (int i = 0; i < size; i++)
+    if (fupermod_layout_area(l, i) > 0) last_owner = i;
+  rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, rank == last_owner ? NULL : m.C, 0);
+  got = rc;
+  MPI_Bcast(&got, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  ok(all(rc == FUPERMOD_ERR_USAGE && rc == got && strstr(fupermod_error_message(), "C is NULL")),
+     "NULL C on rank %d: every rank returns the same usage error: %s", last_owner, fupermod_error_message());
+  rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, 41, b, m.A, m.B, m.C, 0);
+  ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "6 x 6")),
+     "n = 41 with a 5 x 5 layout of b = 8 is rejected everywhere: %s", fupermod_error_message());
+  rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, 0, m.A, m.B, m.C, 0);
+  ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "b = 0")), "b = 0 is rejected: %s",
+     fupermod_error_message());
+  if (size > 1) {
+    /* rank 0 holds a different (valid) layout */
+    if (rank == 0) {
+      double a[64];
+      for (int i = 0; i < size; i++) a[i] = 1.0 + i;
+      fupermod_layout_br(a, size, 0, K, K, &other);
+    } else {
+      fupermod_layout_copy(l, &other);
+    }
+    {
+      mats m2;
+      alloc_fill(other, n, b, FUPERMOD_SUMMA_INTEGER, 3, &m2);
+      rc = fupermod_summa_dgemm(MPI_COMM_WORLD, other, n, b, m2.A, m2.B, m2.C, 0);
+      ok(all(rc == FUPERMOD_ERR_MPI && strstr(fupermod_error_message(), "different layouts")),
+         "different layouts on different ranks: every rank returns an error: %s", fupermod_error_message());
+      free_mats(&m2);
+    }
+    fupermod_layout_free(other);
+    other = NULL;
+    /* a layout for another number of processes */
+    fupermod_layout_alloc(size + 1, K, K, &other);
+    other->rects[0] = (fupermod_rect){0, 0, K, K};
+    rc = fupermod_summa_dgemm(MPI_COMM_WORLD, other, n, b, m.A, m.B, m.C, 0);
+    ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "communicator")),
+       "a layout for %d processes on %d: %s", size + 1, size, fupermod_error_message());
+    fupermod_layout_free(other);
+  } else {
+    skip("layout disagreement needs 2 processes");
+    skip("layout size mismatch tested with 2 or more processes");
+  }
+  /* the layout broadcast carries the root's failure to every rank */
+  {
+    fupermod_layout *bl = NULL;
+    int brc = FUPERMOD_SUCCESS;
+    if (rank == 0) brc = fupermod_error(FUPERMOD_ERR_INPUT, "cannot read the test layout");
+    rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, brc, &bl);
+    ok(all(rc == FUPERMOD_ERR_INPUT && !bl && strstr(fupermod_error_message(), "cannot read the test layout")),
+       "layout broadcast reports the root's error on every rank");
+    if (rank == 0) fupermod_layout_copy(l, &bl);
+    rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, FUPERMOD_SUCCESS, &bl);
+    ok(all(rc == FUPERMOD_SUCCESS && bl && bl->p == l->p && memcmp(bl->rects, l->rects, (size_t)l->p * sizeof *l->rects) == 0),
+       "layout broadcast copies the root's layout");
+    fupermod_layout_free(bl);
+  }
+  free_mats(&m);
+  fupermod_layout_free(l);
+}
+
+int main(int argc, char **argv) {
+  int status;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  tap_quiet(rank != 0);
+  test_exact();
+  test_random();
+  test_bad_input();
+  status = done_testing();
+  MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,501 @@
+/* Matrix layouts: spec 6.6 T1 (KL 2 x 7 => H = 9), T2, T9 (BR program values and columns), the
+ * BR program against brute force over every set partition (consecutive-in-sorted-order claim),
+ * exact tiling and area accuracy on thousands of random instances (primes, zero areas, M and N
+ * not multiples of anything), the 1.5D path through real 1D partitioners, layout files and
+ * bad input. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fupermod/fupermod.h"
+#include "partitioners/matrix.h"
+#include "partitioners/partitioners.h"
+#include "tests/tap.h"
+
+static uint64_t rng_state = 0x2dcafe1405ULL;
+static uint64_t rnd64(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+static double urand(double a, double b) { return a + (b - a) * (double)(rnd64() >> 11) / 9007199254740992.0; }
+static int irand(int a, int b) { return a + (int)(rnd64() % (uint64_t)(b - a + 1)); }
+
+/* Processes per column, left to right (columns ordered by their first block column). */
+static int column_sizes(const fupermod_layout *l, int *sizes, int *starts) {
+  int n = 0;
+  for (int j = 0; j < l->ncols; j++) sizes[j] = 0, starts[j] = -1;
+  for (int i = 0; i < l->p; i++)
+    if (l->column[i] >= 0) {
+      sizes[l->column[i]]++;
+      starts[l->column[i]] = l->rects[i].col;
+    }
+  /* sort columns by start (insertion sort; few columns) */
+  for (int a = 1; a < l->ncols; a++)
+    for (int b = a; b > 0 && starts[b - 1] > starts[b]; b--) {
+      int t = starts[b];
+      starts[b] = starts[b - 1], starts[b - 1] = t;
+      t = sizes[b];
+      sizes[b] = sizes[b - 1], sizes[b - 1] = t;
+    }
+  for (int j = 0; j < l->ncols; j++) n += sizes[j];
+  return n;
+}
+
+/* Brute force: minimum over every set partition of the processes into columns of
+ * c + sum_j r_j w_j (areas normalised to 1), by restricted growth strings. */
+static double brute_force_H(const double *a, int q, int cmax_fixed) {
+  int lab[12] = {0}, mx[12] = {0};
+  double best = INFINITY, tot = 0.0;
+  for (int i = 0; i < q; i++) tot += a[i];
+  for (;;) {
+    int c = 0;
+    double w[12] = {0};
+    int r[12] = {0};
+    for (int i = 0; i < q; i++) {
+      w[lab[i]] += a[i] / tot;
+      r[lab[i]]++;
+      if (lab[i] + 1 > c) c = lab[i] + 1;
+    }
+    if (cmax_fixed <= 0 || c == cmax_fixed) {
+      double H = c;
+      for (int j = 0; j < c; j++) H += r[j] * w[j];
+      if (H < best) best = H;
+    }
+    /* next restricted growth string */
+    int i = q - 1;
+    while (i > 0 && lab[i] == mx[i - 1] + 1) i--;
+    if (i == 0) break;
+    lab[i]++;
+    for (int k = i + 1; k < q; k++) lab[k] = 0;
+    for (int k = i; k < q; k++) mx[k] = (lab[k] > mx[k - 1]) ? lab[k] : mx[k - 1];
+  }
+  return best;
+}
+
+static int is_prime(int n) {
+  if (n < 2) return 0;
+  for (int d = 2; d * d <= n; d++)
+    if (n % d == 0) return 0;
+  return 1;
+}
+
+static void test_t1_kl(void) {
+  double areas[14];
+  int sizes[2] = {7, 7}, ok_all = 1;
+  for (int trial = 0; trial < 50; trial++) {
+    fupermod_layout *l = NULL;
+    for (int i = 0; i < 14; i++) areas[i] = trial == 0 ? 1.0 : urand(0.2, 5.0);
+    if (fupermod_layout_kl(areas, 14, 2, sizes, 840, 840, &l) != FUPERMOD_SUCCESS ||
+        fupermod_layout_check(l) != FUPERMOD_SUCCESS || fabs(fupermod_layout_volume(l) - 9.0) > 1e-12 ||
+        l->ncols != 2) {
+      diag("trial %d: %s H = %g", trial, fupermod_error_message(), l ? fupermod_layout_volume(l) : NAN);
+      ok_all = 0;
+    }
+    fupermod_layout_free(l);
+  }
+  ok(ok_all, "T1: KL with 14 processors in 2 columns of 7 tiles 840x840 with H = 9 for any speeds (50 vectors)");
+  {
+    /* T2 with the spec's FPM-BR value, and BR never worse than the KL 2 x 7 arrangement */
+    double H[14];
+    int never_worse = 1;
+    ok(fabs((9.0 - 7.457) / 9.0 - 0.171) < 5e-4, "T2: (9 - 7.457)/9 = 17.1%%");
+    for (int trial = 0; trial < 200; trial++) {
+      for (int i = 0; i < 14; i++) areas[i] = urand(0.05, 3.0);
+      if (fupermod_br_table(areas, 14, 14, H) != FUPERMOD_SUCCESS) never_worse = 0;
+      double best = INFINITY;
+      for (int c = 0; c < 14; c++)
+        if (H[c] < best) best = H[c];
+      if (!(best <= 9.0 + 1e-12) || !(H[1] <= 9.0 + 1e-12)) never_worse = 0;
+    }
+    ok(never_worse, "BR optimum <= 9 (the sorted 2 x 7 split) for 200 random 14-area vectors");
+  }
+}
+
+static void test_t9_br(void) {
+  double eq[16], H[16];
+  const double want[5] = {15.0, 9.0, 3.0 + 66.0 / 14.0, 4.0 + 50.0 / 14.0, 5.0 + 40.0 / 14.0};
+  int good = 1;
+  fupermod_layout *l = NULL;
+  for (int i = 0; i < 16; i++) eq[i] = 1.0;
+  ok(fupermod_br_table(eq, 14, 16, H) == FUPERMOD_SUCCESS, "br_table on 14 equal areas");
+  for (int c = 0; c < 5; c++)
+    if (fabs(H[c] - want[c]) > 1e-12) {
+      diag("c = %d: H = %.15g, want %.15g", c + 1, H[c], want[c]);
+      good = 0;
+    }
+  ok(good, "T9: best H by column count c = 1..5 is 15, 9, 7.7143, 7.5714, 7.8571");
+  ok(isinf(H[14]) && isinf(H[15]), "T9: more columns than processes is infeasible (H = inf)");
+  {
+    double best = INFINITY;
+    int bc = 0;
+    for (int c = 0; c < 14; c++)
+      if (H[c] < best) best = H[c], bc = c + 1;
+    ok(bc == 4 && fabs(best - (4.0 + 50.0 / 14.0)) < 1e-12, "T9: optimum 4 + 50/14 = %.4f with 4 columns", best);
+  }
+  if (fupermod_layout_br(eq, 14, 0, 840, 840, &l) == FUPERMOD_SUCCESS) {
+    int sizes[16], starts[16];
+    column_sizes(l, sizes, starts);
+    ok(fupermod_layout_check(l) == FUPERMOD_SUCCESS, "BR 14 equal areas on 840x840 tiles exactly");
+    ok(l->ncols == 4 && sizes[0] == 3 && sizes[1] == 3 && sizes[2] == 4 && sizes[3] == 4,
+       "T9: BR layout has columns of 3, 3, 4, 4 processes (got %d columns: %d %d %d %d)", l->ncols, sizes[0],
+       sizes[1], sizes[2], sizes[3]);
+    ok(fabs(fupermod_layout_volume(l) - (4.0 + 50.0 / 14.0)) < 1e-12,
+       "T9: integer layout H = %.15g = 4 + 50/14 (840 is divisible by 3, 4 and 14)", fupermod_layout_volume(l));
+    {
+      int areas_equal = 1;
+      for (int i = 0; i < 14; i++) areas_equal &= fupermod_layout_area(l, i) == 840L * 840 / 14;
+      ok(areas_equal, "T9: every process gets exactly 840*840/14 blocks");
+    }
+    fupermod_layout_free(l);
+  } else {
+    ok(0, "BR 14 equal areas: %s", fupermod_error_message());
+  }
+  /* areas (0.1, 0.2, 0.3, 0.4), given out of order */
+  {
+    double a[4] = {0.3, 0.1, 0.4, 0.2};
+    ok(fupermod_br_table(a, 4, 4, H) == FUPERMOD_SUCCESS && fabs(fmin(fmin(H[0], H[1]), fmin(H[2], H[3])) - 4.0) < 1e-12,
+       "T9: areas (0.1, 0.2, 0.3, 0.4) give H = 4.0");
+    if (fupermod_layout_br(a, 4, 0, 21, 10, &l) == FUPERMOD_SUCCESS) {
+      /* ranks 1 (0.1) and 3 (0.2) share a column of width 3; ranks 0 (0.3) and 2 (0.4) width 7;
+       * 21 rows make every height an integer */
+      ok(l->ncols == 2 && l->column[1] == l->column[3] && l->column[0] == l->column[2] &&
+             l->column[1] != l->column[0] && l->rects[1].width == 3 && l->rects[0].width == 7 &&
+             l->rects[1].col == 0 && fabs(fupermod_layout_volume(l) - 4.0) < 1e-12,
+         "T9: columns {0.1, 0.2} (width 3 of 10) and {0.3, 0.4} (width 7), H = %g", fupermod_layout_volume(l));
+      ok(fupermod_layout_area(l, 1) == 21 && fupermod_layout_area(l, 3) == 42 && fupermod_layout_area(l, 0) == 63 &&
+             fupermod_layout_area(l, 2) == 84,
+         "T9: on 21 x 10 blocks the areas are 21, 42, 63, 84 exactly");
+      fupermod_layout_free(l);
+    } else {
+      ok(0, "BR (0.1..0.4): %s", fupermod_error_message());
+    }
+  }
+  /* square grids */
+  {
+    int sq[3] = {4, 9, 16};
+    for (int t = 0; t < 3; t++) {
+      int p = sq[t], r = (int)lround(sqrt(p)), sizes[16], starts[16], same = 1;
+      if (fupermod_layout_br(eq, p, 0, 240, 240, &l) != FUPERMOD_SUCCESS) {
+        ok(0, "BR %d equal: %s", p, fupermod_error_message());
+        continue;
+      }
+      column_sizes(l, sizes, starts);
+      for (int j = 0; j < l->ncols; j++) same &= sizes[j] == r;
+      ok(l->ncols == r && same && fabs(fupermod_layout_volume(l) - 2.0 * r) < 1e-12 &&
+             fupermod_layout_check(l) == FUPERMOD_SUCCESS,
+         "T9: %d equal areas give a %d x %d grid with H = %d", p, r, r, 2 * r);
+      fupermod_layout_free(l);
+    }
+  }
+}
+
+/* The DP against every set partition, for random small instances. */
+static void test_br_brute_force(void) {
+  int good_opt = 1, good_fixed = 1, n = 0;
+  for (int trial = 0; trial < 300; trial++) {
+    int q = irand(1, 8);
+    double a[12], H[12];
+    for (int i = 0; i < q; i++) a[i] = trial % 3 == 0 ? (double)irand(1, 4) : urand(0.01, 1.0);
+    if (fupermod_br_table(a, q, q, H) != FUPERMOD_SUCCESS) {
+      good_opt = 0;
+      continue;
+    }
+    double best = INFINITY;
+    for (int c = 0; c < q; c++) best = fmin(best, H[c]);
+    if (fabs(best - brute_force_H(a, q, 0)) > 1e-12) {
+      diag("q = %d: DP %.15g, brute force %.15g", q, best, brute_force_H(a, q, 0));
+      good_opt = 0;
+    }
+    if (q <= 6)
+      for (int c = 1; c <= q; c++)
+        if (fabs(H[c - 1] - brute_force_H(a, q, c)) > 1e-12) good_fixed = 0;
+    /* the layout's integer H approaches the real optimum on a fine matrix */
+    {
+      fupermod_layout *l = NULL;
+      if (fupermod_layout_br(a, q, 0, 100000, 100000, &l) != FUPERMOD_SUCCESS ||
+          fabs(fupermod_layout_volume(l) - best) > 1e-3 * q)
+        good_opt = 0;
+      fupermod_layout_free(l);
+    }
+    n++;
+  }
+  ok(good_opt, "BR program optimal over all set partitions into columns (%d random instances, q <= 8)", n);
+  ok(good_fixed, "BR table optimal for every fixed column count (q <= 6)");
+}
+
+/* Tiling and area accuracy on random instances. */
+static void test_random_tiling(void) {
+  int n = 0, bad_tiling = 0, bad_zero = 0, bad_area = 0, primes = 0, with_zero = 0, bad_cols = 0;
+  for (int trial = 0; trial < 4000; trial++) {
+    int p = trial % 10 == 0 ? irand(60, 150) : irand(1, 40), M = irand(1, 300), N = irand(1, 300);
+    int alg = trial % 3, ncols = 0, zero = 0;
+    double *a = malloc((size_t)p * sizeof *a), tot = 0.0;
+    fupermod_layout *l = NULL;
+    int rc;
+    for (int i = 0; i < p; i++) {
+      a[i] = rnd64() % 7 == 0 ? 0.0 : (trial % 2 ? urand(0.001, 1.0) : (double)irand(1, 5));
+      tot += a[i];
+    }
+    if (tot == 0.0) a[irand(0, p - 1)] = 1.0, tot = 1.0;
+    for (int i = 0; i < p; i++) zero |= a[i] == 0.0;
+    if (alg == 0) {
+      ncols = irand(0, p < 12 ? p : 12);
+      rc = fupermod_layout_kl(a, p, ncols, NULL, M, N, &l);
+    } else if (alg == 1) {
+      int q = 0;
+      for (int i = 0; i < p; i++) q += a[i] > 0.0;
+      ncols = trial % 5 == 1 ? irand(1, q < N ? q : N) : 0;
+      rc = fupermod_layout_br(a, p, ncols, M, N, &l);
+    } else {
+      rc = fupermod_layout_by_name("even", a, p, M, N, &l);
+    }
+    n++;
+    primes += is_prime(p);
+    with_zero += zero && alg != 2;
+    if (rc != FUPERMOD_SUCCESS || fupermod_layout_check(l) != FUPERMOD_SUCCESS) {
+      if (bad_tiling++ < 3) diag("alg %d p %d M %d N %d: %s", alg, p, M, N, fupermod_error_message());
+      free(a);
+      fupermod_layout_free(l);
+      continue;
+    }
+    if (alg == 1 && ncols > 0 && l->ncols > ncols) bad_cols++;
+    if (l->ncols > N) bad_cols++;
+    for (int i = 0; i < p; i++) {
+      double ideal = (alg == 2 ? 1.0 / p : a[i] / tot) * (double)M * N;
+      long got = fupermod_layout_area(l, i);
+      if (alg != 2 && a[i] == 0.0 && got != 0) bad_zero++;
+      /* |W h - wN hM| < W + hM <= N + M: one block of rounding in each dimension */
+      if (fabs((double)got - ideal) > (double)M + N + 1e-9) {
+        if (bad_area++ < 3) diag("alg %d p %d M %d N %d: process %d has %ld blocks, ideal %.2f", alg, p, M, N, i, got, ideal);
+      }
+    }
+    free(a);
+    fupermod_layout_free(l);
+  }
+  ok(bad_tiling == 0, "exact tiling on %d random instances (%d with prime p, %d with zero areas)", n, primes,
+     with_zero);
+  ok(bad_zero == 0, "zero-area processes always get an empty rectangle");
+  ok(bad_area == 0, "every area within M + N blocks of its share (one block of rounding per dimension)");
+  ok(bad_cols == 0, "never more columns than requested, nor than N");
+}
+
+/* More processes than blocks, one block, a single process. */
+static void test_degenerate(void) {
+  double a[50];
+  fupermod_layout *l = NULL;
+  for (int i = 0; i < 50; i++) a[i] = 1.0 + i % 3;
+  {
+    int rc = fupermod_layout_br(a, 50, 0, 3, 4, &l);
+    ok(rc == FUPERMOD_SUCCESS && fupermod_layout_check(l) == FUPERMOD_SUCCESS && l->ncols <= 4,
+       "50 processes on 3 x 4 blocks: exact tiling, %d columns", l ? l->ncols : -1);
+  }
+  fupermod_layout_free(l);
+  ok(fupermod_layout_br(a, 7, 0, 1, 1, &l) == FUPERMOD_SUCCESS && fupermod_layout_check(l) == FUPERMOD_SUCCESS,
+     "7 processes on one block");
+  {
+    int owners = 0;
+    for (int i = 0; l && i < 7; i++) owners += fupermod_layout_area(l, i) == 1;
+    ok(owners == 1, "exactly one process owns the single block");
+  }
+  fupermod_layout_free(l);
+  ok(fupermod_layout_kl(a, 1, 0, NULL, 5, 9, &l) == FUPERMOD_SUCCESS && l->rects[0].height == 5 &&
+         l->rects[0].width == 9,
+     "one process owns the whole 5 x 9 matrix");
+  fupermod_layout_free(l);
+}
+
+/* Thousands of processes (the O(p^2) program and the tiling check's sweep stay fast). */
+static void test_large(void) {
+  int p = 3000;
+  double *a = malloc((size_t)p * sizeof *a);
+  fupermod_layout *l = NULL;
+  for (int i = 0; i < p; i++) a[i] = urand(0.5, 2.0);
+  int rc = fupermod_layout_br(a, p, 0, 4000, 4000, &l);
+  ok(rc == FUPERMOD_SUCCESS && fupermod_layout_check(l) == FUPERMOD_SUCCESS && l->ncols > 30 && l->ncols < 80,
+     "BR with 3000 processes on 4000 x 4000 blocks: exact tiling, %d columns, H = %.2f", l ? l->ncols : -1,
+     l ? fupermod_layout_volume(l) : NAN);
+  fupermod_layout_free(l);
+  free(a);
+}
+
+static fupermod_model *cpm_model(long d, double t) {
+  fupermod_point pt = FUPERMOD_POINT_INIT;
+  fupermod_points pts = {1, &pt, 0};
+  fupermod_model *m = NULL;
+  pt.d = d;
+  pt.t = t;
+  if (fupermod_model_create("cpm", &pts, 0, &m) != FUPERMOD_SUCCESS) diag("model: %s", fupermod_error_message());
+  return m;
+}
+
+static void test_15d(void) {
+  const double speed[4] = {1, 2, 3, 4};
+  const char *parts[3] = {"cpm", "geometric", "numerical"};
+  fupermod_model *m[4];
+  for (int i = 0; i < 4; i++) m[i] = cpm_model(10, 10.0 / speed[i]);
+  for (int k = 0; k < 3; k++) {
+    const fupermod_partitioner *alg = fupermod_partitioner_find(parts[k]);
+    fupermod_dist *dist = fupermod_dist_alloc(210, 4);
+    fupermod_layout *l = NULL, *ref = NULL;
+    double areas[4];
+    if (!alg || !alg->continuous) {
+      skip("partitioner not built");
+      fupermod_dist_free(dist);
+      continue;
+    }
+    int rc = fupermod_layout_15d(alg->continuous, 4, m, 21, 10, dist, &l);
+    ok(rc == FUPERMOD_SUCCESS && dist->parts[0].d == 21 && dist->parts[1].d == 42 && dist->parts[2].d == 63 &&
+           dist->parts[3].d == 84,
+       "1.5D with %s over single-point models, speeds 1:2:3:4, 21 x 10 blocks: areas 21, 42, 63, 84", parts[k]);
+    for (int i = 0; i < 4; i++) areas[i] = (double)dist->parts[i].d;
+    if (rc == FUPERMOD_SUCCESS && fupermod_layout_br(areas, 4, 0, 21, 10, &ref) == FUPERMOD_SUCCESS) {
+      int same = l->ncols == ref->ncols;
+      for (int i = 0; i < 4; i++)
+        same &= memcmp(&l->rects[i], &ref->rects[i], sizeof l->rects[i]) == 0 &&
+                fupermod_layout_area(l, i) == dist->parts[i].d;
+      ok(same && fabs(fupermod_layout_volume(l) - 4.0) < 1e-12,
+         "1.5D (%s): shapes are the BR layout of those areas, H = 4", parts[k]);
+    } else {
+      ok(0, "1.5D (%s): %s", parts[k], fupermod_error_message());
+    }
+    fupermod_layout_free(l);
+    fupermod_layout_free(ref);
+    fupermod_dist_free(dist);
+  }
+  {
+    fupermod_layout *l = NULL;
+    fupermod_dist *bad = fupermod_dist_alloc(99, 4);
+    ok(fupermod_layout_15d(fupermod_partitioner_find("cpm")->continuous, 4, m, 21, 10, bad, &l) == FUPERMOD_ERR_USAGE &&
+           strstr(fupermod_error_message(), "dist") && !l,
+       "1.5D rejects a dist whose D is not M*N: %s", fupermod_error_message());
+    ok(fupermod_layout_15d(NULL, 4, m, 10, 10, NULL, &l) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "partition"),
+       "1.5D rejects a NULL partitioner");
+    fupermod_dist_free(bad);
+  }
+  for (int i = 0; i < 4; i++) fupermod_model_free(m[i]);
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs(text, f);
+  return fclose(f);
+}
+
+static void test_files(void) {
+  char dir[] = "/tmp/test_matrix.XXXXXX", path[256];
+  double a[7] = {3, 0, 1, 2, 5, 1, 4};
+  fupermod_layout *l = NULL, *back = NULL;
+  if (!mkdtemp(dir)) {
+    skip("mkdtemp failed");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/l.layout", dir);
+  fupermod_layout_br(a, 7, 0, 37, 23, &l);
+  ok(fupermod_layout_save(path, l, "test") == FUPERMOD_SUCCESS, "layout saved");
+  ok(fupermod_layout_load(path, &back) == FUPERMOD_SUCCESS && back->p == 7 && back->M == 37 && back->N == 23 &&
+         back->ncols == l->ncols && memcmp(back->rects, l->rects, 7 * sizeof *l->rects) == 0 &&
+         memcmp(back->column, l->column, 7 * sizeof *l->column) == 0,
+     "layout file reads back identically");
+  fupermod_layout_free(back);
+  back = NULL;
+  {
+    struct {
+      const char *text, *needle, *what;
+    } bad[] = {
+        {"2 2 2 0\n0 0 0 2 1 -1\n1 0 0 2 1 -1\n", "overlap", "overlapping rectangles"},
+        {"2 2 2 0\n0 0 0 2 1 -1\n", "1 of 2 ranks", "a missing rank"},
+        {"2 2 2 0\n0 0 0 2 1 -1\n0 0 1 2 1 -1\n", ":3: rank 0 given twice", "a rank given twice"},
+        {"2 2 2\n", ":1: expected the header", "a short header"},
+        {"1 2 2 0\n0 0 0 2 x -1\n", ":2: field 5", "a non-integer field"},
+        {"1 2 2 0\n0 0 0 2 3 -1\n", "outside", "a rectangle outside the matrix"},
+        {"2 2 2 0\n0 0 0 1 2 -1\n1 0 0 0 0 -1\n", "cover 2 blocks", "a gap"},
+        {"2 2 2 2\n0 0 0 2 1 0\n1 0 1 2 1 0\n", "different column extents", "a column with two extents"},
+        {"# only a comment\n", "empty layout", "an empty file"},
+        {"0 2 2 0\n", "p = 0", "p = 0"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+      snprintf(path, sizeof path, "%s/bad%zu.layout", dir, k);
+      write_text(path, bad[k].text);
+      int rc = fupermod_layout_load(path, &back);
+      ok(rc == FUPERMOD_ERR_INPUT && !back && strstr(fupermod_error_message(), path) &&
+             strstr(fupermod_error_message(), bad[k].needle),
+         "layout file with %s is rejected: %s", bad[k].what, fupermod_error_message());
+      fupermod_layout_free(back);
+      back = NULL;
+      unlink(path);
+    }
+  }
+  ok(fupermod_layout_load("/nonexistent/x.layout", &back) != FUPERMOD_SUCCESS && !back &&
+         strstr(fupermod_error_message(), "/nonexistent/x.layout"),
+     "missing layout file: %s", fupermod_error_message());
+  snprintf(path, sizeof path, "%s/l.layout", dir);
+  unlink(path);
+  rmdir(dir);
+  fupermod_layout_free(l);
+}
+
+static void test_bad_input(void) {
+  double a[4] = {1, 2, 3, 4}, z[3] = {0, 0, 0}, neg[3] = {1, -1, 2}, nan3[3] = {1, NAN, 2};
+  int sizes[2] = {1, 2};
+  fupermod_layout *l = NULL;
+#define BAD(call, needle, what)                                                                          \
+  do {                                                                                                   \
+    int rc_ = (call);                                                                                    \
+    ok(rc_ == FUPERMOD_ERR_USAGE && !l && strstr(fupermod_error_message(), needle), "%s: %s", what,        \
+       fupermod_error_message());                                                                        \
+    fupermod_layout_free(l);                                                                             \
+    l = NULL;                                                                                            \
+  } while (0)
+  BAD(fupermod_layout_br(NULL, 4, 0, 4, 4, &l), "areas", "NULL areas");
+  BAD(fupermod_layout_br(neg, 3, 0, 4, 4, &l), "areas[1]", "negative area");
+  BAD(fupermod_layout_br(nan3, 3, 0, 4, 4, &l), "areas[1]", "NaN area");
+  BAD(fupermod_layout_br(z, 3, 0, 4, 4, &l), "sum", "all areas zero");
+  BAD(fupermod_layout_br(a, 0, 0, 4, 4, &l), "p = 0", "p = 0");
+  BAD(fupermod_layout_br(a, 4, 0, 0, 4, &l), "M = 0", "M = 0");
+  BAD(fupermod_layout_br(a, 4, 5, 8, 8, &l), "ncols = 5", "more columns than processes");
+  BAD(fupermod_layout_br(a, 4, 3, 8, 2, &l), "N = 2", "more columns than block columns");
+  BAD(fupermod_layout_kl(a, 3, 2, sizes + 1, 4, 4, &l), "col_sizes", "KL column sizes not summing to p");
+  BAD(fupermod_layout_kl(a, 3, 4, NULL, 4, 4, &l), "ncols = 4", "KL with more columns than processes");
+  BAD(fupermod_layout_by_name("zz", a, 4, 4, 4, &l), "zz", "unknown algorithm");
+  {
+    double H[2];
+    ok(fupermod_br_table(a, 4, 0, H) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "cmax"),
+       "br_table with cmax = 0: %s", fupermod_error_message());
+  }
+  {
+    fupermod_layout *t = NULL;
+    fupermod_layout_alloc(2, 2, 2, &t);
+    t->rects[0] = (fupermod_rect){0, 0, 2, 1};
+    t->rects[1] = (fupermod_rect){0, 1, 2, 1};
+    t->column[0] = t->column[1] = -1;
+    ok(fupermod_layout_check(t) == FUPERMOD_SUCCESS, "hand-made 2-process general tiling passes the check");
+    t->rects[1].row = 1;
+    t->rects[1].height = 1;
+    ok(fupermod_layout_check(t) == FUPERMOD_ERR_INPUT, "a gap is caught: %s", fupermod_error_message());
+    t->rects[1] = (fupermod_rect){0, 0, 1, 2};
+    t->rects[0] = (fupermod_rect){0, 1, 2, 1};
+    ok(fupermod_layout_check(t) == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "overlap"),
+       "an overlap with an equal total area is caught: %s", fupermod_error_message());
+    fupermod_layout_free(t);
+  }
+#undef BAD
+}
+
+int main(void) {
+  test_t1_kl();
+  test_t9_br();
+  test_br_brute_force();
+  test_random_tiling();
+  test_degenerate();
+  test_large();
+  test_15d();
+  test_files();
+  test_bad_input();
+  return done_testing();
+}
