@@ -245,6 +245,12 @@ static int polite_waitall(int count, MPI_Request *req) {
 
 int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                          double *C, int accumulate) {
+  return fupermod_summa_dgemm_timed(comm, l, n, b, A, B, C, accumulate, NULL);
+}
+
+int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                               double *C, int accumulate, double *compute) {
+  double gemm_time = 0.0, g0;
   const double *ptrs[3] = {A, B, C};
   const char *names[3] = {"A", "B", "C"};
   MPI_Comm work = MPI_COMM_NULL;
@@ -319,6 +325,7 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
         bp = cur->bpan;
         ldb = kb;
       }
+      g0 = fupermod_time();
       if (nxt->count == 0) {
         cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
       } else {
@@ -334,6 +341,7 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
             mpi_err = err;
         }
       }
+      gemm_time += fupermod_time() - g0;
     }
     /* requests left by a failed step must not outlive the buffers */
     for (int s = 0; s < 2; s++)
@@ -346,6 +354,7 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
     rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
   }
   rc = agree(comm, rc);
+  if (compute) *compute = gemm_time;
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
   for (int s = 0; s < 2; s++) {

@@ -26,6 +26,10 @@ int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int 
  * any rank's are invalid, or the ranks' layouts differ, every rank returns the same error. */
 int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                          double *C, int accumulate);
+/* The same, with *compute (if not NULL) = this process's seconds in local GEMM updates (the part
+ * the dgemm kernel's model predicts; the rest is communication and waiting). */
+int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                               const double *B, double *C, int accumulate, double *compute);
 
 /* Collective: *l on root (its status rc_root: a failure there is returned on every rank with
  * root's message) is copied to every other rank, which allocates its own *l. */

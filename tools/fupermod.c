@@ -4,15 +4,19 @@
 #include "config.h"
 #include "tools/tools.h"
 
+int cmd_dypart(int argc, char **argv); /* tools/cmd_dypart.c */
+
 static const struct {
   const char *name;
   int (*run)(int, char **);
   const char *help;
 } commands[] = {
+  {"run", cmd_run, "the main job: models, partitions, SUMMA and 2D-FFT runs, report (MPI)"},
   {"config", cmd_config, "write a process configuration template for the running MPI job"},
   {"build", cmd_build, "benchmark a kernel on every process and write point files (MPI)"},
   {"model", cmd_model, "fit a model to point files, print it and plot it"},
   {"partition", cmd_partition, "partition D units with a named algorithm"},
+  {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
   {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 

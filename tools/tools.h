@@ -10,6 +10,7 @@ int cmd_model(int argc, char **argv);
 int cmd_partition(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 /* Print "fupermod SUB: message" to stderr and return the exit status of status. */
 int tool_fail(const char *sub, int status);

@@ -1,0 +1,683 @@
+/* fupermod run: the main job. Under mpirun, from a process configuration: build (or reuse) the
+ * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel,
+ * partition with PARALEPH (time and energy) and the Pareto algorithm, run heterogeneous SUMMA
+ * and 2D-FFT on the chosen and on the even distribution, and report (table, CSV, plots). */
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <fftw3.h>
+#include <mpi.h>
+#include "apps/fft2d.h"
+#include "apps/summa.h"
+#include "partitioners/paraleph.h"
+#include "partitioners/partitioners.h"
+#include "tools/build_common.h"
+
+static const char *SUB = "run";
+
+typedef struct {
+  const char *name;   /* "dgemm" or "fft" */
+  const char *kernel; /* kernel plug-in measured for it */
+  long n;             /* matrix order or signal side */
+  long b;             /* SUMMA block (dgemm) */
+  long D;             /* units to distribute: blocks of C, or signal rows */
+  long g;             /* granule: the measured sizes are g, 2g, ..., D */
+  int K;              /* number of measured sizes */
+  double iters;       /* kernel runs per application run (nb GEMM updates, 2 FFT phases) */
+} app_t;
+
+/* A distribution the application is run on, with predictions and measurements (rank order). */
+typedef struct {
+  const char *label;
+  fupermod_dist *dist;
+  double pred_time, pred_energy;  /* predicted application compute time (s) and dynamic energy (J) */
+  double meas_time, meas_energy;  /* measured on the application (mean of reps) */
+  double *meas_proc, *meas_proc_e; /* per process: measured compute time and dynamic energy */
+  double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
+} run_t;
+
+typedef struct {
+  const char *conf, *out, *algorithm;
+  int apps_dgemm, apps_fft, reps, quiet, rebuild;
+  long dgemm_n, dgemm_b, fft_n, K;
+  double tradeoff;
+  fupermod_precision prec;
+} options;
+
+static void help(void) {
+  printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
+         "The main job. Every process finds its line in CONF, then:\n"
+         "  1. builds the time and dynamic-energy functions of the DGEMM (SUMMA block update) and\n"
+         "     row-FFT kernels at K sizes, all processes in parallel (reused from DIR/models when the\n"
+         "     configuration line, kernel and sizes are unchanged; an interrupted build resumes);\n"
+         "  2. partitions with PARALEPH for time (or --algorithm), PARALEPH for energy, and HEPOPTA's\n"
+         "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
+         "     fastest);\n"
+         "  3. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution and on the even one;\n"
+         "  4. reports: a table, DIR/report.csv, DIR/summary.csv, DIR/front-APP.csv and plots.\n"
+         "Options:\n"
+         "  --out DIR          results (default fupermod-run)\n"
+         "  --apps LIST        dgemm,fft (default both)\n"
+         "  --size N           matrix order and signal side for every app (or --dgemm-n, --fft-n;\n"
+         "                     defaults 2048 and 2048)\n"
+         "  --dgemm-b B        SUMMA block size (default 128)\n"
+         "  --points K         measured sizes per function (default 32; N/b squared and N must be\n"
+         "                     multiples of K)\n"
+         "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
+         "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
+         "  --reps R           application runs per distribution (default 3)\n"
+         "  --rebuild          measure again even when the models could be reused\n"
+         "  -r/-R/-e/-i/-T     benchmark precision as in fupermod build\n"
+         "  -q                 no progress lines\n");
+}
+
+static int parse_apps(const char *s, options *o) {
+  char buf[128];
+  o->apps_dgemm = o->apps_fft = 0;
+  snprintf(buf, sizeof buf, "%s", s);
+  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+    if (strcmp(t, "dgemm") == 0) o->apps_dgemm = 1;
+    else if (strcmp(t, "fft") == 0) o->apps_fft = 1;
+    else return -1;
+  }
+  return o->apps_dgemm || o->apps_fft ? 0 : -1;
+}
+
+/* FNV-1a of everything that determines a model: reuse only when it matches. */
+static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
+  char buf[4096];
+  uint64_t h = 1469598103934665603ULL;
+  snprintf(buf, sizeof buf, "%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g", line, a->kernel, a->n, a->b, a->g, a->K,
+           p->reps_min, p->reps_max, p->cl, p->eps, p->time_max);
+  for (const char *s = buf; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* Build or reuse this process's function for app a: every size is measured with the node's
+ * processes in step; each point is appended at once so an interrupted run resumes. */
+static int build_function(const options *o, tool_proc *tp, const app_t *a, fupermod_points *pts, double *elapsed) {
+  const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
+  char dir[4096], path[4200], sub[2048], head[256];
+  uint64_t fp = fingerprint(pc->subopts, a, &o->prec);
+  fupermod_kernel *k = NULL;
+  int rc = FUPERMOD_SUCCESS, rank, reuse = 0;
+  double t0 = fupermod_time();
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  snprintf(dir, sizeof dir, "%s/models/%s", o->out, a->name);
+  snprintf(path, sizeof path, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
+  snprintf(head, sizeof head, "# fupermod run model: app %s kernel %s fingerprint %016llx", a->name, a->kernel,
+           (unsigned long long)fp);
+  rc = fupermod_mkdir_p(dir);
+  pts->count = 0;
+  pts->pts = NULL;
+  if (rc == FUPERMOD_SUCCESS && !o->rebuild && access(path, F_OK) == 0) {
+    char *text = NULL;
+    size_t len;
+    if (fupermod_read_file(path, &text, &len) == FUPERMOD_SUCCESS && strstr(text, head) &&
+        fupermod_points_parse(text, len, path, pts) == FUPERMOD_SUCCESS)
+      reuse = 1; /* same fingerprint: keep what was measured, measure what is missing */
+    free(text);
+  }
+  if (rc == FUPERMOD_SUCCESS && !reuse) {
+    fupermod_atomic_file af;
+    fupermod_points_free(pts);
+    if ((rc = fupermod_atomic_open(&af, path)) == FUPERMOD_SUCCESS) {
+      fprintf(af.fp, "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n%s\n# energy: %s\n", head,
+              tp->label[0] ? tp->label : "none");
+      rc = fupermod_atomic_commit(&af);
+    }
+  }
+  /* the app's own kernel options first: the first occurrence of a key wins */
+  if (a->b > 0) snprintf(sub, sizeof sub, "b=%ld,threads=1,%s", a->b, pc->subopts);
+  else snprintf(sub, sizeof sub, "n=%ld,threads=1,%s", a->n, pc->subopts);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_load(a->kernel, sub, &k);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  for (int i = 1; i <= a->K; i++) {
+    long d = a->g * i;
+    int need = fupermod_points_find(pts, d) < 0, node_need = 0, any = 0;
+    fupermod_point pt = FUPERMOD_POINT_INIT;
+    MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, tp->intra);
+    MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (node_need) {
+      rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, &o->prec, tp->intra, &pt);
+      if (rc == FUPERMOD_SUCCESS && need) {
+        if (pt.reps == 0) pt.reps = 1;
+        if (!tp->meter) pt.e = pt.e_ci = -1.0;
+        if ((rc = fupermod_points_append(path, &pt)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(pts, &pt);
+      }
+    }
+    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+    if (rank == 0 && !o->quiet && any)
+      fprintf(stderr, "fupermod run: %s model: size %d of %d (d=%ld), %.1f s\n", a->name, i, a->K, d,
+              fupermod_time() - t0);
+  }
+  if (rank == 0 && !o->quiet && reuse)
+    fprintf(stderr, "fupermod run: %s models reused from %s/models/%s\n", a->name, o->out, a->name);
+done:
+  fupermod_kernel_unload(k);
+  *elapsed = fupermod_time() - t0;
+  return rc;
+}
+
+/* Gather every process's points on rank 0 (pts_all[size]). */
+static int gather_points(const fupermod_points *mine, fupermod_points **all, int size) {
+  int rank, n = mine->count, *counts = NULL, *displs = NULL, total = 0;
+  double *buf = NULL, *recv = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  buf = malloc((size_t)(n ? n : 1) * 6 * sizeof *buf);
+  for (int i = 0; i < n; i++) {
+    const fupermod_point *p = &mine->pts[i];
+    double row[6] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci};
+    memcpy(buf + 6 * i, row, sizeof row);
+  }
+  if (rank == 0) {
+    counts = malloc((size_t)size * sizeof *counts);
+    displs = malloc((size_t)size * sizeof *displs);
+  }
+  n *= 6;
+  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    for (int r = 0; r < size; r++) displs[r] = total, total += counts[r];
+    recv = malloc((size_t)(total ? total : 1) * sizeof *recv);
+  }
+  MPI_Gatherv(buf, n, MPI_DOUBLE, recv, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    *all = calloc((size_t)size, sizeof **all);
+    for (int r = 0; r < size; r++) {
+      fupermod_points *f = &(*all)[r];
+      f->count = counts[r] / 6;
+      f->pts = malloc((size_t)(f->count ? f->count : 1) * sizeof *f->pts);
+      f->has_energy = f->count > 0;
+      for (int i = 0; i < f->count; i++) {
+        const double *row = recv + displs[r] + 6 * i;
+        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5]};
+        f->pts[i] = p;
+        if (p.e < 0) f->has_energy = 0;
+      }
+    }
+  }
+  free(buf);
+  free(recv);
+  free(counts);
+  free(displs);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Predictions of a distribution from the measured functions (interpolated between the measured
+ * sizes for the even distribution, whose parts need not be measured sizes). */
+static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, const app_t *a) {
+  double T = 0, E = 0;
+  for (int i = 0; i < r->dist->size; i++) {
+    long d = r->dist->parts[i].d;
+    int k = d > 0 ? fupermod_points_find(&f[i], d) : -1;
+    double t = d > 0 ? fupermod_model_time(tm[i], (double)d) : 0.0;
+    double e = d > 0 ? fupermod_model_energy(tm[i], (double)d) : 0.0;
+    r->pred_ci[i] = k >= 0 ? f[i].pts[k].ci * a->iters : (d > 0 ? INFINITY : 0.0);
+    r->dist->parts[i].t = t;
+    r->dist->parts[i].e = e;
+    if (t > T) T = t;
+    E += e;
+  }
+  r->pred_time = T * a->iters;
+  r->pred_energy = E * a->iters;
+}
+
+static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
+  memset(r, 0, sizeof *r);
+  r->label = label;
+  r->dist = dist;
+  r->meas_proc = calloc((size_t)dist->size, sizeof(double));
+  r->meas_proc_e = calloc((size_t)dist->size, sizeof(double));
+  r->pred_ci = calloc((size_t)dist->size, sizeof(double));
+}
+
+static void run_free(run_t *r) {
+  fupermod_dist_free(r->dist);
+  free(r->meas_proc);
+  free(r->meas_proc_e);
+  free(r->pred_ci);
+}
+
+/* Measured dynamic energy of a window on this process (0 without a meter). */
+static double window_energy(tool_proc *tp, int start, double *t) {
+  double j = 0, s = 0;
+  if (!tp->meter) return 0.0;
+  if (start) {
+    fupermod_meter_start(tp->meter);
+    return 0.0;
+  }
+  fupermod_meter_stop(tp->meter, &j, &s);
+  *t = s;
+  return j - tp->static_power * s > 0 ? j - tp->static_power * s : 0.0;
+}
+
+/* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
+static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
+  int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
+  fupermod_layout *l = NULL;
+  double *areas = NULL, *A = NULL, *B = NULL, *C = NULL, tsum = 0, esum = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (rank == 0) {
+    areas = malloc((size_t)size * sizeof *areas);
+    for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
+    rc = fupermod_layout_br(areas, size, 0, nb, nb, &l);
+  }
+  if ((rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &l)) != FUPERMOD_SUCCESS) goto done;
+  rc = fupermod_summa_extent(l, rank, (int)a->n, (int)a->b, &row0, &rows, &col0, &cols);
+  if (rc == FUPERMOD_SUCCESS) {
+    size_t cnt = (size_t)rows * (size_t)cols + 1;
+    A = malloc(cnt * sizeof *A);
+    B = malloc(cnt * sizeof *B);
+    C = malloc(cnt * sizeof *C);
+    if (!A || !B || !C) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "SUMMA: no memory for %d x %d", rows, cols);
+  }
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  /* one untimed warm-up, then reps timed runs */
+  for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
+    double t0, t1, mine, tmax, e, st = 0, comp = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    window_energy(tp, 1, NULL);
+    t0 = fupermod_time();
+    rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, C, 0, &comp);
+    t1 = fupermod_time();
+    e = window_energy(tp, 0, &st);
+    mine = t1 - t0;
+    MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rep < 0) continue;
+    tsum += tmax;
+    esum += e;
+    r->meas_proc[rank] += comp / o->reps;
+    r->meas_proc_e[rank] += e / o->reps;
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    double ratio = 0;
+    /* every run verifies its product (randomised check: C x against A (B x)) */
+    rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, NULL, C, 7, &ratio);
+    if (rc == FUPERMOD_SUCCESS && !(ratio <= 1.0))
+      rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "SUMMA on the %s distribution gave a wrong product (check ratio %g)",
+                          r->label, ratio);
+  }
+  r->meas_time = tsum / o->reps;
+  MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  r->meas_energy /= o->reps;
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+done:
+  free(areas);
+  free(A);
+  free(B);
+  free(C);
+  fupermod_layout_free(l);
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
+/* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
+  int rank, size, rc;
+  fupermod_fft2d *plan = NULL;
+  double *data, tsum = 0, esum = 0;
+  long rows;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, 1, FFTW_ESTIMATE, &plan);
+  if (rc != FUPERMOD_SUCCESS) return tool_agree(SUB, rc, MPI_COMM_WORLD);
+  data = fupermod_fft2d_local(plan);
+  rows = r->dist->parts[rank].d;
+  for (long i = 0; i < rows * a->n; i++) {
+    data[2 * i] = sin(0.001 * (double)(i + rank * 7919));
+    data[2 * i + 1] = 0.0;
+  }
+  for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
+    double t0, mine, tmax, e, st = 0, tr = 0, tc = 0;
+    MPI_Barrier(MPI_COMM_WORLD);
+    window_energy(tp, 1, NULL);
+    t0 = fupermod_time();
+    rc = fupermod_fft2d_execute(plan, FFTW_FORWARD, data);
+    mine = fupermod_time() - t0;
+    e = window_energy(tp, 0, &st);
+    MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rep < 0) continue;
+    fupermod_fft2d_phase_times(plan, &tr, NULL, &tc, NULL);
+    tsum += tmax;
+    esum += e;
+    r->meas_proc[rank] += (tr + tc) / o->reps;
+    r->meas_proc_e[rank] += e / o->reps;
+  }
+  fupermod_fft2d_destroy(plan);
+  r->meas_time = tsum / o->reps;
+  MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  r->meas_energy /= o->reps;
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
+/* Partition on rank 0 (except paraleph, which runs on every process); results on every rank. */
+static int partition_all(const options *o, const app_t *a, fupermod_points *f, int size, run_t *runs, int *nruns,
+                         fupermod_front *front, int *chosen) {
+  int rank, rc = FUPERMOD_SUCCESS, has_energy = 1;
+  const fupermod_points **fp = NULL;
+  fupermod_dist *dt = NULL, *de = NULL, *dc = NULL, *even = fupermod_dist_alloc(a->D, size);
+  const fupermod_partitioner *alg = fupermod_partitioner_find(o->algorithm);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {
+    fp = malloc((size_t)size * sizeof *fp);
+    for (int i = 0; i < size; i++) {
+      fp[i] = &f[i];
+      if (!f[i].has_energy) has_energy = 0;
+    }
+  }
+  MPI_Bcast(&has_energy, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  {
+    fupermod_problem prob = {a->D, size, fp, 0.0, 0, FUPERMOD_OBJ_TIME};
+    if (strcmp(o->algorithm, "paraleph") == 0) {
+      rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, FUPERMOD_OBJ_TIME, 0, &dt, NULL);
+    } else {
+      if (rank == 0) {
+        dt = fupermod_dist_alloc(a->D, size);
+        if (alg->kind != FUPERMOD_PART_DISCRETE)
+          rc = fupermod_error(FUPERMOD_ERR_USAGE, "--algorithm %s: run takes a discrete time partitioner", o->algorithm);
+        else if ((rc = fupermod_problem_check(&prob, alg)) == FUPERMOD_SUCCESS)
+          rc = alg->discrete(&prob, dt);
+      }
+      MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (rc == FUPERMOD_SUCCESS) {
+        if (rank != 0) dt = fupermod_dist_alloc(a->D, size);
+        for (int i = 0; i < size; i++) MPI_Bcast(&dt->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+      }
+    }
+    if (rc == FUPERMOD_SUCCESS && has_energy)
+      rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, FUPERMOD_OBJ_ENERGY, 0, &de, NULL);
+    if (rc == FUPERMOD_SUCCESS && has_energy) {
+      const fupermod_partitioner *pa = fupermod_partitioner_find("hepopta");
+      int r2 = FUPERMOD_SUCCESS;
+      *chosen = -1;
+      if (rank == 0 && (r2 = pa->pareto(&prob, front)) == FUPERMOD_SUCCESS && front->count > 0) {
+        /* the fronts are ordered by time: least energy within the tradeoff of the fastest */
+        double limit = front->points[0].time * (1.0 + o->tradeoff);
+        *chosen = 0;
+        for (int k = 0; k < front->count; k++)
+          if (front->points[k].time <= limit) *chosen = k;
+      }
+      MPI_Bcast(&r2, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      MPI_Bcast(chosen, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      rc = r2;
+      if (rc == FUPERMOD_SUCCESS && *chosen >= 0) {
+        dc = fupermod_dist_alloc(a->D, size);
+        if (rank == 0) fupermod_dist_copy(dc, front->points[*chosen].dist);
+        for (int i = 0; i < size; i++) MPI_Bcast(&dc->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+      }
+    }
+  }
+  free(fp);
+  if (rc != FUPERMOD_SUCCESS) {
+    if (rank == 0) fprintf(stderr, "fupermod run: %s: partitioning failed: %s\n", a->name, fupermod_error_message());
+    fupermod_dist_free(dt);
+    fupermod_dist_free(de);
+    fupermod_dist_free(dc);
+    fupermod_dist_free(even);
+    return rc;
+  }
+  *nruns = 0;
+  run_init(&runs[(*nruns)++], o->algorithm, dt);
+  if (de) run_init(&runs[(*nruns)++], "paraleph-energy", de);
+  if (dc) run_init(&runs[(*nruns)++], "pareto-choice", dc);
+  run_init(&runs[(*nruns)++], "even", even);
+  return FUPERMOD_SUCCESS;
+}
+
+static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
+                          int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts) {
+  char path[4200], script[4200];
+  fupermod_atomic_file af;
+  const run_t *even = &runs[nruns - 1], *best = &runs[0];
+  int has_e = f[0].has_energy;
+  /* terminal table */
+  printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
+         a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
+  if (tp->label[0]) printf("   energy: %s\n", tp->label);
+  printf("   predicted: computation (the models); measured: the whole application run (mean of %d)\n", o->reps);
+  printf("   %-16s %11s %11s %11s %11s %9s %9s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)", "meas E(J)",
+         "speedup", "E saving");
+  for (int k = 0; k < nruns; k++) {
+    const run_t *r = &runs[k];
+    printf("   %-16s %11.4g %11.4g %11.4g %11.4g %9.3f %8.1f%%\n", r->label, r->pred_time, r->meas_time,
+           has_e ? r->pred_energy : NAN, has_e ? r->meas_energy : NAN, even->meas_time / r->meas_time,
+           has_e && even->meas_energy > 0 ? 100.0 * (1.0 - r->meas_energy / even->meas_energy) : NAN);
+  }
+  printf("   per process on the %s distribution: computation predicted by the model vs measured inside the run\n",
+         best->label);
+  printf("   %-6s %-14s %8s %8s %12s %12s %8s\n", "rank", "host", "share", "d", "pred t(s)", "meas t(s)", "in CI");
+  for (int i = 0; i < size; i++) {
+    double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
+    int in = fabs(pt - mt) <= best->pred_ci[i] + 1e-12;
+    printf("   %-6d %-14s %7.1f%% %8ld %12.4g %12.4g %8s\n", i, hosts[i], 100.0 * best->dist->parts[i].d / a->D,
+           best->dist->parts[i].d, pt, mt, best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no");
+  }
+  printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
+         even->meas_time / best->meas_time, even->pred_time / best->pred_time);
+  /* CSV per process and distribution */
+  snprintf(path, sizeof path, "%s/report-%s.csv", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
+    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,pred_energy,meas_energy\n");
+    for (int k = 0; k < nruns; k++)
+      for (int i = 0; i < size; i++)
+        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g\n", a->name, a->n, runs[k].label, i, hosts[i],
+                runs[k].dist->parts[i].d, (double)runs[k].dist->parts[i].d / a->D,
+                runs[k].dist->parts[i].t * a->iters, runs[k].meas_proc[i], runs[k].pred_ci[i],
+                has_e ? runs[k].dist->parts[i].e * a->iters : NAN, runs[k].meas_proc_e[i]);
+    fupermod_atomic_commit(&af);
+  }
+  snprintf(path, sizeof path, "%s/summary-%s.csv", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
+    fprintf(af.fp, "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving\n");
+    for (int k = 0; k < nruns - 1; k++)
+      fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g\n", a->name, a->n, runs[k].label,
+              runs[k].meas_time, runs[k].meas_energy, even->meas_time, even->meas_energy, runs[k].pred_time,
+              runs[k].pred_energy, even->meas_time / runs[k].meas_time,
+              even->meas_energy > 0 ? 1.0 - runs[k].meas_energy / even->meas_energy : NAN);
+    fupermod_atomic_commit(&af);
+  }
+  /* plots: speed functions, distributions, Pareto front */
+  snprintf(path, sizeof path, "%s/plot-%s.dat", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
+  for (int i = 0; i < size; i++) {
+    fprintf(af.fp, "# rank %d: d speed(units/s) energy(J)\n", i);
+    for (int k = 0; k < f[i].count; k++)
+      fprintf(af.fp, "%ld %.9g %.9g\n", f[i].pts[k].d, f[i].pts[k].d / f[i].pts[k].t, f[i].pts[k].e);
+    fprintf(af.fp, "\n\n");
+  }
+  fupermod_atomic_commit(&af);
+  snprintf(path, sizeof path, "%s/dist-%s.dat", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
+  fprintf(af.fp, "# rank");
+  for (int k = 0; k < nruns; k++) fprintf(af.fp, " %s", runs[k].label);
+  fprintf(af.fp, "\n");
+  for (int i = 0; i < size; i++) {
+    fprintf(af.fp, "%d", i);
+    for (int k = 0; k < nruns; k++) fprintf(af.fp, " %ld", runs[k].dist->parts[i].d);
+    fprintf(af.fp, "\n");
+  }
+  fupermod_atomic_commit(&af);
+  if (front && front->count > 0) {
+    snprintf(path, sizeof path, "%s/front-%s.csv", o->out, a->name);
+    if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
+      fprintf(af.fp, "time,energy,chosen,d\n");
+      for (int k = 0; k < front->count; k++) {
+        fprintf(af.fp, "%.9g,%.9g,%d,", front->points[k].time * a->iters, front->points[k].energy * a->iters, k == chosen);
+        for (int i = 0; i < size; i++) fprintf(af.fp, "%s%ld", i ? " " : "", front->points[k].dist->parts[i].d);
+        fprintf(af.fp, "\n");
+      }
+      fupermod_atomic_commit(&af);
+    }
+  }
+  snprintf(script, sizeof script, "%s/plot-%s.gp", o->out, a->name);
+  if (fupermod_atomic_open(&af, script) != FUPERMOD_SUCCESS) return;
+  fprintf(af.fp, "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key outside right\n");
+  fprintf(af.fp, "set output '%s/speed-%s.png'\nset title '%s: measured speed functions'\n", o->out, a->name, a->name);
+  fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel 'speed (units/s)'\nplot ");
+  for (int i = 0; i < size; i++)
+    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with linespoints title 'rank %d (%s)'", i ? ", " : "", o->out,
+            a->name, i, i, hosts[i]);
+  fprintf(af.fp, "\nset output '%s/distribution-%s.png'\nset title '%s: units per process'\n", o->out, a->name, a->name);
+  fprintf(af.fp, "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
+                 "set xlabel 'rank'\nset ylabel 'units'\nplot ");
+  for (int k = 0; k < nruns; k++)
+    fprintf(af.fp, "%s'%s/dist-%s.dat' using %d:xtic(1) title '%s'", k ? ", " : "", o->out, a->name, k + 2, runs[k].label);
+  fprintf(af.fp, "\n");
+  if (front && front->count > 0) {
+    fprintf(af.fp, "set style data points\nset datafile separator ','\nset output '%s/front-%s.png'\n", o->out, a->name);
+    fprintf(af.fp, "set title '%s: Pareto front of time and dynamic energy (predicted)'\nset xlabel 'time (s)'\n"
+                   "set ylabel 'dynamic energy (J)'\n", a->name);
+    fprintf(af.fp, "plot '%s/front-%s.csv' every ::1 using 1:2 with linespoints pt 7 title 'front', "
+                   "'' every ::1 using ($3 == 1 ? $1 : 1/0):2 with points pt 9 ps 3 title 'chosen'\n", o->out, a->name);
+  }
+  if (fupermod_atomic_commit(&af) == FUPERMOD_SUCCESS) {
+    if (tool_gnuplot(script) == 0) printf("   plots: %s/speed-%s.png, distribution-%s.png%s\n", o->out, a->name, a->name,
+                                          front && front->count ? ", front PNG" : "");
+    else printf("   gnuplot not available: plot script %s\n", script);
+  }
+}
+
+static int run_app(const options *o, app_t *a) {
+  tool_proc tp;
+  fupermod_points mine = {0, NULL, 0}, *all = NULL;
+  fupermod_model **tm = NULL;
+  fupermod_front front = {0, NULL};
+  run_t runs[4];
+  int rank, size, nruns = 0, chosen = -1, rc;
+  double el;
+  char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
+  const char **hosts = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = build_function(o, &tp, a, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
+  gather_points(&mine, &all, size);
+  snprintf(host, sizeof host, "%s.%d", tp.conf.procs[tp.index].hostname, tp.conf.procs[tp.index].rank_intra);
+  if (rank == 0) hostbuf = malloc((size_t)size * sizeof host);
+  MPI_Gather(host, sizeof host, MPI_CHAR, hostbuf, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if ((rc = partition_all(o, a, all, size, runs, &nruns, &front, &chosen)) != FUPERMOD_SUCCESS) goto done;
+  if (rank == 0) {
+    tm = calloc((size_t)size, sizeof *tm);
+    for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
+    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a);
+  }
+  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
+    if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s on the %s distribution\n", a->name, runs[k].label);
+    rc = a->b ? run_dgemm(o, &tp, a, &runs[k]) : run_fft(o, &tp, a, &runs[k]);
+  }
+  if (rc == FUPERMOD_SUCCESS && rank == 0) {
+    hosts = malloc((size_t)size * sizeof *hosts);
+    for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
+    write_reports(o, a, runs, nruns, all, size, &front, chosen, &tp, hosts);
+  }
+done:
+  for (int k = 0; k < nruns; k++) run_free(&runs[k]);
+  for (int i = 0; rank == 0 && all && i < size; i++) {
+    if (tm) fupermod_model_free(tm[i]);
+    fupermod_points_free(&all[i]);
+  }
+  free(tm);
+  free(all);
+  free(hosts);
+  free(hostbuf);
+  fupermod_front_free(&front);
+  fupermod_points_free(&mine);
+  tool_proc_free(&tp);
+  return rc;
+}
+
+int cmd_run(int argc, char **argv) {
+  static const struct option opts[] = {
+    {"conf", required_argument, NULL, 'C'}, {"out", required_argument, NULL, 'o'}, {"apps", required_argument, NULL, 'a'},
+    {"size", required_argument, NULL, 'N'}, {"dgemm-n", required_argument, NULL, 'G'},
+    {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
+    {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
+    {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
+    {"rebuild", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 3, 0, 0, 2048, 128, 2048, 32, 0.1, FUPERMOD_PRECISION_DEFAULT};
+  int c, rc = FUPERMOD_SUCCESS, provided, rank, size;
+  const fupermod_partitioner *alg;
+  double t0;
+  o.prec.reps_min = 3;
+  o.prec.reps_max = 10;
+  o.prec.eps = 0.05;
+  o.prec.time_max = 5.0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "r:R:e:i:T:qh", opts, NULL)) != -1) {
+    long v;
+    double x;
+    switch (c) {
+    case 'C': o.conf = optarg; break;
+    case 'o': o.out = optarg; break;
+    case 'a':
+      if (parse_apps(optarg, &o)) return tool_usage(SUB, "--apps '%s' must list dgemm and/or fft", optarg);
+      break;
+    case 'A': o.algorithm = optarg; break;
+    case 'b': o.rebuild = 1; break;
+    case 'q': o.quiet = 1; break;
+    case 'h': help(); return 0;
+    case 'X': case 'e': case 'i': case 'T':
+      if (fupermod_parse_double(optarg, &x) || x < 0) return tool_usage(SUB, "-%c '%s' must be a number >= 0", c, optarg);
+      if (c == 'X') o.tradeoff = x;
+      else if (c == 'e') o.prec.eps = x;
+      else if (c == 'i') o.prec.cl = x;
+      else o.prec.time_max = x;
+      break;
+    case 'N': case 'G': case 'B': case 'F': case 'K': case 'P': case 'r': case 'R':
+      if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000)
+        return tool_usage(SUB, "'%s' must be a positive integer", optarg);
+      if (c == 'N') o.dgemm_n = o.fft_n = v;
+      else if (c == 'G') o.dgemm_n = v;
+      else if (c == 'B') o.dgemm_b = v;
+      else if (c == 'F') o.fft_n = v;
+      else if (c == 'K') o.K = v;
+      else if (c == 'P') o.reps = (int)v;
+      else if (c == 'r') o.prec.reps_min = (int)v;
+      else o.prec.reps_max = (int)v;
+      break;
+    default: return tool_usage(SUB, "unknown option");
+    }
+  }
+  if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
+  if (!o.conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (fupermod_precision_check(&o.prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
+  if (!(alg = fupermod_partitioner_find(o.algorithm)) || alg->kind != FUPERMOD_PART_DISCRETE)
+    return tool_usage(SUB, "--algorithm '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", o.algorithm);
+  {
+    app_t d = {"dgemm", "dgemm", o.dgemm_n, o.dgemm_b, 0, 0, (int)o.K, 0};
+    long nb = o.dgemm_n / o.dgemm_b;
+    if (o.apps_dgemm && (o.dgemm_n % o.dgemm_b || (nb * nb) % o.K))
+      return tool_usage(SUB, "dgemm: n=%ld must be a multiple of b=%ld, and (n/b)^2=%ld a multiple of --points %ld",
+                        o.dgemm_n, o.dgemm_b, nb * nb, o.K);
+    if (o.apps_fft && o.fft_n % o.K)
+      return tool_usage(SUB, "fft: n=%ld must be a multiple of --points %ld", o.fft_n, o.K);
+    (void)d;
+  }
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  t0 = fupermod_time();
+  rc = tool_agree(SUB, rank == 0 ? fupermod_mkdir_p(o.out) : FUPERMOD_SUCCESS, MPI_COMM_WORLD);
+  if (rc == FUPERMOD_SUCCESS && rank == 0)
+    printf("fupermod run: %d processes, configuration %s, results in %s\n", size, o.conf, o.out);
+  if (rc == FUPERMOD_SUCCESS && o.apps_dgemm) {
+    long nb = o.dgemm_n / o.dgemm_b;
+    app_t a = {"dgemm", "dgemm", o.dgemm_n, o.dgemm_b, nb * nb, nb * nb / o.K, (int)o.K, (double)nb};
+    rc = run_app(&o, &a);
+  }
+  if (rc == FUPERMOD_SUCCESS && o.apps_fft) {
+    app_t a = {"fft", "fft-rows", o.fft_n, 0, o.fft_n, o.fft_n / o.K, (int)o.K, 2.0};
+    rc = run_app(&o, &a);
+  }
+  if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
+  MPI_Finalize();
+  return fupermod_exit_status(rc);
+}
