@@ -1,0 +1,44 @@
+#!/bin/bash
+# fupermod run end to end on a small problem: models, partitions, both applications, report.
+. "$top_srcdir/tests/tap.sh"
+MPI="$MPIEXEC --oversubscribe --bind-to none"
+cat >"$TMPD/three.conf" <<CONF
+localhost 0 none cpu meter=model,meter_power=30
+localhost 1 none cpu meter=model,meter_power=18
+localhost 2 none cpu meter=model,meter_power=18
+CONF
+ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 1 -r 2 -R 3 -q"
+$MPI -np 3 "$FUPERMOD" run $ARGS >"$TMPD/stdout" 2>"$TMPD/stderr"
+ok $? "fupermod run on 3 processes"
+for app in dgemm fft; do
+  ok $(grep -q "^== $app" "$TMPD/stdout" && echo 0 || echo 1) "$app: report printed"
+  ok $([ "$(head -1 "$TMPD/results/summary-$app.csv")" = "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving" ] && echo 0 || echo 1) "$app: summary.csv header"
+  ok $([ "$(grep -c "^$app,256," "$TMPD/results/summary-$app.csv")" -eq 3 ] && echo 0 || echo 1) "$app: three partitioned distributions compared with even"
+  # every distribution in the report sums to D
+  D=$([ $app = dgemm ] && echo 64 || echo 256)
+  bad=$(awk -F, -v D=$D 'NR > 1 { s[$3] += $6 } END { for (k in s) if (s[k] != D) n++; print n+0 }' "$TMPD/results/report-$app.csv")
+  ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: every distribution sums to D=$D"
+  n=$(grep -vc '^#' "$TMPD/results/models/$app/localhost.0.points")
+  ok $([ "$n" -eq 8 ] && echo 0 || echo 1) "$app: 8 measured sizes per process"
+  ok $([ -s "$TMPD/results/front-$app.csv" ] && echo 0 || echo 1) "$app: Pareto front written"
+  if command -v gnuplot >/dev/null 2>&1; then
+    ok $([ -s "$TMPD/results/speed-$app.png" ] && [ -s "$TMPD/results/distribution-$app.png" ] && [ -s "$TMPD/results/front-$app.png" ] && echo 0 || echo 1) "$app: plots"
+  fi
+done
+ok $(grep -q 'ESTIMATE' "$TMPD/stdout" && grep -q 'ESTIMATE' "$TMPD/results/models/dgemm/localhost.0.points" && echo 0 || echo 1) "model-meter energies labelled ESTIMATE"
+# unchanged configuration: the models are reused, nothing is measured again
+before=$(md5sum <"$TMPD/results/models/fft/localhost.2.points")
+$MPI -np 3 "$FUPERMOD" run $ARGS --apps fft >"$TMPD/stdout2" 2>"$TMPD/stderr2"
+ok $? "second run"
+ok $([ "$before" = "$(md5sum <"$TMPD/results/models/fft/localhost.2.points")" ] && echo 0 || echo 1) "models reused when nothing changed"
+# a changed configuration line invalidates its model
+sed -i 's/meter_power=18$/meter_power=19/' "$TMPD/three.conf"
+$MPI -np 3 "$FUPERMOD" run $ARGS --apps fft >/dev/null 2>&1
+ok $([ "$before" != "$(md5sum <"$TMPD/results/models/fft/localhost.2.points")" ] && echo 0 || echo 1) "a changed configuration line is measured again"
+expect_exit 2 "no configuration" -- "$FUPERMOD" run
+expect_exit 2 "bad --apps" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --apps lu
+expect_exit 2 "n not a multiple of b" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --size 100 --dgemm-b 32
+expect_exit 2 "not a discrete time partitioner" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --algorithm geometric
+expect_exit 1 "more processes than lines" -- $MPI -np 4 "$FUPERMOD" run $ARGS
+stderr_has "no line for MPI rank 3" "rank named"
+done_testing
