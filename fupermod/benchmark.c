@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <gsl/gsl_cdf.h>
 #include "fupermod/benchmark.h"
 #include "fupermod/error.h"
+#include "fupermod/meter.h"
 
 double fupermod_time(void) {
   struct timespec ts;
@@ -108,71 +110,230 @@ static int run_limited(fupermod_kernel *k, double limit, int *abandoned) {
   return *abandoned ? FUPERMOD_SUCCESS : st.rc;
 }
 
-int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec, MPI_Comm comm_sync,
-                       fupermod_point *point) {
+
+/* Energy modes of a benchmark (docs/energy.md). */
+enum { EN_KERNEL, EN_PROCESS, EN_BUSY, EN_SOLO };
+
+static unsigned long long domain_hash(const char *s) {
+  unsigned long long h = 1469598103934665603ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h ? h : 1;
+}
+
+/* Collective over sync: the processes whose meters share a domain form *group (MPI_COMM_NULL
+ * when this process measures alone). Every process sees the same table, so a conflict is
+ * reported by all of them. */
+static int meter_group(fupermod_meter *meter, MPI_Comm sync, MPI_Comm *group) {
+  const char *dom = meter ? fupermod_meter_domain(meter) : NULL;
+  unsigned long long mine[2] = {dom ? domain_hash(dom) : 0,
+                                meter ? (unsigned long long)fupermod_meter_attribution(meter) : 0};
+  unsigned long long *all;
+  int size, rank, color = MPI_UNDEFINED, peers = 0, rc = FUPERMOD_SUCCESS;
+  MPI_Request req;
+  *group = MPI_COMM_NULL;
+  MPI_Comm_size(sync, &size);
+  MPI_Comm_rank(sync, &rank);
+  if (size == 1) return FUPERMOD_SUCCESS;
+  if (!(all = malloc((size_t)size * 2 * sizeof *all))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  if (MPI_Iallgather(mine, 2, MPI_UNSIGNED_LONG_LONG, all, 2, MPI_UNSIGNED_LONG_LONG, sync, &req) != MPI_SUCCESS ||
+      wait_politely(&req)) {
+    free(all);
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallgather failed");
+  }
+  for (int i = 0; i < size && rc == FUPERMOD_SUCCESS; i++)
+    for (int j = i + 1; j < size; j++)
+      if (all[2 * i] && all[2 * i] == all[2 * j] && all[2 * i + 1] != all[2 * j + 1]) {
+        rc = fupermod_error(FUPERMOD_ERR_USAGE,
+                            "co-located processes %d and %d share an energy meter but attribute it differently", i, j);
+        break;
+      }
+  if (mine[0]) {
+    for (int i = 0; i < size; i++)
+      if (all[2 * i] == mine[0]) {
+        if (color == MPI_UNDEFINED) color = i;
+        peers++;
+      }
+    if (peers < 2) color = MPI_UNDEFINED;
+  }
+  {
+    /* everyone sees the same table: without shared meters nobody needs a group */
+    int shared = 0;
+    for (int i = 0; i < size && !shared; i++)
+      for (int j = i + 1; j < size; j++)
+        if (all[2 * i] && all[2 * i] == all[2 * j]) shared = 1;
+    free(all);
+    if (!shared) return rc;
+  }
+  if (MPI_Comm_split(sync, color, rank, group) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Comm_split failed");
+  if (rc != FUPERMOD_SUCCESS && *group != MPI_COMM_NULL) MPI_Comm_free(group);
+  return rc;
+}
+
+static int run_once(fupermod_kernel *k, double limit, int *abandoned) {
+  if (limit > 0) return run_limited(k, limit, abandoned);
+  *abandoned = 0;
+  return k->ops->execute(k->ctx);
+}
+
+static double rel_ci(const stats *s, const fupermod_precision *prec) {
+  return s->n > 1 ? fupermod_student_ci(s->n, stats_sd(s), prec->cl) : INFINITY;
+}
+
+int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
+                             const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
   stats ts = {0, 0, 0}, es = {0, 0, 0};
   double elapsed = 0.0, complexity, limit = 0.0, abandoned_t = 0.0;
-  int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS;
+  int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS, mode, grank = 0;
   char saved[1024] = "";
+  MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL;
+  MPI_Request req;
   if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
   if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
+  if (!(static_power >= 0) || !isfinite(static_power))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
   if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = meter_group(meter, sync, &group)) != FUPERMOD_SUCCESS) return rc;
+  if (!meter) mode = EN_KERNEL;
+  else if (group == MPI_COMM_NULL) mode = EN_PROCESS;
+  else mode = fupermod_meter_attribution(meter) == FUPERMOD_ATTRIB_SOLO ? EN_SOLO : EN_BUSY;
+  if (group != MPI_COMM_NULL) MPI_Comm_rank(group, &grank);
   complexity = fupermod_kernel_complexity(k, d);
   if (prec->speed_min > 0) limit = complexity / prec->speed_min;
   local_rc = k->ops->initialize(d, k->ctx);
   if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   for (;;) {
     /* flags[0]: someone needs more runs; [1]: someone hit a hard limit; [2]: someone failed */
-    int flags[3], all[3];
-    double t0, t1, e = 0.0;
+    int flags[3], all[3], ran = 0, ab = 0;
+    double t0 = 0.0, t1 = 0.0, e = 0.0, j = 0.0, win = 0.0;
+    /* every series must be precise: the time, and the energy measured with it (spec: all series) */
+    int energy_here = mode == EN_PROCESS || mode == EN_BUSY || (mode == EN_KERNEL && es.n > 0);
     int more = !abandoned && local_rc == FUPERMOD_SUCCESS &&
-               !fupermod_precision_done(prec, ts.n, ts.mean, fupermod_student_ci(ts.n, stats_sd(&ts), prec->cl),
-                                        elapsed);
+               (!fupermod_precision_done(prec, ts.n, ts.mean, rel_ci(&ts, prec), elapsed) ||
+                (energy_here && !fupermod_precision_done(prec, es.n, es.mean, rel_ci(&es, prec), elapsed)));
     flags[0] = more;
     flags[1] = local_rc == FUPERMOD_SUCCESS && !abandoned &&
                (ts.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
     flags[2] = local_rc != FUPERMOD_SUCCESS;
-    MPI_Request req;
-    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, comm_sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
       local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
       break;
     }
     if (all[2] || all[1] || !all[0]) break;
+    /* a shared meter's window opens before anyone of its group starts */
+    if (mode == EN_BUSY && grank == 0 && local_rc == FUPERMOD_SUCCESS) local_rc = fupermod_meter_start(meter);
     /* co-located processes run each repetition together */
-    if (MPI_Ibarrier(comm_sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    if (MPI_Ibarrier(sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
       local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
       break;
     }
-    if (abandoned) continue; /* too slow here: only keep the others company */
-    t0 = fupermod_time();
-    if (limit > 0) {
-      int ab = 0;
-      local_rc = run_limited(k, limit, &ab);
-      if (ab) {
-        abandoned = 1;
-        abandoned_t = fupermod_time() - t0;
+    if (!abandoned && local_rc == FUPERMOD_SUCCESS) {
+      if (mode == EN_PROCESS) local_rc = fupermod_meter_start(meter);
+      if (local_rc == FUPERMOD_SUCCESS) {
+        t0 = fupermod_time();
+        local_rc = run_once(k, limit, &ab);
+        t1 = fupermod_time();
+        if (ab) {
+          abandoned = 1;
+          abandoned_t = t1 - t0;
+        }
       }
-    } else {
-      local_rc = k->ops->execute(k->ctx);
+      ran = local_rc == FUPERMOD_SUCCESS && !ab;
+      if (ran && meter) local_rc = fupermod_meter_note_run(meter, d);
+      if (ran && local_rc == FUPERMOD_SUCCESS && mode == EN_PROCESS) {
+        local_rc = fupermod_meter_stop(meter, &j, &win);
+        e = j - static_power * win;
+      }
+      if (local_rc != FUPERMOD_SUCCESS) {
+        ran = 0;
+        snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+      }
     }
-    t1 = fupermod_time();
-    if (local_rc != FUPERMOD_SUCCESS) {
-      snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-      continue;
+    if (mode == EN_BUSY) {
+      /* the group's dynamic energy, split in proportion to each member's run time */
+      double mine = ran ? t1 - t0 : ab ? abandoned_t : 0.0, sum = 0.0, got[2] = {0.0, 0.0};
+      if (MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+        break;
+      }
+      if (grank == 0 && local_rc == FUPERMOD_SUCCESS) {
+        if ((local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
+          got[0] = j - static_power * win;
+          got[1] = 1.0;
+        } else {
+          snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+        }
+      }
+      if (MPI_Ibcast(got, 2, MPI_DOUBLE, 0, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibcast failed");
+        break;
+      }
+      if (ran && got[1] > 0 && sum > 0) e = got[0] * (t1 - t0) / sum;
+      else if (ran && local_rc == FUPERMOD_SUCCESS) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "the process reading the shared meter failed");
+        snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+        ran = 0;
+      }
     }
-    if (abandoned) continue;
+    if (!ran) continue;
     elapsed += t1 - t0;
     stats_add(&ts, t1 - t0);
-    if (k->ops->energy && k->ops->energy(k->ctx, &e) == FUPERMOD_SUCCESS) stats_add(&es, e);
+    if (mode == EN_PROCESS || mode == EN_BUSY) stats_add(&es, e);
+    else if (mode == EN_KERNEL && k->ops->energy && k->ops->energy(k->ctx, &e) == FUPERMOD_SUCCESS) stats_add(&es, e);
+  }
+  if (mode == EN_SOLO) {
+    /* additive hypothesis: each member runs alone in turn while the others idle, and the whole
+     * group's dynamic energy is its own */
+    int gsize, ab = 0, mpi_failed = 0;
+    double elapsed_e = 0.0;
+    MPI_Comm_size(group, &gsize);
+    for (;;) {
+      int flags[2], all[2];
+      flags[0] = !abandoned && local_rc == FUPERMOD_SUCCESS &&
+                 !fupermod_precision_done(prec, es.n, es.mean, rel_ci(&es, prec), elapsed_e);
+      flags[1] = local_rc != FUPERMOD_SUCCESS;
+      if (MPI_Iallreduce(flags, all, 2, MPI_INT, MPI_MAX, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+        break;
+      }
+      if (all[1] || !all[0]) break;
+      for (int turn = 0; turn < gsize; turn++) {
+        double t0, t1, j = 0.0, win = 0.0;
+        if (MPI_Ibarrier(group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+          local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
+          mpi_failed = 1;
+          break;
+        }
+        if (turn != grank || !flags[0]) continue;
+        if ((local_rc = fupermod_meter_start(meter)) == FUPERMOD_SUCCESS) {
+          t0 = fupermod_time();
+          local_rc = run_once(k, limit, &ab);
+          t1 = fupermod_time();
+          if (ab) {
+            abandoned = 1;
+            abandoned_t = t1 - t0;
+          }
+          if (local_rc == FUPERMOD_SUCCESS && !ab && (local_rc = fupermod_meter_note_run(meter, d)) == FUPERMOD_SUCCESS &&
+              (local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
+            elapsed_e += t1 - t0;
+            stats_add(&es, j - static_power * win);
+          }
+        }
+        if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+      }
+      if (mpi_failed) break;
+    }
   }
   rc = k->ops->finalize(k->ctx);
   if (local_rc == FUPERMOD_SUCCESS && rc != FUPERMOD_SUCCESS) {
     local_rc = rc;
     snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   }
+  if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   {
     int any = local_rc != FUPERMOD_SUCCESS, anyall = 0;
-    MPI_Allreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, comm_sync);
+    if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req))
+      return fupermod_error(FUPERMOD_ERR_MPI, "benchmark of %s at d=%ld: MPI_Iallreduce failed", k->ops->name, d);
     if (local_rc != FUPERMOD_SUCCESS)
       return fupermod_error(local_rc, "benchmark of %s at d=%ld: %s", k->ops->name, d, saved);
     if (anyall)
@@ -191,12 +352,18 @@ int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *pre
   point->t = ts.mean;
   point->reps = ts.n;
   point->ci = ts.n > 1 ? fupermod_student_ci(ts.n, stats_sd(&ts), prec->cl) : 0.0;
-  if (es.n == ts.n && es.n > 0) {
-    point->e = es.mean;
+  if (es.n > 0 && (mode != EN_KERNEL || es.n == ts.n)) {
+    /* a dynamic energy below the static baseline is noise around 0; e < 0 would mean "none" */
+    point->e = es.mean > 0 ? es.mean : 0.0;
     point->e_ci = es.n > 1 ? fupermod_student_ci(es.n, stats_sd(&es), prec->cl) : 0.0;
   } else {
     point->e = -1.0;
     point->e_ci = -1.0;
   }
   return FUPERMOD_SUCCESS;
+}
+
+int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec, MPI_Comm comm_sync,
+                       fupermod_point *point) {
+  return fupermod_benchmark_meter(k, NULL, 0.0, d, prec, comm_sync, point);
 }

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 #include "kernel.h"
+#include "meter.h"
 #include "point.h"
 
 #ifdef __cplusplus
@@ -33,9 +34,21 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
 /* Measure d units of an initialised kernel (initialize is called here, finalize at the end).
  * Every process of comm_sync (e.g. a node) runs each repetition at the same time; all of them
  * repeat until every one is precise. point->reps == 0 marks an abandoned (too slow) point whose
- * t is the time at abandonment (a lower bound). */
+ * t is the time at abandonment (a lower bound). Energy comes from the kernel's `energy` op when it
+ * has one. comm_sync may be MPI_COMM_NULL (no synchronisation). */
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
                        MPI_Comm comm_sync, fupermod_point *point);
+
+/* fupermod_benchmark with energy from a meter (NULL: the kernel's own `energy` op, if any).
+ * The energy of a run is the meter's over a window around it minus static_power (W, of what the
+ * meter measures) times the window: dynamic energy, clamped at 0 in the point. Processes of
+ * comm_sync whose meters share a domain (fupermod_meter_domain) form a group that reads the
+ * meter once per repetition and splits it by the meter's attribution: busy (in proportion to run
+ * time, all running together) or solo (each alone in turn, after the timing runs). Repetitions
+ * continue until time and energy are both precise. Collective over comm_sync (MPI_COMM_NULL:
+ * this process alone), like fupermod_benchmark. docs/energy.md. */
+int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
+                             const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point);
 
 /* Monotonic wall clock in seconds. */
 double fupermod_time(void);

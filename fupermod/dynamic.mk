@@ -1,1 +1,2 @@
-# (filled in by its owner)
+# Dynamic partitioning and load balancing (fupermod/dynamic.h, docs/dynamic.md).
+libfupermod_la_SOURCES += fupermod/dynamic.c

@@ -1,1 +1,15 @@
-# (filled in by its owner)
+# Energy meter tests: recorded powercap trees, fake external meter and NVML, attribution under MPI.
+METER_TESTS = tests/test_meters tests/mpi_meters_np2
+check_PROGRAMS += $(METER_TESTS)
+TESTS += $(METER_TESTS)
+tests_test_meters_SOURCES = tests/test_meters.c tests/tap.h
+tests_test_meters_LDADD = $(TEST_LDADD)
+tests_mpi_meters_np2_SOURCES = tests/mpi_meters.c tests/tap.h
+tests_mpi_meters_np2_LDADD = $(TEST_LDADD)
+# stands in for libnvidia-ml.so.1 (test_meters loads it with nvml_lib=)
+check_LTLIBRARIES += tests/fake_nvml.la
+tests_fake_nvml_la_SOURCES = tests/fake_nvml.c
+tests_fake_nvml_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+METER_TOOL_TESTS = tests/tools_build_meters.sh tests/tools_build_adaptive.sh
+TESTS += $(METER_TOOL_TESTS)
+EXTRA_DIST += $(METER_TOOL_TESTS)

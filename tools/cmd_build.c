@@ -1,26 +1,38 @@
 /* fupermod build: every process benchmarks its kernel over the same sizes and appends each point
- * to its own file at once; a rerun resumes where an interrupted one stopped. */
+ * to its own file at once; a rerun resumes where an interrupted one stopped. Energy comes from the
+ * meter the configuration line selects (docs/energy.md). With --dist, each process is measured at
+ * its share of a distribution instead, to check the predicted times. */
 #include <getopt.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
-#include "tools/tools.h"
+#include "tools/build_common.h"
 
 static const char *SUB = "build";
 
 static void help(void) {
-  printf("usage: mpirun -np N fupermod build --conf CONF [--data DIR] [-k KERNEL] SIZES [PRECISION]\n\n"
+  printf("usage: mpirun -np N fupermod build --conf CONF [--data DIR] [-k KERNEL] SIZES [PRECISION]\n"
+         "       mpirun -np N fupermod build --conf CONF --dist DIST [-k KERNEL] [PRECISION]\n\n"
          "Each process finds its line in CONF (host, intra-node rank), applies its binding, loads its\n"
          "kernel (-k, or the sub-option kernel=NAME of its line; the line's sub-options reach the kernel),\n"
          "and measures every size with the processes of its node running together. Points are appended\n"
          "to DIR/HOST.RANK_INTRA.points as soon as they are measured; sizes already there are skipped.\n"
-         "SIZES:      -L LOW -U HIGH -s STEPS   (STEPS evenly spaced sizes from LOW to HIGH)\n"
+         "SIZES:      -L LOW -U HIGH -s STEPS   (-m 0, default: STEPS evenly spaced sizes from LOW to HIGH)\n"
+         "            -m 1 -L LOW -U HIGH [-c INCREMENT (1)] [-g GRANULARITY (1)]\n"
+         "                 adaptive: from LOW by INCREMENT, doubled whenever the slowest process's\n"
+         "                 time / INCREMENT exceeds GRANULARITY (s per unit)\n"
          "            --sizes d1,d2,...         (explicit sizes)\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
          "            -T SECONDS_PER_POINT (60)  -z MIN_SPEED (0: never abandon a slow run)\n"
+         "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model with the meter's keys,\n"
+         "            static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
+         "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE\n"
          "  --data DIR  output directory (default fupermod-data)\n"
+         "  --dist FILE measure each process at its share d of the distribution FILE and print the\n"
+         "              predicted and the measured times (nothing is written)\n"
          "  -q          no progress lines\n");
 }
 
@@ -60,59 +72,149 @@ static int parse_sizes(const char *s, long **out, int *n) {
   return FUPERMOD_SUCCESS;
 }
 
-/* Agree on an error over comm: returns the first failing rank's status (same on all ranks), the
- * message printed once by that rank. */
-static int agree(int rc, MPI_Comm comm) {
-  int rank, bad = rc != FUPERMOD_SUCCESS, who, pair[2], res[2];
-  MPI_Comm_rank(comm, &rank);
-  pair[0] = bad ? rank : 1 << 30;
-  pair[1] = 0;
-  MPI_Allreduce(pair, res, 1, MPI_INT, MPI_MIN, comm);
-  who = res[0];
-  if (who == 1 << 30) return FUPERMOD_SUCCESS;
-  if (rank == who) fprintf(stderr, "fupermod build: rank %d: %s\n", rank, fupermod_error_message());
-  MPI_Bcast(&rc, 1, MPI_INT, who, comm);
-  return rc;
+/* The energy label a point file carries ("# energy: ..."), so estimates are never taken for
+ * measurements: kind 0 no energy, 1 measured, 2 estimate. */
+static int label_kind(const char *label) {
+  if (!label) return 0;
+  return strstr(label, "ESTIMATE") ? 2 : 1;
+}
+
+/* The label kind of an existing point file, and whether it holds any data line. */
+static int scan_point_file(const char *path, int *kind, int *has_data) {
+  char *text = NULL, *p;
+  int rc = fupermod_read_file(path, &text, NULL);
+  *kind = 0;
+  *has_data = 0;
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+    const char *q = p;
+    while (*q == ' ' || *q == '\t') q++;
+    if (strncmp(q, "# energy:", 9) == 0 && !*kind) *kind = strncmp(q, "# energy: ESTIMATE", 18) == 0 ? 2 : 1;
+    else if (*q && *q != '#' && *q != '\n' && *q != '\r') *has_data = 1;
+  }
+  free(text);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Start a new point file with the format header and the energy label, flushed to disk. */
+static int start_point_file(const char *path, const char *label) {
+  char head[1024];
+  int fd, n;
+  n = snprintf(head, sizeof head, "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n%s%s%s",
+               label ? "# energy: " : "", label ? label : "", label ? "\n" : "");
+  fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create", path);
+  if (write(fd, head, (size_t)n) != n || fsync(fd) != 0) {
+    close(fd);
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: write failed", path);
+  }
+  close(fd);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Measure every process at its share of a distribution and print predicted vs measured. */
+static int check_dist(const char *distpath, const tool_proc *en, const fupermod_precision *prec, int rank, int size) {
+  fupermod_dist *dist = NULL;
+  fupermod_point pt = FUPERMOD_POINT_INIT;
+  MPI_Comm active = MPI_COMM_NULL;
+  double mine[6], *all = NULL;
+  long d;
+  int rc = fupermod_dist_load(distpath, &dist);
+  if (rc == FUPERMOD_SUCCESS && dist->size != size)
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: a distribution over %d processes, but %d are running", distpath,
+                        dist->size, size);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) {
+    fupermod_dist_free(dist);
+    return rc;
+  }
+  d = dist->parts[rank].d;
+  /* processes given nothing idle and leave the node's synchronisation to the others */
+  MPI_Comm_split(en->intra, d > 0 ? 0 : MPI_UNDEFINED, rank, &active);
+  pt.d = d;
+  pt.t = 0.0;
+  if (d > 0) rc = fupermod_benchmark_meter(en->kernel, en->meter, en->static_power, d, prec, active, &pt);
+  if (active != MPI_COMM_NULL) MPI_Comm_free(&active);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) {
+    fupermod_dist_free(dist);
+    return rc;
+  }
+  mine[0] = (double)d;
+  mine[1] = pt.t;
+  mine[2] = d > 0 ? pt.ci : 0.0;
+  mine[3] = d > 0 ? pt.e : -1.0;
+  mine[4] = d > 0 ? pt.e_ci : -1.0;
+  mine[5] = d > 0 ? pt.reps : 0;
+  if (rank == 0) all = malloc((size_t)size * 6 * sizeof *all);
+  MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double worst = 0.0;
+    printf("# check of %s: %d processes, D = %ld\n", distpath, size, dist->D);
+    printf("# %6s %10s %14s %14s %12s %6s %14s %14s %12s\n", "rank", "d", "predicted t", "measured t", "ci", "reps",
+           "predicted e", "measured e", "e ci");
+    for (int r = 0; r < size; r++) {
+      double *v = all + 6 * r, pred = dist->parts[r].t;
+      printf("  %6d %10ld %14.6g %14.6g %12.3g %6.0f", r, (long)v[0], pred, v[1], v[2], v[5]);
+      if (v[3] >= 0) printf(" %14.6g %14.6g %12.3g", dist->parts[r].e, v[3], v[4]);
+      printf("\n");
+      if (v[0] > 0 && pred > 0 && fabs(v[1] - pred) / pred > worst) worst = fabs(v[1] - pred) / pred;
+    }
+    printf("# largest relative difference of measured and predicted time: %.4g\n", worst);
+    if (en->meter && fupermod_meter_is_estimate(en->meter)) printf("# energies are ESTIMATES (model meter)\n");
+    free(all);
+  }
+  fupermod_dist_free(dist);
+  return FUPERMOD_SUCCESS;
 }
 
 int cmd_build(int argc, char **argv) {
-  static const struct option opts[] = {{"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
-                                       {"sizes", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-  const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL;
-  long L = 0, U = 0, steps = 0, *sizes = NULL;
-  int nsizes = 0, c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, index = -1, status;
+  static const struct option opts[] = {{"conf", required_argument, NULL, 'C'}, {"data", required_argument, NULL, 'd'},
+                                       {"sizes", required_argument, NULL, 'S'}, {"dist", required_argument, NULL, 'D'},
+                                       {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
+  long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
+  double gran = 1.0;
+  int nsizes = 0, c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, set_cg = 0;
   fupermod_precision prec = FUPERMOD_PRECISION_DEFAULT;
-  fupermod_conf conf = {0, NULL, NULL};
   fupermod_points have = {0, NULL, 0};
-  fupermod_kernel *kernel = NULL;
-  MPI_Comm intra = MPI_COMM_NULL;
-  char path[4096], kbuf[256];
+  tool_proc en;
+  char path[4096];
   double start;
+  memset(&en, 0, sizeof en);
+  en.intra = MPI_COMM_NULL;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "c:d:k:L:U:s:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
     long v;
     double x;
     switch (c) {
-    case 'c': confpath = optarg; break;
+    case 'C': confpath = optarg; break;
     case 'd': data = optarg; break;
     case 'k': kname = optarg; break;
     case 'S': sizes_arg = optarg; break;
-    case 'L': case 'U': case 's': case 'r': case 'R':
+    case 'D': distpath = optarg; break;
+    case 'm':
+      if (fupermod_parse_long(optarg, &method) || (method != 0 && method != 1))
+        return tool_usage(SUB, "-m '%s' must be 0 (fixed steps) or 1 (adaptive)", optarg);
+      break;
+    case 'L': case 'U': case 's': case 'r': case 'R': case 'c':
       if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000000L)
         return tool_usage(SUB, "-%c '%s' must be a positive integer", c, optarg);
       if (c == 'L') L = v;
       else if (c == 'U') U = v;
       else if (c == 's') steps = v;
       else if (c == 'r') prec.reps_min = (int)v;
+      else if (c == 'c') incr0 = v, set_cg = 1;
       else prec.reps_max = (int)v;
       break;
-    case 'i': case 'e': case 'T': case 'z':
+    case 'i': case 'e': case 'T': case 'z': case 'g':
       if (fupermod_parse_double(optarg, &x)) return tool_usage(SUB, "-%c '%s' must be a number", c, optarg);
       if (c == 'i') prec.cl = x;
       else if (c == 'e') prec.eps = x;
       else if (c == 'T') prec.time_max = x;
-      else prec.speed_min = x;
+      else if (c == 'g') {
+        if (!(x > 0)) return tool_usage(SUB, "-g '%s' must be > 0 (seconds per unit)", optarg);
+        gran = x;
+        set_cg = 1;
+      } else prec.speed_min = x;
       break;
     case 'q': quiet = 1; break;
     case 'h': help(); return 0;
@@ -121,14 +223,22 @@ int cmd_build(int argc, char **argv) {
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
-  if (sizes_arg && (L || U || steps)) return tool_usage(SUB, "give --sizes or -L/-U/-s, not both");
-  if (sizes_arg) {
+  if (distpath) {
+    if (sizes_arg || L || U || steps || method) return tool_usage(SUB, "--dist replaces the sizes; give one or the other");
+  } else if (sizes_arg) {
+    if (L || U || steps || method) return tool_usage(SUB, "give --sizes or -L/-U/-s/-m, not both");
     if ((rc = parse_sizes(sizes_arg, &sizes, &nsizes)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  } else if (method == 1) {
+    if (!L || !U) return tool_usage(SUB, "-m 1 needs -L LOW and -U HIGH (and optionally -c, -g)");
+    if (steps) return tool_usage(SUB, "-s applies to -m 0; -m 1 takes -c INCREMENT and -g GRANULARITY");
+    if (U < L) return tool_usage(SUB, "-U %ld is below -L %ld", U, L);
   } else {
-    if (!L || !U || !steps) return tool_usage(SUB, "no sizes given (-L LOW -U HIGH -s STEPS, or --sizes)");
+    if (set_cg) return tool_usage(SUB, "-c and -g apply to the adaptive method (-m 1)");
+    if (!L || !U || !steps) return tool_usage(SUB, "no sizes given (-L LOW -U HIGH -s STEPS, -m 1, or --sizes)");
     if (U < L) return tool_usage(SUB, "-U %ld is below -L %ld", U, L);
     if (steps > 100000) return tool_usage(SUB, "-s %ld: at most 100000 steps", steps);
     sizes = malloc((size_t)steps * sizeof *sizes);
+    if (!sizes) return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
     for (long k = 0; k < steps; k++) {
       long d = steps == 1 ? L : L + (long)llround((double)(U - L) * (double)k / (double)(steps - 1));
       if (nsizes == 0 || d != sizes[nsizes - 1]) sizes[nsizes++] = d;
@@ -141,81 +251,129 @@ int cmd_build(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  rc = fupermod_conf_load(confpath, &conf);
-  if ((rc = agree(rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  rc = agree(fupermod_conf_locate(&conf, MPI_COMM_WORLD, &index, &intra), MPI_COMM_WORLD);
-  if (rc != FUPERMOD_SUCCESS) goto done;
+  if ((rc = tool_proc_setup(SUB, confpath, kname, quiet, &en)) != FUPERMOD_SUCCESS) goto done;
+  if (distpath) {
+    rc = check_dist(distpath, &en, &prec, rank, size);
+    goto done;
+  }
   {
-    const fupermod_process_conf *pc = &conf.procs[index];
-    const char *kn = kname;
-    rc = fupermod_bind_apply(pc->bind);
-    if (rc == FUPERMOD_SUCCESS && !kn) {
-      int got = fupermod_subopt_get(pc->subopts, "kernel", kbuf, sizeof kbuf);
-      if (got == 1) kn = kbuf;
-      else if (got == 0)
-        rc = fupermod_error(FUPERMOD_ERR_USAGE, "%s:%d: no kernel (give -k KERNEL or the sub-option kernel=NAME)",
-                            confpath, pc->line);
-      else rc = got;
-    }
-    if (rc == FUPERMOD_SUCCESS) {
-      rc = fupermod_kernel_load(kn, pc->subopts, &kernel);
-      /* a kernel rejecting its sub-options is a fault of the configuration line */
-      if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
-    }
-    if (rc == FUPERMOD_SUCCESS) rc = fupermod_mkdir_p(data);
+    const fupermod_process_conf *pc = &en.conf.procs[en.index];
+    rc = fupermod_mkdir_p(data);
     tool_points_path(path, sizeof path, data, pc);
-    if (rc == FUPERMOD_SUCCESS && access(path, F_OK) == 0) rc = fupermod_points_load(path, &have);
-    if ((rc = agree(rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+    if (rc == FUPERMOD_SUCCESS && access(path, F_OK) == 0) {
+      int kind = 0, has_data = 0;
+      rc = scan_point_file(path, &kind, &has_data);
+      /* a file a run left before its first point holds nothing measured: start it again */
+      if (rc == FUPERMOD_SUCCESS && !has_data) {
+        if (unlink(path) != 0) rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot replace the empty file", path);
+        else rc = start_point_file(path, en.meter ? en.label : NULL);
+      } else if (rc == FUPERMOD_SUCCESS) {
+        rc = fupermod_points_load(path, &have);
+        /* a resumed file must not mix measured, estimated and missing energies */
+        if (rc == FUPERMOD_SUCCESS && en.meter && !have.has_energy)
+          rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
+                              "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
+        else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
+          rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s holds %s energies, but meter=%s %s: remove the file or change the meter",
+                              path, kind == 2 ? "estimated" : "measured", fupermod_meter_name(en.meter),
+                              kind == 2 ? "measures" : "estimates");
+      }
+    } else if (rc == FUPERMOD_SUCCESS) {
+      rc = start_point_file(path, en.meter ? en.label : NULL);
+    }
+    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   }
   start = fupermod_time();
-  for (int k = 0; k < nsizes; k++) {
-    fupermod_point pt = FUPERMOD_POINT_INIT;
-    int need = fupermod_points_find(&have, sizes[k]) < 0, node_need = 0, any = 0;
-    MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, intra);
-    MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (node_need) {
-      /* the whole node measures together so that contention is part of every point */
-      rc = fupermod_benchmark(kernel, sizes[k], &prec, intra, &pt);
-      if (rc == FUPERMOD_SUCCESS && need) {
-        if (pt.reps == 0) { /* abandoned: keep the time at abandonment, a lower bound */
-          pt.reps = 1;
-          pt.ci = 0.0;
+  {
+    long d = method == 1 ? L : 0, incr = incr0;
+    for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
+      fupermod_point pt = FUPERMOD_POINT_INIT;
+      long dk = method == 1 ? d : sizes[k];
+      int at = fupermod_points_find(&have, dk), need = at < 0, node_need = 0, any = 0;
+      double tmine = at >= 0 ? have.pts[at].t : 0.0, tmax = 0.0;
+      MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, en.intra);
+      MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      if (node_need) {
+        /* the whole node measures together so that contention is part of every point */
+        rc = fupermod_benchmark_meter(en.kernel, en.meter, en.static_power, dk, &prec, en.intra, &pt);
+        if (rc == FUPERMOD_SUCCESS && need) {
+          if (pt.reps == 0) { /* abandoned: keep the time at abandonment, a lower bound */
+            pt.reps = 1;
+            pt.ci = 0.0;
+          }
+          if (have.count > 0 && have.has_energy != fupermod_point_has_energy(&pt))
+            rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: its points %s energy but d=%ld was measured %s: not appended",
+                                path, have.has_energy ? "have" : "lack", dk, have.has_energy ? "without" : "with");
+          if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_append(path, &pt);
+          if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_insert(&have, &pt);
+          tmine = pt.t;
         }
-        rc = fupermod_points_append(path, &pt);
-        if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_insert(&have, &pt);
       }
-    }
-    if ((rc = agree(rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-    if (rank == 0 && !quiet && any) {
-      double el = fupermod_time() - start;
-      fprintf(stderr, "fupermod build: point %d of %d (d=%ld): elapsed %.1f s, about %.1f s left\n", k + 1, nsizes,
-              sizes[k], el, el / (k + 1) * (nsizes - k - 1));
+      if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+      if (method == 1) {
+        /* the slowest process decides, so every process measures the same sizes */
+        MPI_Allreduce(&tmine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        if (tmax / (double)incr > gran) incr *= 2;
+        d += incr;
+      }
+      if (rank == 0 && !quiet && any) {
+        double el = fupermod_time() - start;
+        if (method == 1) {
+          long left = d <= U ? (U - d) / incr + 1 : 0;
+          fprintf(stderr, "fupermod build: point %d of at most %ld (d=%ld): elapsed %.1f s, at most %.1f s left\n",
+                  k + 1, k + 1 + left, dk, el, el / (k + 1) * (double)left);
+        } else {
+          fprintf(stderr, "fupermod build: point %d of %d (d=%ld): elapsed %.1f s, about %.1f s left\n", k + 1,
+                  nsizes, dk, el, el / (k + 1) * (nsizes - k - 1));
+        }
+      }
+      if (method == 1) nsizes = k + 1;
     }
   }
-  /* summary: per process the number of points and the range of speeds */
+  /* summary: per process the number of points, the range of speeds and where energies come from */
   {
-    double mine[3] = {(double)have.count, INFINITY, 0.0}, *all = NULL;
+    double mine[5] = {(double)have.count, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
+    int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
     for (int i = 0; i < have.count; i++) {
-      double s = fupermod_kernel_complexity(kernel, have.pts[i].d) / have.pts[i].t;
+      double s = fupermod_kernel_complexity(en.kernel, have.pts[i].d) / have.pts[i].t;
       if (s < mine[1]) mine[1] = s;
       if (s > mine[2]) mine[2] = s;
+      if (have.has_energy) {
+        double epu = have.pts[i].e / (double)have.pts[i].d;
+        if (epu < mine[3]) mine[3] = epu;
+        if (epu > mine[4]) mine[4] = epu;
+      }
     }
-    if (rank == 0) all = malloc((size_t)size * 3 * sizeof *all);
-    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank == 0) {
-      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s\n", size, nsizes, data, "rank", "points",
-             "min speed", "max speed");
-      for (int r = 0; r < size; r++) printf("  %6d %8.0f %14.6g %14.6g\n", r, all[3 * r], all[3 * r + 1], all[3 * r + 2]);
-      free(all);
+      all = malloc((size_t)size * 5 * sizeof *all);
+      kinds = malloc((size_t)size * sizeof *kinds);
     }
+    MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(&kind, 1, MPI_INT, kinds, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (rank == 0 && all && kinds) {
+      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel"};
+      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s\n", size, nsizes, data, "rank",
+             "points", "min speed", "max speed", "energy", "min J/unit", "max J/unit");
+      for (int r = 0; r < size; r++) {
+        printf("  %6d %8.0f %14.6g %14.6g %10s", r, all[5 * r], all[5 * r + 1], all[5 * r + 2], src[kinds[r]]);
+        if (isfinite(all[5 * r + 3])) printf(" %14.6g %14.6g", all[5 * r + 3], all[5 * r + 4]);
+        printf("\n");
+      }
+      for (int r = 0; r < size; r++)
+        if (kinds[r] == 2) {
+          printf("# ESTIMATE: energies of the processes marked so come from the model meter (power x time), "
+                 "not from a measurement\n");
+          break;
+        }
+    }
+    free(all);
+    free(kinds);
   }
 done:
   status = fupermod_exit_status(rc);
-  fupermod_kernel_unload(kernel);
+  tool_proc_free(&en);
   fupermod_points_free(&have);
-  fupermod_conf_free(&conf);
   free(sizes);
-  if (intra != MPI_COMM_NULL) MPI_Comm_free(&intra);
   MPI_Finalize();
   return status;
 }

@@ -1,0 +1,84 @@
+#include <stdio.h>
+#include <string.h>
+#include "tools/build_common.h"
+
+int tool_agree(const char *sub, int rc, MPI_Comm comm) {
+  int rank, who, mine;
+  MPI_Comm_rank(comm, &rank);
+  mine = rc != FUPERMOD_SUCCESS ? rank : 1 << 30;
+  MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, comm);
+  if (who == 1 << 30) return FUPERMOD_SUCCESS;
+  if (rank == who) fprintf(stderr, "fupermod %s: rank %d: %s\n", sub, rank, fupermod_error_message());
+  MPI_Bcast(&rc, 1, MPI_INT, who, comm);
+  return rc;
+}
+
+static int setup_energy(const char *sub, const fupermod_process_conf *pc, const char *confpath, int quiet,
+                        tool_proc *p) {
+  double probe = 0.0, maxprobe = 0.0;
+  int rc, rank;
+  rc = fupermod_meter_create_subopts(pc->subopts, &p->meter);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_meter_static_subopts(p->meter, pc->subopts, &p->static_power, &probe);
+  /* a meter the line cannot have is a fault of the configuration line */
+  if (rc != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  MPI_Allreduce(&probe, &maxprobe, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (maxprobe > 0 && rank == 0 && !quiet)
+    fprintf(stderr, "fupermod %s: measuring static power: the processes idle for up to %g s\n", sub, maxprobe);
+  /* every process of a node takes part, so that none computes while another measures idle power */
+  if (maxprobe > 0) rc = fupermod_meter_probe(probe > 0 ? p->meter : NULL, probe, p->intra, &p->static_power);
+  if (rc != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", confpath, pc->line);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  p->probed = probe > 0;
+  if (p->meter) {
+    if (fupermod_meter_is_estimate(p->meter))
+      snprintf(p->label, sizeof p->label, "ESTIMATE, not a measurement: %s", fupermod_meter_describe(p->meter));
+    else
+      snprintf(p->label, sizeof p->label, "dynamic, meter %s, static power %.6g W (%s), attribution %s",
+               fupermod_meter_describe(p->meter), p->static_power, p->probed ? "idle probe" : "given",
+               fupermod_meter_attribution(p->meter) == FUPERMOD_ATTRIB_SOLO ? "solo" : "busy");
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p) {
+  const fupermod_process_conf *pc;
+  const char *kn = kname;
+  char kbuf[256];
+  int rc;
+  memset(p, 0, sizeof *p);
+  p->index = -1;
+  p->intra = MPI_COMM_NULL;
+  rc = fupermod_conf_load(confpath, &p->conf);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  rc = tool_agree(sub, fupermod_conf_locate(&p->conf, MPI_COMM_WORLD, &p->index, &p->intra), MPI_COMM_WORLD);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  pc = &p->conf.procs[p->index];
+  rc = fupermod_bind_apply(pc->bind);
+  if (rc == FUPERMOD_SUCCESS && !kn) {
+    int got = fupermod_subopt_get(pc->subopts, "kernel", kbuf, sizeof kbuf);
+    if (got == 1) kn = kbuf;
+    else if (got == 0)
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "%s:%d: no kernel (give -k KERNEL or the sub-option kernel=NAME)", confpath,
+                          pc->line);
+    else rc = got;
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    rc = fupermod_kernel_load(kn, pc->subopts, &p->kernel);
+    /* a kernel rejecting its sub-options is a fault of the configuration line */
+    if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
+  }
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  return setup_energy(sub, pc, confpath, quiet, p);
+}
+
+void tool_proc_free(tool_proc *p) {
+  fupermod_kernel_unload(p->kernel);
+  fupermod_meter_free(p->meter);
+  fupermod_conf_free(&p->conf);
+  if (p->intra != MPI_COMM_NULL) MPI_Comm_free(&p->intra);
+  p->kernel = NULL;
+  p->meter = NULL;
+  p->intra = MPI_COMM_NULL;
+}
