@@ -20,6 +20,6 @@ tests_test_blas_scope_SOURCES = tests/test_blas_scope.c tests/tap.h
 tests_test_blas_scope_LDADD = $(TEST_LDADD)
 tests_mpi_benchmark_np4_SOURCES = tests/mpi_benchmark.c tests/tap.h
 tests_mpi_benchmark_np4_LDADD = $(TEST_LDADD)
-TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh
+TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh
 TESTS += $(TOOL_TESTS)
 EXTRA_DIST += $(TOOL_TESTS)

@@ -33,11 +33,13 @@ for r in 0 1; do
   a=$(grep -v '^#' "$TMPD/full/localhost.$r.points" | awk '{print $1}' | sort -n | tr '\n' ' ')
   b=$(grep -v '^#' "$TMPD/cut/localhost.$r.points" | awk '{print $1}' | sort -n | tr '\n' ' ')
   ok $([ "$a" = "$b" ] && echo 0 || echo 1) "process $r: same sizes as the uninterrupted run, no duplicate"
-  # times agree with the uninterrupted run (no emulated noise; 10 % or 10 ms for wake-up latency under load)
-  bad=$(join <(grep -v '^#' "$TMPD/full/localhost.$r.points" | sort -k1,1) \
-             <(grep -v '^#' "$TMPD/cut/localhost.$r.points" | sort -k1,1) 2>/dev/null |
-        awk '{ tol = 0.1 * $2; if (tol < 0.01) tol = 0.01; if ($2 - $5 > tol || $5 - $2 > tol) n++ } END { print n+0 }')
+  # times agree with the uninterrupted run: no emulated noise, so only wake-up latency of the
+  # sleeping devices on a loaded 2-core host differs (allowance: 20 % or 20 ms)
+  join <(grep -v '^#' "$TMPD/full/localhost.$r.points" | sort -k1,1) \
+       <(grep -v '^#' "$TMPD/cut/localhost.$r.points" | sort -k1,1) >"$TMPD/joined" 2>/dev/null
+  bad=$(awk '{ tol = 0.2 * $2; if (tol < 0.02) tol = 0.02; if ($2 - $5 > tol || $5 - $2 > tol) n++ } END { print n+0 }' "$TMPD/joined")
   ok $([ "$bad" = 0 ] && echo 0 || echo 1) "process $r: resumed times agree with the uninterrupted ones"
+  [ "$bad" = 0 ] || sed 's/^/# d t reps ci | t reps ci: /' "$TMPD/joined"
 done
 # a third run measures nothing new
 before=$(cat "$TMPD/cut/localhost.0.points" | md5sum)

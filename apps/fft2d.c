@@ -1,0 +1,414 @@
+/* Heterogeneous row-distributed 2D FFT (apps/fft2d.h, docs/apps.md).
+ * FFTW-MPI cannot take uneven row counts, so the distributed transpose is ours, in one of two
+ * strategies (both one MPI_Alltoallw each way whose derived datatypes cut and place the blocks,
+ * so nothing is packed by hand):
+ *   transpose: A (d x N) --FFTW rank-0 transpose--> S (N x d) --Alltoallw--> U (c x M): the
+ *              receive type drops each block at its rows of U, and the column FFTs are
+ *              contiguous row FFTs of U;
+ *   strided:   A --Alltoallw--> T (M x c): the send type cuts A into column panels, and the
+ *              column FFTs run in place with stride c.
+ * Strided column FFTs are 5-10x slower with FFTW_ESTIMATE plans at N = 2048 (power-of-two
+ * strides alias in the caches) but competitive with FFTW_MEASURE, when they save the two local
+ * transposes; so AUTO takes transpose for ESTIMATE and otherwise times both, as FFTW would. */
+#include <fftw3.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/apps.h"
+#include "apps/fft2d.h"
+
+struct fupermod_fft2d {
+  MPI_Comm comm;
+  int rank, size, threads, strategy;
+  long M, N;
+  long *roff, *coff; /* first row / column of each rank, size + 1 entries */
+  long d, c;         /* local rows and columns */
+  fftw_complex *A;   /* own d x N row block */
+  fftw_complex *S;   /* transpose: N x d, A transposed, every destination's columns contiguous */
+  fftw_complex *Y;   /* my columns of the whole signal: transpose c x M (U), strided M x c (T) */
+  fftw_plan row_fwd, row_bwd, col_fwd, col_bwd, tr_AS, tr_SA;
+  int *cntX, *cntY, *zero; /* Alltoallw counts (0 or 1) and zero displacements */
+  MPI_Datatype *typeX;     /* row side: blocks of S (transpose) or panels of A (strided) */
+  MPI_Datatype *typeY;     /* column side: blocks of U or T */
+  MPI_Datatype cplx;
+  int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
+  double t_rows, t_tr, t_cols, t_back;
+};
+
+static int threads_ready = 0;
+
+/* Agree on a status over comm: the most negative (first error code) wins everywhere. */
+static int agree(MPI_Comm comm, int rc) {
+  int all = rc;
+  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Allreduce of the status failed");
+  if (all != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS)
+    return fupermod_error(all, "fft2d: another process failed (%s)", fupermod_status_name(all));
+  return all;
+}
+
+/* A datatype that is `inner` shifted by disp bytes: keeps Alltoallw displacements (int) at 0,
+ * so blocks beyond 2 GiB are addressable. */
+static int displaced(MPI_Datatype inner, MPI_Aint disp, MPI_Datatype *out) {
+  int one = 1;
+  MPI_Datatype t;
+  if (MPI_Type_create_struct(1, &one, &disp, &inner, &t) != MPI_SUCCESS) return -1;
+  if (MPI_Type_commit(&t) != MPI_SUCCESS) return -1;
+  *out = t;
+  return 0;
+}
+
+static int check_dist(const fupermod_dist *dist, int size, long D, const char *what) {
+  long sum = 0;
+  if (dist->size != size)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: %s distribution has %d parts for %d processes", what,
+                          dist->size, size);
+  if (dist->D != D)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: %s distribution has D = %ld, expected %ld", what, dist->D, D);
+  for (int i = 0; i < size; i++) {
+    if (dist->parts[i].d < 0)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: %s distribution part %d is negative (%ld)", what, i,
+                            dist->parts[i].d);
+    sum += dist->parts[i].d;
+  }
+  if (sum != D)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: %s distribution sums to %ld, expected %ld", what, sum, D);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Every rank must pass the same sizes and distributions: compare with rank 0's. */
+static int check_same(fupermod_fft2d *p) {
+  size_t n = 2 + 2 * (size_t)(p->size + 1);
+  long *mine = malloc(n * sizeof *mine), *root = malloc(n * sizeof *root);
+  int rc = FUPERMOD_SUCCESS;
+  if (!mine || !root) {
+    free(mine);
+    free(root);
+    return agree(p->comm, fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory"));
+  }
+  mine[0] = p->M;
+  mine[1] = p->N;
+  memcpy(mine + 2, p->roff, (size_t)(p->size + 1) * sizeof(long));
+  memcpy(mine + 3 + p->size, p->coff, (size_t)(p->size + 1) * sizeof(long));
+  memcpy(root, mine, n * sizeof *root);
+  if (MPI_Bcast(root, (int)n, MPI_LONG, 0, p->comm) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Bcast failed");
+  else if (memcmp(root, mine, n * sizeof *root) != 0)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE,
+                        "fft2d: rank %d passed sizes or distributions different from rank 0's (M, N, rows, cols "
+                        "must be the same everywhere)", p->rank);
+  free(mine);
+  free(root);
+  return agree(p->comm, rc);
+}
+
+static int make_types(fupermod_fft2d *p) {
+  size_t z = sizeof(fftw_complex);
+  int tr = p->strategy == FUPERMOD_FFT2D_TRANSPOSE;
+  MPI_Datatype tmp;
+  if (MPI_Type_contiguous(2, MPI_DOUBLE, &p->cplx) != MPI_SUCCESS || MPI_Type_commit(&p->cplx) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the complex datatype");
+  for (int s = 0; s < p->size; s++) {
+    long ds = p->roff[s + 1] - p->roff[s], cs = p->coff[s + 1] - p->coff[s];
+    int e;
+    p->cntX[s] = p->cntY[s] = 0;
+    p->zero[s] = 0;
+    /* Row side <-> s: s's cs columns of my d rows: contiguous in S (cs rows of d), or d runs
+     * of cs elements, stride N, in A. */
+    if (p->d > 0 && cs > 0) {
+      e = tr ? MPI_Type_vector((int)cs, (int)p->d, (int)p->d, p->cplx, &tmp)
+             : MPI_Type_vector((int)p->d, (int)cs, (int)p->N, p->cplx, &tmp);
+      if (e != MPI_SUCCESS ||
+          displaced(tmp, (MPI_Aint)((size_t)p->coff[s] * (size_t)(tr ? p->d : 1) * z), &p->typeX[s]) != 0)
+        return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the row-side datatype for rank %d", s);
+      MPI_Type_free(&tmp);
+      p->cntX[s] = 1;
+    }
+    /* Column side <-> s: s's ds rows of my c columns: c runs of ds elements, stride M, in U,
+     * or ds contiguous rows of c in T. */
+    if (ds > 0 && p->c > 0) {
+      e = tr ? MPI_Type_vector((int)p->c, (int)ds, (int)p->M, p->cplx, &tmp)
+             : MPI_Type_vector((int)ds, (int)p->c, (int)p->c, p->cplx, &tmp);
+      if (e != MPI_SUCCESS ||
+          displaced(tmp, (MPI_Aint)((size_t)p->roff[s] * (size_t)(tr ? 1 : p->c) * z), &p->typeY[s]) != 0)
+        return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the column-side datatype for rank %d", s);
+      MPI_Type_free(&tmp);
+      p->cntY[s] = 1;
+    }
+    /* Alltoallw needs a valid type even for empty blocks. */
+    if (p->typeX[s] == MPI_DATATYPE_NULL) MPI_Type_dup(MPI_BYTE, &p->typeX[s]);
+    if (p->typeY[s] == MPI_DATATYPE_NULL) MPI_Type_dup(MPI_BYTE, &p->typeY[s]);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+static int make_plans(fupermod_fft2d *p, unsigned flags) {
+  int n, tr = p->strategy == FUPERMOD_FFT2D_TRANSPOSE;
+  fftw_plan_with_nthreads(p->threads);
+  if (p->d > 0) {
+    n = (int)p->N;
+    p->row_fwd = fftw_plan_many_dft(1, &n, (int)p->d, p->A, NULL, 1, n, p->A, NULL, 1, n, FFTW_FORWARD, flags);
+    p->row_bwd = fftw_plan_many_dft(1, &n, (int)p->d, p->A, NULL, 1, n, p->A, NULL, 1, n, FFTW_BACKWARD, flags);
+    if (!p->row_fwd || !p->row_bwd)
+      return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan %ld row FFTs of length %ld (flags %#x)",
+                            p->d, p->N, flags);
+    if (tr) {
+      /* rank-0 transforms with two loops are FFTW's transposes */
+      fftw_iodim as[2] = {{(int)p->d, (int)p->N, 1}, {(int)p->N, 1, (int)p->d}};
+      fftw_iodim sa[2] = {{(int)p->N, (int)p->d, 1}, {(int)p->d, 1, (int)p->N}};
+      p->tr_AS = fftw_plan_guru_dft(0, NULL, 2, as, p->A, p->S, FFTW_FORWARD, flags);
+      p->tr_SA = fftw_plan_guru_dft(0, NULL, 2, sa, p->S, p->A, FFTW_FORWARD, flags);
+      if (!p->tr_AS || !p->tr_SA)
+        return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan the %ld x %ld local transposes", p->d,
+                              p->N);
+    }
+  }
+  if (p->c > 0) {
+    int c = (int)p->c;
+    n = (int)p->M;
+    /* U: c contiguous transforms; T: c interleaved transforms (stride c, adjacent starts) */
+    p->col_fwd = fftw_plan_many_dft(1, &n, c, p->Y, NULL, tr ? 1 : c, tr ? n : 1, p->Y, NULL, tr ? 1 : c, tr ? n : 1,
+                                    FFTW_FORWARD, flags);
+    p->col_bwd = fftw_plan_many_dft(1, &n, c, p->Y, NULL, tr ? 1 : c, tr ? n : 1, p->Y, NULL, tr ? 1 : c, tr ? n : 1,
+                                    FFTW_BACKWARD, flags);
+    if (!p->col_fwd || !p->col_bwd)
+      return fupermod_error(FUPERMOD_ERR_SYSTEM,
+                            "fft2d: FFTW could not plan %ld column FFTs of length %ld (flags %#x)", p->c, p->M, flags);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+static int setup(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                 unsigned flags) {
+  int rc;
+  size_t np1 = (size_t)p->size + 1;
+  p->roff = calloc(np1, sizeof(long));
+  p->coff = calloc(np1, sizeof(long));
+  p->cntX = calloc((size_t)p->size, sizeof(int));
+  p->cntY = calloc((size_t)p->size, sizeof(int));
+  p->zero = calloc((size_t)p->size, sizeof(int));
+  p->typeX = calloc((size_t)p->size, sizeof(MPI_Datatype));
+  p->typeY = calloc((size_t)p->size, sizeof(MPI_Datatype));
+  if (!p->roff || !p->coff || !p->cntX || !p->cntY || !p->zero || !p->typeX || !p->typeY)
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory");
+  for (int s = 0; s < p->size; s++) p->typeX[s] = p->typeY[s] = MPI_DATATYPE_NULL;
+  p->types_ready = 1;
+  if ((rc = fupermod_dist_offsets(rows, p->roff)) != FUPERMOD_SUCCESS) return rc;
+  if (cols) {
+    if ((rc = fupermod_dist_offsets(cols, p->coff)) != FUPERMOD_SUCCESS) return rc;
+  } else {
+    /* Proportional to rows, in exact integer arithmetic (N R_r <= N M < 2^62: M, N <= INT_MAX). */
+    for (int s = 0; s <= p->size; s++) p->coff[s] = N * p->roff[s] / M;
+  }
+  p->d = p->roff[p->rank + 1] - p->roff[p->rank];
+  p->c = p->coff[p->rank + 1] - p->coff[p->rank];
+  if (p->d > 0 && (!(p->A = fftw_alloc_complex((size_t)p->d * (size_t)N)) ||
+                   (p->strategy == FUPERMOD_FFT2D_TRANSPOSE && !(p->S = fftw_alloc_complex((size_t)p->d * (size_t)N)))))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate %ld x %ld local rows", p->d, N);
+  if (p->c > 0 && !(p->Y = fftw_alloc_complex((size_t)M * (size_t)p->c)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate the %ld x %ld column block", p->c, M);
+  if (p->A) memset(p->A, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
+  if (p->S) memset(p->S, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
+  if (p->Y) memset(p->Y, 0, (size_t)M * (size_t)p->c * sizeof(fftw_complex));
+  if ((rc = make_types(p)) != FUPERMOD_SUCCESS) return rc;
+  return make_plans(p, flags);
+}
+
+static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                    int threads, unsigned fftw_flags, int strategy, fupermod_fft2d **plan) {
+  fupermod_fft2d *p;
+  int rc = FUPERMOD_SUCCESS, size, rank;
+  if (!plan) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
+  *plan = NULL;
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: comm is MPI_COMM_NULL");
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: invalid communicator");
+  /* Local argument checks, then one agreement so that no rank is left waiting. */
+  if (M < 1 || N < 1)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: M and N must be >= 1 (got M = %ld, N = %ld)", M, N);
+  else if (M > INT_MAX || N > INT_MAX)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: M = %ld and N = %ld must each be at most %d", M, N, INT_MAX);
+  else if (!rows)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: the row distribution is NULL");
+  else if (threads < 1)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: threads must be >= 1 (got %d)", threads);
+  else if (strategy != FUPERMOD_FFT2D_AUTO && strategy != FUPERMOD_FFT2D_TRANSPOSE && strategy != FUPERMOD_FFT2D_STRIDED)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: strategy must be FUPERMOD_FFT2D_AUTO, _TRANSPOSE or _STRIDED (got %d)",
+                        strategy);
+  else if ((rc = check_dist(rows, size, M, "row")) == FUPERMOD_SUCCESS && cols)
+    rc = check_dist(cols, size, N, "column");
+  if (rc == FUPERMOD_SUCCESS) {
+    /* Block sizes become int datatype counts: each rank's panel sizes must fit. */
+    for (int s = 0; s < size && rc == FUPERMOD_SUCCESS; s++)
+      if (rows->parts[s].d > INT_MAX || (cols && cols->parts[s].d > INT_MAX))
+        rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: part %d is larger than %d", s, INT_MAX);
+  }
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+
+  if (!(p = calloc(1, sizeof *p))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory");
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  p->size = size;
+  p->rank = rank;
+  p->threads = threads;
+  p->strategy = strategy;
+  p->M = M;
+  p->N = N;
+  p->cplx = MPI_DATATYPE_NULL;
+  p->comm = MPI_COMM_NULL;
+  if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
+    free(p);
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Comm_dup failed");
+  }
+  MPI_Comm_set_errhandler(p->comm, MPI_ERRORS_RETURN);
+  /* FFTW's planner is global state: initialise threads once, plan one process at a time
+   * within a process (the caller is single-threaded here). */
+  if (!threads_ready) {
+    if (!fftw_init_threads()) rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: fftw_init_threads failed");
+    else threads_ready = 1;
+  }
+  if (rc == FUPERMOD_SUCCESS) rc = setup(p, M, N, rows, cols, fftw_flags);
+  if ((rc = agree(p->comm, rc)) == FUPERMOD_SUCCESS) rc = check_same(p);
+  if (rc != FUPERMOD_SUCCESS) {
+    fupermod_fft2d_destroy(p);
+    return rc;
+  }
+  *plan = p;
+  return FUPERMOD_SUCCESS;
+}
+
+/* Best of three forward transforms, the slowest process's time, on the plan's own block. */
+static int time_plan(fupermod_fft2d *p, double *best) {
+  int rc = FUPERMOD_SUCCESS;
+  *best = INFINITY;
+  for (int r = 0; r < 3 && rc == FUPERMOD_SUCCESS; r++) {
+    double t0, t;
+    MPI_Barrier(p->comm);
+    t0 = fupermod_time();
+    rc = fupermod_fft2d_execute(p, FUPERMOD_FFT2D_FORWARD, NULL);
+    t = fupermod_time() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, p->comm);
+    if (t < *best) *best = t;
+  }
+  return rc;
+}
+
+int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                                 int threads, unsigned fftw_flags, int strategy, fupermod_fft2d **plan) {
+  double t[3];
+  int rc;
+  if (strategy != FUPERMOD_FFT2D_AUTO || (fftw_flags & FFTW_ESTIMATE))
+    return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
+                    strategy == FUPERMOD_FFT2D_AUTO ? FUPERMOD_FFT2D_TRANSPOSE : strategy, plan);
+  /* Time both, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
+   * The timings are the same on every rank, so every rank picks the same strategy. */
+  for (int s = FUPERMOD_FFT2D_TRANSPOSE; s <= FUPERMOD_FFT2D_STRIDED; s++) {
+    if ((rc = plan_one(comm, M, N, rows, cols, threads, fftw_flags, s, plan)) != FUPERMOD_SUCCESS) return rc;
+    rc = time_plan(*plan, &t[s]);
+    fupermod_fft2d_destroy(*plan);
+    *plan = NULL;
+    if (rc != FUPERMOD_SUCCESS) return rc;
+  }
+  return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
+                  t[FUPERMOD_FFT2D_STRIDED] < t[FUPERMOD_FFT2D_TRANSPOSE] ? FUPERMOD_FFT2D_STRIDED
+                                                                          : FUPERMOD_FFT2D_TRANSPOSE,
+                  plan);
+}
+
+int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                        int threads, unsigned fftw_flags, fupermod_fft2d **plan) {
+  return fupermod_fft2d_plan_strategy(comm, M, N, rows, cols, threads, fftw_flags, FUPERMOD_FFT2D_AUTO, plan);
+}
+
+int fupermod_fft2d_strategy(const fupermod_fft2d *plan) { return plan ? plan->strategy : FUPERMOD_FFT2D_AUTO; }
+
+double *fupermod_fft2d_local(fupermod_fft2d *plan) { return plan ? (double *)plan->A : NULL; }
+
+long fupermod_fft2d_local_rows(const fupermod_fft2d *plan, long *first_row) {
+  if (!plan) return 0;
+  if (first_row) *first_row = plan->roff[plan->rank];
+  return plan->d;
+}
+
+long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col) {
+  if (!plan) return 0;
+  if (first_col) *first_col = plan->coff[plan->rank];
+  return plan->c;
+}
+
+int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
+  fftw_complex *A, *X;
+  int rc = FUPERMOD_SUCCESS, fwd;
+  double t0, t1, t2, t3, t4;
+  if (!p) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
+  A = data ? (fftw_complex *)data : p->A;
+  fwd = direction == FUPERMOD_FFT2D_FORWARD;
+  if (direction != FUPERMOD_FFT2D_FORWARD && direction != FUPERMOD_FFT2D_BACKWARD)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: direction must be FUPERMOD_FFT2D_FORWARD (-1) or _BACKWARD (+1), "
+                                            "got %d", direction);
+  else if (p->d > 0 && data && fftw_alignment_of(data) != fftw_alignment_of((double *)p->A))
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: data is not aligned like fftw_malloc memory (allocate it with "
+                                            "fftw_malloc or malloc, or use fupermod_fft2d_local)");
+  if ((rc = agree(p->comm, rc)) != FUPERMOD_SUCCESS) return rc;
+
+  t0 = fupermod_time();
+  if (p->d > 0) fftw_execute_dft(fwd ? p->row_fwd : p->row_bwd, A, A);
+  t1 = fupermod_time();
+  if (p->tr_AS) fftw_execute_dft(p->tr_AS, A, p->S);
+  X = p->tr_AS ? p->S : A;
+  if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
+  t2 = fupermod_time();
+  if (rc == FUPERMOD_SUCCESS && p->c > 0) fftw_execute(fwd ? p->col_fwd : p->col_bwd);
+  t3 = fupermod_time();
+  if (rc == FUPERMOD_SUCCESS &&
+      MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
+  if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
+  t4 = fupermod_time();
+  p->t_rows = t1 - t0;
+  p->t_tr = t2 - t1;
+  p->t_cols = t3 - t2;
+  p->t_back = t4 - t3;
+  return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
+}
+
+void fupermod_fft2d_phase_times(const fupermod_fft2d *p, double *rows, double *transpose, double *cols,
+                                double *transpose_back) {
+  if (rows) *rows = p ? p->t_rows : 0.0;
+  if (transpose) *transpose = p ? p->t_tr : 0.0;
+  if (cols) *cols = p ? p->t_cols : 0.0;
+  if (transpose_back) *transpose_back = p ? p->t_back : 0.0;
+}
+
+void fupermod_fft2d_destroy(fupermod_fft2d *p) {
+  if (!p) return;
+  if (p->row_fwd) fftw_destroy_plan(p->row_fwd);
+  if (p->row_bwd) fftw_destroy_plan(p->row_bwd);
+  if (p->col_fwd) fftw_destroy_plan(p->col_fwd);
+  if (p->col_bwd) fftw_destroy_plan(p->col_bwd);
+  if (p->tr_AS) fftw_destroy_plan(p->tr_AS);
+  if (p->tr_SA) fftw_destroy_plan(p->tr_SA);
+  for (int s = 0; p->types_ready && s < p->size; s++) {
+    if (p->typeX[s] != MPI_DATATYPE_NULL) MPI_Type_free(&p->typeX[s]);
+    if (p->typeY[s] != MPI_DATATYPE_NULL) MPI_Type_free(&p->typeY[s]);
+  }
+  if (p->cplx != MPI_DATATYPE_NULL) MPI_Type_free(&p->cplx);
+  if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+  fftw_free(p->A);
+  fftw_free(p->S);
+  fftw_free(p->Y);
+  free(p->roff);
+  free(p->coff);
+  free(p->cntX);
+  free(p->cntY);
+  free(p->zero);
+  free(p->typeX);
+  free(p->typeY);
+  free(p);
+}
+
+double fupermod_fft2d_flops(long M, long N) {
+  double n = (double)M * (double)N;
+  return n > 1.0 ? 5.0 * n * log2(n) : 0.0;
+}

@@ -1,0 +1,80 @@
+/* Heterogeneous 2D FFT of a complex M x N signal distributed by rows in any distribution
+ * (docs/apps.md): row FFTs, the distributed transpose from row blocks to column blocks
+ * (MPI_Alltoallw with derived datatypes), column FFTs, and the transpose back.
+ *
+ * Layout. Rank r owns rows [R_r, R_r + d_r) of the signal, where d_r = rows->parts[r].d and
+ * R_r = d_0 + ... + d_{r-1} (fupermod_dist_offsets); d_r = 0 is allowed. The local block is
+ * d_r x N complex numbers, row-major (element (i, j) of the block, i.e. global (R_r + i, j), at
+ * index i * N + j), each complex number two doubles (re, im): the layout of fftw_complex and of
+ * C99 double complex. The transform is in place and leaves the result in the same layout and
+ * the same (natural) order.
+ *
+ * Transforms are FFTW's, unnormalised: forward uses exp(-2 pi i (k1 n1 / M + k2 n2 / N)),
+ * backward the + sign, so backward(forward(x)) = M N x.
+ *
+ * fftw3.h is deliberately not included here: fftw_complex changes type when <complex.h> (or
+ * OpenBLAS's cblas.h) comes first, so the interface uses plain doubles. */
+#ifndef FUPERMOD_FFT2D_H
+#define FUPERMOD_FFT2D_H
+
+#include <mpi.h>
+#include <fupermod/fupermod.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACKWARD = +1 };
+
+/* How the column phase is laid out (apps/fft2d.c). TRANSPOSE: local FFTW transposes around the
+ * exchange, contiguous column FFTs; memory 2 d N + c M complex numbers. STRIDED: no local
+ * transposes, strided column FFTs; memory d N + c M. AUTO: TRANSPOSE for FFTW_ESTIMATE, else
+ * whichever of the two runs faster (timed at planning, three transforms each). */
+enum fupermod_fft2d_strategy { FUPERMOD_FFT2D_AUTO = 0, FUPERMOD_FFT2D_TRANSPOSE = 1, FUPERMOD_FFT2D_STRIDED = 2 };
+
+typedef struct fupermod_fft2d fupermod_fft2d;
+
+/* Collective over comm. rows: D = M, size = the size of comm, every rank passes the same
+ * distribution (checked). cols: the distribution of the N columns during the column phase
+ * (D = N), or NULL for columns proportional to rows (c_r = floor(N R_{r+1} / M) -
+ * floor(N R_r / M): processes without rows get no columns). threads: FFTW threads per process
+ * (>= 1). fftw_flags: FFTW planner flags (FFTW_ESTIMATE, FFTW_MEASURE, ...; planning with
+ * FFTW_MEASURE overwrites the plan's buffers, never user data). On error every rank returns
+ * the same status and *plan is NULL. */
+int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows,
+                        const fupermod_dist *cols, int threads, unsigned fftw_flags,
+                        fupermod_fft2d **plan);
+/* The same with a given strategy (fupermod_fft2d_plan uses FUPERMOD_FFT2D_AUTO). */
+int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_dist *rows,
+                                 const fupermod_dist *cols, int threads, unsigned fftw_flags,
+                                 int strategy, fupermod_fft2d **plan);
+/* The strategy a plan uses: FUPERMOD_FFT2D_TRANSPOSE or FUPERMOD_FFT2D_STRIDED. */
+int fupermod_fft2d_strategy(const fupermod_fft2d *plan);
+
+/* The plan's own local row block (2 d_r N doubles, aligned for SIMD; NULL when d_r = 0). */
+double *fupermod_fft2d_local(fupermod_fft2d *plan);
+/* Number of local rows d_r, first local row R_r, and columns c_r / first column during the
+ * column phase. */
+long fupermod_fft2d_local_rows(const fupermod_fft2d *plan, long *first_row);
+long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col);
+
+/* Collective: transform the local block data in place (data NULL: the plan's own block).
+ * A user block must have the same SIMD alignment as fftw_malloc's (fftw_alignment_of), which
+ * malloc gives on x86-64. Every rank returns the same status. */
+int fupermod_fft2d_execute(fupermod_fft2d *plan, int direction, double *data);
+
+/* Seconds spent by the last execute in each phase on this process: row FFTs, first
+ * redistribution, column FFTs, second redistribution (any pointer may be NULL). */
+void fupermod_fft2d_phase_times(const fupermod_fft2d *plan, double *rows, double *transpose,
+                                double *cols, double *transpose_back);
+
+void fupermod_fft2d_destroy(fupermod_fft2d *plan);
+
+/* Floating-point operations credited to one M x N complex 2D FFT, FFTW's convention
+ * 5 M N log2(M N) (for N x N: 5 N^2 log2 N^2). */
+double fupermod_fft2d_flops(long M, long N);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

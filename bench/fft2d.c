@@ -1,0 +1,343 @@
+/* 2D-FFT benchmark: our heterogeneous row-distributed 2D FFT (apps/fft2d) against FFTW-MPI on the
+ * same processes and the same M x N complex signal, in one run, reps interleaved so that machine
+ * drift hits every variant alike.
+ *
+ *   mpirun --bind-to none -np P bench/fft2d [--n N] [--m M] [--reps R] [--bind CORES]
+ *          [--threads T] [--planner measure|estimate] [--model-reps R]
+ *
+ * Defaults: N = M = 2048, 7 reps, FFTW_MEASURE for all three variants (planning is not timed;
+ * FFTW_ESTIMATE plans of FFTW-MPI are 2-3x slower here and would flatter us).
+ *
+ * Variants (forward transform, natural-order output, in place):
+ *   fftw-mpi    fftw_mpi_plan_dft_2d, FFTW-MPI's own (even) block distribution: the reference
+ *   ours-even   fupermod_fft2d with the even distribution (fupermod_dist_alloc)
+ *   ours-model  fupermod_fft2d with the distribution from functional models: every process
+ *               benchmarks the computation of d rows (row FFTs, transposes, column FFTs; the
+ *               communication replaced by copies; FFTW_ESTIMATE plans) together with the others
+ *               (fupermod_benchmark, all processes in step) at d = M/2p, M/p, 2M/p; piecewise
+ *               models + the geometric partitioner
+ * --bind CORES (e.g. 0,1,1,1): rank r binds itself to logical core CORES[r] with hwloc
+ * (fupermod_bind_apply "core:X"); give mpirun --bind-to none so that Open MPI does not bind.
+ * GFLOP/s = 5 M N log2(M N) / t (for N x N: 5 N^2 log2 N^2), t = the best time of the slowest
+ * process; ratios are reference time / our time (> 1: ours is faster). */
+#define _GNU_SOURCE /* sched_getaffinity, to print where the processes really run */
+#include <fftw3-mpi.h>
+#include <getopt.h>
+#include <sched.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/fft2d.h"
+#include "partitioners/partitioners.h"
+
+static int rank, size;
+
+static void die(const char *what) {
+  if (rank == 0) fprintf(stderr, "bench/fft2d: %s: %s\n", what, fupermod_error_message());
+  MPI_Abort(MPI_COMM_WORLD, 1); /* a benchmark program, not library code */
+}
+
+static void fill(double *a, long first, long d, long N) {
+  for (long i = 0; i < d; i++)
+    for (long j = 0; j < N; j++) {
+      double g = (double)((first + i) * N + j);
+      a[2 * (i * N + j)] = cos(1e-3 * g);
+      a[2 * (i * N + j) + 1] = sin(3e-3 * g);
+    }
+}
+
+/* The kernel measured for the models: the computation of one process holding d rows, as in
+ * fupermod_fft2d_execute with the communication replaced by local copies (Clarke sec. 1.7):
+ * d row FFTs, transpose, c = d N / M column FFTs, transpose back. */
+typedef struct rows_ctx {
+  long M, N, d, c;
+  unsigned flags;
+  int threads;
+  fftw_complex *a, *s, *u;
+  fftw_plan row, col, tr, back;
+} rows_ctx;
+
+static int rows_create(const char *s, void **ctx) { return FUPERMOD_SUCCESS; }
+static double rows_complexity(long d, void *ctx) { return (double)d; }
+static int rows_init(long d, void *c) {
+  rows_ctx *r = c;
+  int n = (int)r->N, m = (int)r->M;
+  r->d = d;
+  r->c = (long)((double)d * (double)r->N / (double)r->M + 0.5);
+  if (r->c < 1) r->c = 1;
+  r->a = fftw_alloc_complex((size_t)d * (size_t)r->N);
+  r->s = fftw_alloc_complex((size_t)d * (size_t)r->N);
+  r->u = fftw_alloc_complex((size_t)r->c * (size_t)r->M);
+  if (!r->a || !r->s || !r->u) return fupermod_error(FUPERMOD_ERR_NOMEM, "fft kernel: out of memory");
+  fftw_plan_with_nthreads(r->threads);
+  {
+    fftw_iodim as[2] = {{(int)d, n, 1}, {n, 1, (int)d}}, sa[2] = {{n, (int)d, 1}, {(int)d, 1, n}};
+    r->row = fftw_plan_many_dft(1, &n, (int)d, r->a, NULL, 1, n, r->a, NULL, 1, n, FFTW_FORWARD, r->flags);
+    r->col = fftw_plan_many_dft(1, &m, (int)r->c, r->u, NULL, 1, m, r->u, NULL, 1, m, FFTW_FORWARD, r->flags);
+    r->tr = fftw_plan_guru_dft(0, NULL, 2, as, r->a, r->s, FFTW_FORWARD, r->flags);
+    r->back = fftw_plan_guru_dft(0, NULL, 2, sa, r->s, r->a, FFTW_FORWARD, r->flags);
+  }
+  if (!r->row || !r->col || !r->tr || !r->back) return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft kernel: FFTW cannot plan");
+  fill((double *)r->a, 0, d, r->N);
+  memset(r->u, 0, (size_t)r->c * (size_t)r->M * sizeof(fftw_complex));
+  return FUPERMOD_SUCCESS;
+}
+static int rows_exec(void *c) {
+  rows_ctx *r = c;
+  size_t ns = (size_t)r->d * (size_t)r->N, nu = (size_t)r->c * (size_t)r->M;
+  nu = nu < ns ? nu : ns; /* the copies stand in for MPI_Alltoallw */
+  fftw_execute(r->row);
+  fftw_execute(r->tr);
+  memcpy(r->u, r->s, nu * sizeof(fftw_complex));
+  fftw_execute(r->col);
+  memcpy(r->s, r->u, nu * sizeof(fftw_complex));
+  fftw_execute(r->back);
+  return FUPERMOD_SUCCESS;
+}
+static int rows_fini(void *c) {
+  rows_ctx *r = c;
+  fftw_plan *pl[4] = {&r->row, &r->col, &r->tr, &r->back};
+  for (int i = 0; i < 4; i++)
+    if (*pl[i]) fftw_destroy_plan(*pl[i]), *pl[i] = NULL;
+  fftw_free(r->a);
+  fftw_free(r->s);
+  fftw_free(r->u);
+  r->a = r->s = r->u = NULL;
+  return FUPERMOD_SUCCESS;
+}
+static void rows_destroy(void *c) {}
+
+static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-local", "the local computation of d rows", rows_create,
+                                             rows_complexity, rows_init, rows_exec, rows_fini, rows_destroy,
+                                             NULL, NULL};
+
+/* Model-based distribution: identical on every rank (computed from the gathered points). */
+static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {
+  rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+  fupermod_kernel k = {&rows_ops, &ctx, NULL, NULL};
+  fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0};
+  long sizes[3] = {M / (2 * size), M / size, (2 * M) / size};
+  fupermod_point mine[3], *all = malloc(3 * (size_t)size * sizeof *all);
+  fupermod_model **models = calloc((size_t)size, sizeof *models);
+  fupermod_dist *dist = fupermod_dist_alloc(M, size);
+  double t0 = fupermod_time();
+  for (int s = 0; s < 3; s++) {
+    if (sizes[s] < 1) sizes[s] = 1;
+    if (sizes[s] > M) sizes[s] = M;
+    if (fupermod_benchmark(&k, sizes[s], &prec, MPI_COMM_WORLD, &mine[s]) != FUPERMOD_SUCCESS) die("benchmark");
+  }
+  MPI_Allgather(mine, 3 * (int)sizeof(fupermod_point), MPI_BYTE, all, 3 * (int)sizeof(fupermod_point), MPI_BYTE,
+                MPI_COMM_WORLD);
+  for (int i = 0; i < size; i++) {
+    fupermod_points pts = {0, NULL, 0};
+    for (int s = 0; s < 3; s++) fupermod_points_insert(&pts, &all[3 * i + s]);
+    if (fupermod_model_create("piecewise", &pts, M, &models[i]) != FUPERMOD_SUCCESS) die("model");
+    fupermod_points_free(&pts);
+  }
+  if (fupermod_partitioner_find("geometric")->continuous(size, models, dist) != FUPERMOD_SUCCESS) die("partition");
+  if (rank == 0) {
+    printf("# models (rows: seconds at d = %ld, %ld, %ld):\n", sizes[0], sizes[1], sizes[2]);
+    for (int i = 0; i < size; i++)
+      printf("#   rank %d: %.5f %.5f %.5f  -> %ld rows (predicted %.5f s)\n", i, all[3 * i].t, all[3 * i + 1].t,
+             all[3 * i + 2].t, dist->parts[i].d, dist->parts[i].t);
+  }
+  for (int i = 0; i < size; i++) fupermod_model_free(models[i]);
+  free(models);
+  free(all);
+  *secs = fupermod_time() - t0;
+  return dist;
+}
+
+typedef struct variant {
+  const char *name;
+  fupermod_fft2d *plan;  /* ours */
+  fftw_plan fp;          /* FFTW-MPI */
+  double *data;
+  long first, d;
+  double *t;
+} variant;
+
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  static const struct option opts[] = {{"n", required_argument, NULL, 'n'},        {"m", required_argument, NULL, 'm'},
+                                       {"reps", required_argument, NULL, 'r'},     {"bind", required_argument, NULL, 'b'},
+                                       {"threads", required_argument, NULL, 't'},  {"planner", required_argument, NULL, 'p'},
+                                       {"model-reps", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
+  long N = 2048, M = -1;
+  int reps = 7, threads = 1, model_reps = 3, o;
+  unsigned flags = FFTW_MEASURE;
+  const char *bind = NULL, *planner = "measure";
+  char mybind[64] = "none";
+  ptrdiff_t ln0, l0s, alloc;
+  double model_secs = 0.0;
+
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    long v = 0;
+    if (o != 'b' && o != 'p' && (fupermod_parse_long(optarg, &v) || v < 1)) {
+      if (rank == 0) fprintf(stderr, "bench/fft2d: bad option value '%s'\n", optarg ? optarg : "");
+      MPI_Finalize();
+      return 2;
+    }
+    switch (o) {
+    case 'n': N = v; break;
+    case 'm': M = v; break;
+    case 'r': reps = (int)v; break;
+    case 't': threads = (int)v; break;
+    case 'R': model_reps = (int)v; break;
+    case 'b': bind = optarg; break;
+    case 'p':
+      planner = optarg;
+      if (strcmp(optarg, "measure") && strcmp(optarg, "estimate")) {
+        if (rank == 0) fprintf(stderr, "bench/fft2d: --planner must be measure or estimate\n");
+        MPI_Finalize();
+        return 2;
+      }
+      flags = !strcmp(optarg, "measure") ? FFTW_MEASURE : FFTW_ESTIMATE;
+      break;
+    default:
+      if (rank == 0) fprintf(stderr, "bench/fft2d: unknown option (see the comment at the top of bench/fft2d.c)\n");
+      MPI_Finalize();
+      return 2;
+    }
+  }
+  if (M < 0) M = N;
+  if (bind) {
+    /* the rank-th comma-separated core */
+    const char *s = bind;
+    for (int i = 0; i < rank && s; i++) s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+    if (!s || !*s) {
+      if (rank == 0) fprintf(stderr, "bench/fft2d: --bind %s names fewer than %d cores\n", bind, size);
+      MPI_Finalize();
+      return 2;
+    }
+    snprintf(mybind, sizeof mybind, "core:%.*s", (int)strcspn(s, ","), s);
+    if (fupermod_bind_apply(mybind) != FUPERMOD_SUCCESS) die("--bind");
+  }
+  fftw_init_threads();
+  fftw_mpi_init();
+  {
+    /* Where every process may run, as the kernel sees it after binding. */
+    cpu_set_t set;
+    char mine[64] = "", *all = malloc((size_t)size * sizeof mine);
+    int n = 0;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof set, &set);
+    for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof mine - 8; c++)
+      if (CPU_ISSET(c, &set)) n += snprintf(mine + n, sizeof mine - (size_t)n, "%s%d", n ? "," : "", c);
+    MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("# bench/fft2d: M=%ld N=%ld p=%d threads=%d planner=%s reps=%d bind=%s\n# cpus allowed per rank:", M, N,
+             size, threads, planner, reps, bind ? bind : "none (as mpirun placed the processes)");
+      for (int i = 0; i < size; i++) printf(" [%s]", all + (size_t)i * sizeof mine);
+      printf("\n");
+    }
+    free(all);
+  }
+  if (rank == 0) {
+    const char *y = getenv("OMPI_MCA_mpi_yield_when_idle");
+    printf("# OMPI_MCA_mpi_yield_when_idle=%s (set it to 1 when processes share cores)\n", y ? y : "(unset)");
+    printf("# GFLOP/s = 5 M N log2(M N) / t, t = best over reps of the slowest process\n");
+  }
+
+  /* the kernel's relative speeds are what matters: cheap plans, re-made at every size */
+  fupermod_dist *even = fupermod_dist_alloc(M, size),
+                *model = model_dist(M, N, threads, FFTW_ESTIMATE, model_reps, &model_secs);
+  variant v[3] = {{.name = "fftw-mpi"}, {.name = "ours-even"}, {.name = "ours-model"}};
+
+  /* FFTW-MPI, natural order in and out (the same contract as ours). */
+  fftw_plan_with_nthreads(threads);
+  alloc = fftw_mpi_local_size_2d(M, N, MPI_COMM_WORLD, &ln0, &l0s);
+  v[0].data = (double *)fftw_alloc_complex((size_t)(alloc > 0 ? alloc : 1));
+  v[0].first = l0s;
+  v[0].d = ln0;
+  v[0].fp = fftw_mpi_plan_dft_2d(M, N, (fftw_complex *)v[0].data, (fftw_complex *)v[0].data, MPI_COMM_WORLD,
+                                 FFTW_FORWARD, flags);
+  if (!v[0].fp) die("fftw_mpi_plan_dft_2d");
+  if (fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, even, NULL, threads, flags, &v[1].plan) != FUPERMOD_SUCCESS)
+    die("plan even");
+  if (fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, model, NULL, threads, flags, &v[2].plan) != FUPERMOD_SUCCESS)
+    die("plan model");
+  for (int k = 1; k < 3; k++) {
+    v[k].data = fupermod_fft2d_local(v[k].plan);
+    v[k].d = fupermod_fft2d_local_rows(v[k].plan, &v[k].first);
+  }
+  for (int k = 0; k < 3; k++) v[k].t = calloc((size_t)reps, sizeof(double));
+
+  /* One untimed warm-up each, then interleaved timed reps. */
+  for (int r = -1; r < reps; r++)
+    for (int k = 0; k < 3; k++) {
+      double t0, t;
+      fill(v[k].data, v[k].first, v[k].d, N);
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = fupermod_time();
+      if (k == 0) fftw_execute(v[0].fp);
+      else if (fupermod_fft2d_execute(v[k].plan, FUPERMOD_FFT2D_FORWARD, NULL) != FUPERMOD_SUCCESS) die("execute");
+      t = fupermod_time() - t0;
+      MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (r >= 0) v[k].t[r] = t;
+    }
+
+  /* The results must agree: compare the DC term and one more coefficient of each variant. */
+  {
+    double probe[3][2] = {{0}};
+    for (int k = 0; k < 3; k++) {
+      long row = M / 3, col = N / 5;
+      double loc[2] = {0, 0};
+      if (row >= v[k].first && row < v[k].first + v[k].d) {
+        loc[0] = v[k].data[2 * ((row - v[k].first) * N + col)];
+        loc[1] = v[k].data[2 * ((row - v[k].first) * N + col) + 1];
+      }
+      MPI_Allreduce(loc, probe[k], 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    }
+    double diff = fmax(hypot(probe[1][0] - probe[0][0], probe[1][1] - probe[0][1]),
+                       hypot(probe[2][0] - probe[0][0], probe[2][1] - probe[0][1]));
+    if (rank == 0)
+      printf("# results agree: |ours - fftw-mpi| at (M/3, N/5) = %.2e (|X| = %.2e)\n", diff,
+             hypot(probe[0][0], probe[0][1]));
+  }
+
+  long *fftw_rows = calloc((size_t)size, sizeof(long));
+  MPI_Gather(&v[0].d, 1, MPI_LONG, fftw_rows, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    double best[3], med[3], flops = fupermod_fft2d_flops(M, N);
+    printf("# rows: fftw-mpi");
+    for (int i = 0; i < size; i++) printf(" %ld", fftw_rows[i]);
+    for (int k = 1; k < 3; k++) {
+      printf("; %s", v[k].name);
+      for (int i = 0; i < size; i++) printf(" %ld", (k == 1 ? even : model)->parts[i].d);
+    }
+    printf("\n# model building took %.2f s (not in the times); strategies: ours-even %s, ours-model %s\n", model_secs,
+           fupermod_fft2d_strategy(v[1].plan) == FUPERMOD_FFT2D_STRIDED ? "strided" : "transpose",
+           fupermod_fft2d_strategy(v[2].plan) == FUPERMOD_FFT2D_STRIDED ? "strided" : "transpose");
+    printf("%-11s %10s %10s %9s %14s %14s\n", "variant", "best_s", "median_s", "GFLOP/s", "fftw-mpi/this",
+           "ours-even/this");
+    for (int k = 0; k < 3; k++) {
+      qsort(v[k].t, (size_t)reps, sizeof(double), cmpd);
+      best[k] = v[k].t[0];
+      med[k] = v[k].t[reps / 2];
+    }
+    for (int k = 0; k < 3; k++)
+      printf("%-11s %10.5f %10.5f %9.3f %14.3f %14.3f\n", v[k].name, best[k], med[k], flops / best[k] * 1e-9,
+             best[0] / best[k], best[1] / best[k]);
+    printf("ratio_even_vs_fftw_mpi %.3f\nratio_model_vs_fftw_mpi %.3f\nratio_model_vs_even %.3f\n", best[0] / best[1],
+           best[0] / best[2], best[1] / best[2]);
+  }
+  fftw_destroy_plan(v[0].fp);
+  fftw_free(v[0].data);
+  for (int k = 1; k < 3; k++) fupermod_fft2d_destroy(v[k].plan);
+  for (int k = 0; k < 3; k++) free(v[k].t);
+  free(fftw_rows);
+  fupermod_dist_free(even);
+  fupermod_dist_free(model);
+  fftw_mpi_cleanup();
+  MPI_Finalize();
+  return 0;
+}
