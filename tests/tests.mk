@@ -12,3 +12,4 @@ include tests/meters.mk
 include tests/dynamic.mk
 include tests/matrix.mk
 include tests/apps.mk
+include tests/campaign.mk

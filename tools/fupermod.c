@@ -17,6 +17,7 @@ static const struct {
   {"model", cmd_model, "fit a model to point files, print it and plot it"},
   {"partition", cmd_partition, "partition D units with a named algorithm"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
+  {"campaign", cmd_campaign, "run a campaign of experiments (resumable), summarise it, write OAR/Slurm scripts"},
   {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 

@@ -11,6 +11,7 @@ int cmd_partition(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_campaign(int argc, char **argv);
 
 /* Print "fupermod SUB: message" to stderr and return the exit status of status. */
 int tool_fail(const char *sub, int status);
