@@ -182,7 +182,8 @@ int camp_expand(const campaign *c, const char *key, const camp_exp *e, long np, 
   const char *vals[9];
   int k = strcmp(key, "command") == 0 ? K_COMMAND : K_RESULT;
   snprintf(size, sizeof size, "%s", c->sizes.items[e->size]);
-  snprintf(nps, sizeof nps, np > 0 ? "%ld" : "", np);
+  if (np > 0) snprintf(nps, sizeof nps, "%ld", np);
+  else nps[0] = '\0';
   snprintf(rep, sizeof rep, "%d", e->rep);
   vals[0] = c->apps.items[e->app];
   vals[1] = size;
@@ -327,7 +328,16 @@ static char *stem(const char *path) {
   return s;
 }
 
+static int load_body(const char *path, campaign *c);
+
+/* On failure nothing is left allocated: the body returns early from many places. */
 int camp_load(const char *path, campaign *c) {
+  int rc = load_body(path, c);
+  if (rc != FUPERMOD_SUCCESS) camp_free(c);
+  return rc;
+}
+
+static int load_body(const char *path, campaign *c) {
   char *text = NULL, *p;
   size_t len;
   int rc, line = 1;

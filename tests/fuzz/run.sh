@@ -14,10 +14,11 @@ common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/point.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$src $mpiflags $(pkg-config --cflags hwloc gsl)"
 libs="$mpilibs $(pkg-config --libs hwloc) -lgsl -lm"
 rc=0
-for t in points conf dist; do
+for t in points conf dist campaign; do
   extra=""
   case $t in
     conf) extra="$src/fupermod/conf.c" ;;
+    campaign) extra="$src/tools/campaign.c $src/fupermod/conf.c" ;;
     dist) extra="$src/fupermod/dist.c $src/fupermod/model.c $src/fupermod/model_cpm.c $src/fupermod/model_piecewise.c $src/fupermod/model_akima.c $src/fupermod/model_tabulated.c" ;;
   esac
   clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log" ||
