@@ -15,10 +15,12 @@
  * "Go To 44" leaves both loops). Its pruning E_l = min(E_l, t_r) and the strict break t_r >= E are
  * kept, so it can miss the optimum (spec 7.2: T = (15,8,16,13,2), n = 7, p = 3 gives 15, not 8).
  * Should it find no distribution at all where one exists (possible with holes in the sizes), the
- * exact search answers instead. */
+ * exact search answers instead. fupermod_popta_traced (partitioners/popta.h, a test hook) records
+ * the faithful kernel's sub-calls. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "partitioners/popta.h"
 #include "partitioners/time_common.h"
 
 static int popta_discrete(const fupermod_problem *prob, fupermod_dist *out);
@@ -187,7 +189,23 @@ typedef struct {
   const func_t *f;
   fmemo_t **memo; /* (q - 1) * (n + 1) + n', allocated on first use */
   int nomem;
+  fupermod_popta_trace *trace; /* NULL unless traced */
+  long g;                      /* granule, to report sizes in units */
 } faithful_t;
+
+static void trace_add(faithful_t *s, int level, long nr, int r, long n, int q, double E, int how) {
+  fupermod_popta_trace *tr = s->trace;
+  if (!tr) return;
+  if ((tr->count & (tr->count - 1)) == 0) { /* grow at powers of two */
+    fupermod_popta_call *c = realloc(tr->calls, (size_t)(tr->count ? 2 * tr->count : 1) * sizeof *c);
+    if (!c) {
+      s->nomem = 1;
+      return;
+    }
+    tr->calls = c;
+  }
+  tr->calls[tr->count++] = (fupermod_popta_call){level, nr * s->g, r, n * s->g, q, n / q * s->g, E, how};
+}
 
 static fmemo_t *fmemo(faithful_t *s, long n, int q, int create) {
   fmemo_t **slot = &s->memo[(size_t)(q - 1) * (size_t)(s->f->n + 1) + (size_t)n];
@@ -209,8 +227,9 @@ static int get_be(const func_t *f, long n, int q, long *B, double *E) {
   return 1;
 }
 
-/* POPTAKernel(n, q, E): best distribution into d (q entries) and its time into *t. */
-static void kernel(faithful_t *s, long n, int q, double E, long *d, double *t) {
+/* POPTAKernel(n, q, E): best distribution into d (q entries) and its time into *t; depth 0 is
+ * the driver's call. */
+static void kernel(faithful_t *s, long n, int q, double E, long *d, double *t, int depth) {
   const func_t *f = s->f;
   fmemo_t *me;
   long B = n / q, *xl;
@@ -246,24 +265,31 @@ static void kernel(faithful_t *s, long n, int q, double E, long *d, double *t) {
       double El, tl;
       if (nl < 0) break;
       if (nl == 0) { /* lines 13-17 */
+        trace_add(s, depth + 1, nr, r, 0, q - r, 0.0, FUPERMOD_POPTA_ALL_RIGHT);
         if (tr < topt) {
           for (int i = 0; i < q; i++) d[i] = i < r ? nr : 0;
           topt = tr;
         }
         continue;
       }
-      if (!get_be(f, nl, q - r, &Bl, &El)) continue; /* line 20 */
+      if (!get_be(f, nl, q - r, &Bl, &El)) { /* line 20 */
+        trace_add(s, depth + 1, nr, r, nl, q - r, INFINITY, FUPERMOD_POPTA_INFEASIBLE);
+        continue;
+      }
       if (nl % (q - r) != 0 || El > first_time(f, Bl)) {
         fmemo_t *ml = fmemo(s, nl, q - r, 0);
         double tm = ml && ml->d ? ml->t : INFINITY;
         if (tr < El) El = tr; /* line 22: the unsafe cap */
         if (tm <= El && (tm > tr ? tm : tr) < topt) {
+          trace_add(s, depth + 1, nr, r, nl, q - r, El, FUPERMOD_POPTA_MEMO);
           tl = tm;
           memcpy(xl, ml->d, (size_t)(q - r) * sizeof *xl);
         } else {
-          kernel(s, nl, q - r, El, xl, &tl);
+          trace_add(s, depth + 1, nr, r, nl, q - r, El, FUPERMOD_POPTA_CALL);
+          kernel(s, nl, q - r, El, xl, &tl, depth + 1);
         }
       } else { /* lines 33-37: the balanced left part is optimal */
+        trace_add(s, depth + 1, nr, r, nl, q - r, El, FUPERMOD_POPTA_BALANCED);
         tl = El;
         balanced_dist(nl, q - r, xl);
       }
@@ -286,7 +312,7 @@ static void kernel(faithful_t *s, long n, int q, double E, long *d, double *t) {
   free(xl);
 }
 
-static int popta_faithful(const func_t *f, long *d, double *t) {
+static int popta_faithful(const func_t *f, long *d, double *t, fupermod_popta_trace *trace, long g) {
   faithful_t s;
   long B;
   double E;
@@ -297,13 +323,17 @@ static int popta_faithful(const func_t *f, long *d, double *t) {
   if (f->n % f->p == 0 && E <= first_time(f, B)) { /* the driver's shortcut */
     balanced_dist(f->n, f->p, d);
     *t = E;
+    if (trace) trace->shortcut = 1;
     return FUPERMOD_SUCCESS;
   }
   s.f = f;
   s.nomem = 0;
+  s.trace = trace;
+  s.g = g;
+  trace_add(&s, 0, 0, 0, f->n, f->p, E, FUPERMOD_POPTA_CALL);
   s.memo = calloc((size_t)f->p * (size_t)(f->n + 1), sizeof *s.memo);
   if (!s.memo) return fupermod_error(FUPERMOD_ERR_NOMEM, "popta: out of memory for the memo");
-  kernel(&s, f->n, f->p, E, d, t);
+  kernel(&s, f->n, f->p, E, d, t, 0);
   for (size_t i = 0; i < (size_t)f->p * (size_t)(f->n + 1); i++)
     if (s.memo[i]) {
       free(s.memo[i]->d);
@@ -314,7 +344,8 @@ static int popta_faithful(const func_t *f, long *d, double *t) {
   return FUPERMOD_SUCCESS;
 }
 
-static int popta_discrete(const fupermod_problem *prob, fupermod_dist *out) {
+/* trace != NULL: faithful mode, traced. */
+static int popta_run(const fupermod_problem *prob, fupermod_dist *out, fupermod_popta_trace *trace) {
   fupermod_dtime dt;
   func_t f;
   long *d = NULL;
@@ -343,8 +374,11 @@ static int popta_discrete(const fupermod_problem *prob, fupermod_dist *out) {
   if ((rc = fupermod_dtime_order(f.x, f.t, f.m, f.ord)) != FUPERMOD_SUCCESS) goto done;
 
   if (f.n == 0) t = 0.0;
-  else if (prob->faithful) rc = popta_faithful(&f, d, &t);
-  if (rc == FUPERMOD_SUCCESS && !isfinite(t)) rc = popta_exact(&f, d, &t);
+  else if (prob->faithful || trace) rc = popta_faithful(&f, d, &t, trace, dt.g);
+  if (rc == FUPERMOD_SUCCESS && !isfinite(t)) {
+    if (trace && f.n > 0) trace->fell_back = 1;
+    rc = popta_exact(&f, d, &t);
+  }
   if (rc == FUPERMOD_SUCCESS)
     rc = isfinite(t) ? fupermod_dtime_finish(prob, &dt, d, FUPERMOD_OBJ_TIME, t, out)
                      : fupermod_dtime_infeasible(prob);
@@ -356,4 +390,22 @@ done:
   free(d);
   fupermod_dtime_free(&dt);
   return rc;
+}
+
+static int popta_discrete(const fupermod_problem *prob, fupermod_dist *out) { return popta_run(prob, out, NULL); }
+
+int fupermod_popta_traced(const fupermod_problem *prob, fupermod_dist *out, fupermod_popta_trace *trace) {
+  int rc;
+  if (!trace) return popta_run(prob, out, NULL);
+  memset(trace, 0, sizeof *trace);
+  rc = popta_run(prob, out, trace);
+  if (rc != FUPERMOD_SUCCESS) fupermod_popta_trace_free(trace);
+  return rc;
+}
+
+void fupermod_popta_trace_free(fupermod_popta_trace *trace) {
+  if (!trace) return;
+  free(trace->calls);
+  trace->calls = NULL;
+  trace->count = 0;
 }

@@ -13,3 +13,4 @@ include tests/dynamic.mk
 include tests/matrix.mk
 include tests/apps.mk
 include tests/campaign.mk
+include tests/popta_trace.mk

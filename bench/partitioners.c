@@ -1,0 +1,719 @@
+/* Cost of every registered partitioner against the exact DP, on realistic synthetic instances.
+ *
+ *   bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family NAME,...] [--alg NAME,...]
+ *                      [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]
+ *
+ * Each case (algorithm, instance) runs in a forked child under alarm(budget): wall and CPU time
+ * (least over repetitions until --min-time has been spent), peak memory (the rise of the child's
+ * VmHWM over its RSS before the call, after a reset through /proc/self/clear_refs; without it,
+ * ru_maxrss of the child minus its RSS at the start), and the objective. The references run the
+ * same way in the same run: dp (time or energy objective), fupermod_dp_pareto (dynamic or total
+ * energy front). Objectives are checked: exact algorithms must equal the reference (time exactly,
+ * energies within 1e-9 relative, fronts point by point); the others (balanced, faithful popta,
+ * faithful aleph, the continuous ones) may only be worse, never better. A disagreement prints
+ * "MISMATCH" and the exit status is 1. After a timeout an algorithm is skipped on the larger
+ * cases of the same family (p and m both at least as large).
+ *
+ * Instances (deterministic; sizes in granules, every size 1..m measured unless capped; D = C*m
+ * granules, C = 2 by default, or with --d-per-p F, D = F*p*m):
+ *   hom-dgemm  one function for all: DGEMM-shaped speed (rising, then a plateau) with drops of up
+ *              to 60 % at a quarter of the sizes (multithreaded OpenBLAS looks so);
+ *   hom-fft    one function for all: FFT-shaped speed, falling slowly with the size, slow at
+ *              multiples of 16 and 64 and at sizes with a prime factor > 13;
+ *   het-dgemm  CPUs with DGEMM-shaped speed scaled 1x..8x (every third one with a 40 % dip past a
+ *              memory limit), and every 4th of 8 processors GPU-like: speed rising strongly with
+ *              the size, sizes beyond a memory cap (30-60 % of m) absent;
+ *   het-fft    the same with FFT-shaped CPUs.
+ * Energy = dynamic power x time; power grows like speed^1.4 across CPUs (fast ones are less
+ * efficient, so fronts are not trivial), GPUs 150-210 W; it rises up to 30 % with the size, +-5 % noise.
+ * Static power (htpopta): 10 W per processor.
+ * Continuous algorithms get models of their type built from the same points (not timed) and are
+ * judged by the makespan of their distribution on the measured functions (a size beyond a cap
+ * has no measured time: "beyond cap"). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <omp.h>
+#include "partitioners/partitioners.h"
+
+/* ---- instances ---- */
+
+static uint64_t rs;
+static double urand(void) {
+  rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+static int largest_prime(long x) {
+  int lp = 1;
+  for (long q = 2; q * q <= x; q++)
+    while (x % q == 0) {
+      lp = (int)q;
+      x /= q;
+    }
+  if (x > 1) lp = (int)x;
+  return lp;
+}
+
+enum { SHAPE_DGEMM, SHAPE_FFT, SHAPE_GPU };
+
+/* One processor's function: speed scale c (1 = 10 granules/s on the plateau). */
+static void make_function(fupermod_points *f, int shape, int m, double c, int dip, int drops, uint64_t seed) {
+  int cap = m;
+  double h = 0, xmem = m;
+  rs = seed;
+  if (shape == SHAPE_GPU) {
+    cap = (int)((0.3 + 0.3 * urand()) * m);
+    if (cap < 1) cap = 1;
+    h = cap / 3.0;
+  }
+  if (dip) xmem = (0.5 + 0.3 * urand()) * m;
+  f->count = cap;
+  f->has_energy = 1;
+  f->pts = calloc((size_t)cap, sizeof *f->pts);
+  for (int j = 0; j < cap; j++) {
+    double x = j + 1, s, watts;
+    fupermod_point pt = FUPERMOD_POINT_INIT;
+    if (shape == SHAPE_DGEMM) {
+      s = 10.0 * c * (1 - exp(-x / (0.06 * m))) * (1 + 0.03 * (2 * urand() - 1));
+      if (x > xmem) s *= 0.6;
+      if (drops && urand() < 0.25) s *= 1 - 0.6 * urand();
+      watts = 10.0 * pow(c, 1.4);
+    } else if (shape == SHAPE_FFT) {
+      int lp = largest_prime(j + 1);
+      s = 10.0 * c * (1 - 0.3 * log2(x) / log2(m + 1.0)) * (1 - exp(-x / 3.0));
+      if ((j + 1) % 64 == 0) s *= 0.5;
+      else if ((j + 1) % 16 == 0) s *= 0.75;
+      if (lp > 13) s *= 0.65 + 0.2 * urand();
+      s *= 1 + 0.05 * (2 * urand() - 1);
+      watts = 10.0 * pow(c, 1.4);
+    } else {
+      s = 10.0 * c * x / (x + h) * (1 + 0.02 * (2 * urand() - 1));
+      watts = 90.0 + 60.0 * c / 8.0;
+    }
+    watts *= (1 + 0.3 * x / m) * (1 + 0.05 * (2 * urand() - 1));
+    pt.d = j + 1;
+    pt.t = x / s;
+    pt.e = watts * pt.t;
+    f->pts[j] = pt;
+  }
+}
+
+typedef struct {
+  const char *family;
+  int p, m, hom;
+  long D;
+  fupermod_points *fn; /* p functions (1 when hom) */
+  const fupermod_points **f;
+} instance;
+
+static const char *families[] = {"hom-dgemm", "hom-fft", "het-dgemm", "het-fft"};
+#define NFAM 4
+
+static void make_instance(instance *in, int fam, int p, int m, double dmult, double dpp) {
+  const int hom = fam < 2, nf = hom ? 1 : p;
+  in->family = families[fam];
+  in->p = p;
+  in->m = m;
+  in->hom = hom;
+  in->D = (long)(dpp > 0 ? dpp * p * m : dmult * m);
+  if (in->D < 1) in->D = 1;
+  in->fn = calloc((size_t)nf, sizeof *in->fn);
+  in->f = malloc((size_t)p * sizeof *in->f);
+  for (int i = 0; i < nf; i++) {
+    uint64_t seed = 1000003ULL * (uint64_t)(fam + 1) + 7919ULL * (uint64_t)i + (uint64_t)m;
+    int shape = fam % 2 == 0 ? SHAPE_DGEMM : SHAPE_FFT;
+    double c = 1.0;
+    if (!hom) {
+      rs = seed ^ 0x9e3779b97f4a7c15ULL;
+      c = 1.0 + 7.0 * urand();
+      if (i % 8 == 3) shape = SHAPE_GPU, c = 8.0 + 8.0 * urand();
+    }
+    make_function(&in->fn[i], shape, m, c, !hom && shape == SHAPE_DGEMM && i % 3 == 1, hom && shape == SHAPE_DGEMM,
+                  seed);
+  }
+  for (int i = 0; i < p; i++) in->f[i] = &in->fn[hom ? 0 : i];
+}
+
+static void free_instance(instance *in) {
+  for (int i = 0; i < (in->hom ? 1 : in->p); i++) free(in->fn[i].pts);
+  free(in->fn);
+  free(in->f);
+}
+
+/* ---- cases ---- */
+
+enum { OBJ_TIME, OBJ_ENERGY, OBJ_PARETO, OBJ_TOTAL, OBJ_CONT };
+static const char *ref_name[] = {"dp[time]", "dp[energy]", "dp_pareto", "dp_pareto[total]"};
+
+typedef struct {
+  char label[32];
+  const fupermod_partitioner *alg;
+  int faithful;
+  int obj;   /* OBJ_* */
+  int exact; /* must equal the reference; else may only be worse */
+} entry;
+
+typedef struct {
+  int rc;           /* status; 1000 + signal when killed, TIMEOUT when the alarm fired */
+  char msg[240];
+  double wall, cpu; /* least over the repetitions */
+  int reps;
+  long mem_kb;      /* peak rise; -1: unknown (the parent uses ru_maxrss - rss0_kb) */
+  long rss0_kb;
+  double t, e;      /* time and (dynamic) energy of the distribution; cont: makespan on the functions */
+  double model_t;   /* cont: the models' predicted makespan */
+  int beyond;       /* cont: parts beyond a processor's largest measured size */
+  int nfront;       /* pareto: points that follow as (time, energy) pairs */
+} result;
+
+#define TIMEOUT 999
+
+static int threads = 1;
+static double min_time = 0.2;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static double cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static long status_kb(const char *key) {
+  FILE *fp = fopen("/proc/self/status", "r");
+  char line[256];
+  long kb = -1;
+  size_t n = strlen(key);
+  if (!fp) return -1;
+  while (fgets(line, sizeof line, fp))
+    if (!strncmp(line, key, n)) kb = strtol(line + n, NULL, 10);
+  fclose(fp);
+  return kb;
+}
+
+/* Reset the peak RSS to the current RSS (Linux >= 4.0); 0 on success. */
+static int reset_peak(void) {
+  FILE *fp = fopen("/proc/self/clear_refs", "w");
+  int ok;
+  if (!fp) return -1;
+  ok = fputs("5", fp) >= 0;
+  return fclose(fp) == 0 && ok ? 0 : -1;
+}
+
+static int write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* The child: run the case, write result (+ front) to fd. */
+static void child(const instance *in, const entry *en, int fd) {
+  fupermod_problem prob = {in->D, in->p, in->f, 10.0 * in->p, en->faithful, FUPERMOD_OBJ_TIME};
+  fupermod_model **models = NULL;
+  fupermod_dist *dist = fupermod_dist_alloc(in->D, in->p);
+  fupermod_front front = {0, NULL};
+  result r;
+  long rss0 = 0;
+  int peak_ok;
+  double spent = 0;
+  long *d = malloc((size_t)in->p * sizeof *d);
+  memset(&r, 0, sizeof r);
+  r.wall = r.cpu = INFINITY;
+  omp_set_num_threads(threads);
+  if (en->obj == OBJ_ENERGY) prob.objective = FUPERMOD_OBJ_ENERGY;
+  if (en->obj == OBJ_PARETO) prob.objective = FUPERMOD_OBJ_PARETO;
+  if (en->obj == OBJ_TOTAL) prob.objective = FUPERMOD_OBJ_PARETO_TOTAL;
+  if (en->obj == OBJ_CONT) {
+    models = calloc((size_t)in->p, sizeof *models);
+    for (int i = 0; i < in->p && r.rc == 0; i++)
+      if ((r.rc = fupermod_model_create(en->alg->model_type, in->f[i], in->D, &models[i])))
+        snprintf(r.msg, sizeof r.msg, "model: %s", fupermod_error_message());
+  }
+  peak_ok = reset_peak() == 0;
+  rss0 = status_kb("VmRSS:");
+  while (r.rc == 0 && (r.reps == 0 || (spent < min_time && r.reps < 50))) {
+    double w0, c0, w, c;
+    if (front.points) fupermod_front_free(&front);
+    w0 = now();
+    c0 = cpu_now();
+    if (en->obj == OBJ_CONT) r.rc = en->alg->continuous(in->p, models, dist);
+    else if (en->obj == OBJ_PARETO || en->obj == OBJ_TOTAL) r.rc = en->alg->pareto(&prob, &front);
+    else r.rc = en->alg->discrete(&prob, dist);
+    w = now() - w0;
+    c = cpu_now() - c0;
+    spent += w;
+    if (w < r.wall) r.wall = w;
+    if (c < r.cpu) r.cpu = c;
+    r.reps++;
+    if (r.rc) snprintf(r.msg, sizeof r.msg, "%s", fupermod_error_message());
+  }
+  r.mem_kb = peak_ok ? status_kb("VmHWM:") - rss0 : -1;
+  r.rss0_kb = rss0;
+  if (r.rc == 0) {
+    if (en->obj == OBJ_PARETO || en->obj == OBJ_TOTAL) {
+      r.nfront = front.count;
+      if (front.count > 0) {
+        r.t = front.points[0].time;
+        r.e = front.points[front.count - 1].energy;
+      }
+    } else {
+      int rc;
+      for (int i = 0; i < in->p; i++) d[i] = dist->parts[i].d;
+      if (en->obj == OBJ_CONT) {
+        r.model_t = fupermod_dist_time(dist);
+        for (int i = 0; i < in->p; i++) r.beyond += d[i] > in->f[i]->pts[in->f[i]->count - 1].d;
+      }
+      rc = fupermod_problem_evaluate(&prob, d, &r.t, &r.e, NULL);
+      if (rc && en->obj != OBJ_CONT) {
+        r.rc = rc;
+        snprintf(r.msg, sizeof r.msg, "invalid distribution: %s", fupermod_error_message());
+      } else if (rc) {
+        r.t = r.e = INFINITY;
+      } else if (en->obj != OBJ_CONT && (fupermod_dist_time(dist) != r.t)) {
+        r.rc = FUPERMOD_ERR_NUMERIC;
+        snprintf(r.msg, sizeof r.msg, "reported time %.17g, recomputed %.17g", fupermod_dist_time(dist), r.t);
+      }
+    }
+  }
+  if (write_all(fd, &r, sizeof r)) _exit(3);
+  for (int i = 0; i < r.nfront; i++) {
+    double te[2] = {front.points[i].time, front.points[i].energy};
+    if (write_all(fd, te, sizeof te)) _exit(3);
+  }
+  _exit(0);
+}
+
+/* Run a case in a child under alarm(budget). front (may be NULL) receives the Pareto points. */
+static void run_case(const instance *in, const entry *en, double budget, result *r, double **front) {
+  int fds[2], status = 0;
+  pid_t pid;
+  struct rusage ru;
+  size_t got = 0;
+  memset(r, 0, sizeof *r);
+  if (front) *front = NULL;
+  fflush(stdout);
+  if (pipe(fds) || (pid = fork()) < 0) {
+    r->rc = FUPERMOD_ERR_SYSTEM;
+    snprintf(r->msg, sizeof r->msg, "pipe/fork: %s", strerror(errno));
+    return;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    alarm((unsigned)ceil(budget));
+    child(in, en, fds[1]);
+  }
+  close(fds[1]);
+  {
+    char *p = (char *)r;
+    while (got < sizeof *r) {
+      ssize_t k = read(fds[0], p + got, sizeof *r - got);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      got += (size_t)k;
+    }
+    if (got == sizeof *r && r->nfront > 0) {
+      size_t need = (size_t)r->nfront * 2 * sizeof(double), have = 0;
+      double *buf = malloc(need);
+      while (buf && have < need) {
+        ssize_t k = read(fds[0], (char *)buf + have, need - have);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        have += (size_t)k;
+      }
+      if (have < need) got = 0;
+      if (front) *front = buf;
+      else free(buf);
+    }
+  }
+  close(fds[0]);
+  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    memset(r, 0, sizeof *r);
+    r->rc = sig == SIGALRM ? TIMEOUT : 1000 + sig;
+    if (sig == SIGALRM) snprintf(r->msg, sizeof r->msg, "timeout > %gs", ceil(budget));
+    else snprintf(r->msg, sizeof r->msg, "killed by signal %d (%s)", sig, strsignal(sig));
+  } else if (got != sizeof *r) {
+    memset(r, 0, sizeof *r);
+    r->rc = FUPERMOD_ERR_SYSTEM;
+    snprintf(r->msg, sizeof r->msg, "child exited (status %d) without a result", WEXITSTATUS(status));
+  } else if (r->mem_kb < 0) {
+    r->mem_kb = ru.ru_maxrss - r->rss0_kb; /* no clear_refs: the child's peak minus its start */
+  }
+}
+
+/* ---- comparison ---- */
+
+static int close_rel(double a, double b, double rel) {
+  if (a == b) return 1;
+  return fabs(a - b) <= rel * fmax(fabs(a), fabs(b));
+}
+
+/* Fronts a (tested) and b (exact) as (time, energy) pairs in increasing time. exact: the same
+ * points. Otherwise no point of a may beat b (each is weakly dominated by a point of b). Counts the
+ * points of b missing from a, the points of a off the front, and whether both ends agree. */
+static int fronts_agree(const double *a, int na, const double *b, int nb, int exact, int *missing, int *off,
+                        int *ends) {
+  int on = 0;
+  for (int i = 0; i < na; i++) {
+    int dominated = 0, equal = 0;
+    for (int j = 0; j < nb && b[2 * j] <= a[2 * i]; j++) {
+      if (b[2 * j + 1] <= a[2 * i + 1] || close_rel(a[2 * i + 1], b[2 * j + 1], 1e-9)) dominated = 1;
+      if (b[2 * j] == a[2 * i] && close_rel(a[2 * i + 1], b[2 * j + 1], 1e-9)) equal = 1;
+    }
+    if (!dominated) return 0;
+    on += equal;
+  }
+  *missing = nb - on;
+  *off = na - on;
+  *ends = na > 0 && nb > 0 && a[0] == b[0] && close_rel(a[1], b[1], 1e-9) && a[2 * na - 2] == b[2 * nb - 2] &&
+          close_rel(a[2 * na - 1], b[2 * nb - 1], 1e-9);
+  return !exact || (na == nb && on == nb);
+}
+
+/* ---- driver ---- */
+
+typedef struct {
+  char label[32];
+  int runs, timeouts, skipped, refused, mismatches, beyond, front_miss;
+  double ratios[64];
+  int nr;
+  double worst_obj;
+} tally;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int parse_list(const char *s, int *out, int max) {
+  int n = 0;
+  while (*s && n < max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s) break;
+    out[n++] = (int)v;
+    s = end;
+    if (*s == ',') s++;
+  }
+  return n;
+}
+
+static int in_list(const char *list, const char *name) {
+  size_t n = strlen(name);
+  const char *s = list;
+  if (!list) return 1;
+  while ((s = strstr(s, name))) {
+    if ((s == list || s[-1] == ',') && (s[n] == 0 || s[n] == ',')) return 1;
+    s += n;
+  }
+  return 0;
+}
+
+static void machine(char *buf, size_t n) {
+  FILE *fp = fopen("/proc/cpuinfo", "r");
+  char line[512];
+  snprintf(buf, n, "unknown CPU");
+  if (!fp) return;
+  while (fgets(line, sizeof line, fp))
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c[strcspn(c, "\n")] = 0;
+        snprintf(buf, n, "%s", c + 2);
+      }
+      break;
+    }
+  fclose(fp);
+}
+
+static void loadavg(char *buf, size_t n) {
+  FILE *fp = fopen("/proc/loadavg", "r");
+  snprintf(buf, n, "?");
+  if (!fp) return;
+  if (fgets(buf, (int)n, fp)) buf[strcspn(buf, "\n")] = 0;
+  fclose(fp);
+}
+
+static void usage(void) {
+  fprintf(stderr, "usage: bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family hom-dgemm,...] "
+                  "[--alg popta,...] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]\n");
+}
+
+int main(int argc, char **argv) {
+  int plist[16] = {4, 16, 64}, np = 3, mlist[16] = {100, 1000}, nm = 2, quick = 0, nent = 0, bad = 0;
+  double budget = 10.0, dpp = 0, dmult = 2;
+  const char *famsel = NULL, *algsel = NULL;
+  entry ents[64];
+  tally tal[64];
+  char cpu[256], load0[128], load1[128];
+  const fupermod_partitioner *dp = fupermod_partitioner_find("dp");
+  double t_start = now();
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--quick")) {
+      quick = 1;
+      continue;
+    }
+    if (!v) {
+      usage();
+      return 2;
+    }
+    if (!strcmp(a, "--p")) np = parse_list(v, plist, 16);
+    else if (!strcmp(a, "--m")) nm = parse_list(v, mlist, 16);
+    else if (!strcmp(a, "--family")) famsel = v;
+    else if (!strcmp(a, "--alg")) algsel = v;
+    else if (!strcmp(a, "--budget")) budget = atof(v);
+    else if (!strcmp(a, "--d-per-p")) dpp = atof(v);
+    else if (!strcmp(a, "--d-mult")) dmult = atof(v);
+    else if (!strcmp(a, "--threads")) threads = atoi(v);
+    else if (!strcmp(a, "--min-time")) min_time = atof(v);
+    else {
+      usage();
+      return 2;
+    }
+    i++;
+  }
+  if (quick) { /* small grid, short budget, unless given explicitly */
+    int expl_p = 0, expl_m = 0, expl_b = 0;
+    for (int i = 1; i < argc; i++) {
+      expl_p |= !strcmp(argv[i], "--p");
+      expl_m |= !strcmp(argv[i], "--m");
+      expl_b |= !strcmp(argv[i], "--budget");
+    }
+    if (!expl_p) plist[0] = 4, plist[1] = 16, np = 2;
+    if (!expl_m) mlist[0] = 100, nm = 1;
+    if (!expl_b) budget = 2.0;
+    min_time = fmin(min_time, 0.05);
+  }
+  if (np < 1 || nm < 1 || budget <= 0 || threads < 1 || dpp < 0 || dmult <= 0 || !dp) {
+    usage();
+    return 2;
+  }
+
+  /* The algorithms: every registered one but the references and paraleph (MPI; bench/paraleph). */
+  {
+    const fupermod_partitioner *const *all = fupermod_partitioners();
+    for (int i = 0; all[i] && nent < 60; i++) {
+      const fupermod_partitioner *a = all[i];
+      int obj;
+      if (!strcmp(a->name, "dp") || !strcmp(a->name, "paraleph") || !in_list(algsel, a->name)) continue;
+      if (a->kind == FUPERMOD_PART_CONTINUOUS) obj = OBJ_CONT;
+      else if (a->kind == FUPERMOD_PART_PARETO) obj = a->needs_static_power ? OBJ_TOTAL : OBJ_PARETO;
+      else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
+      for (int f = 0; f < 2; f++) {
+        /* faithful modes that differ: popta (printed pruning), hpopta (no budget), aleph (printed set) */
+        if (f && strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph")) continue;
+        entry *e = &ents[nent++];
+        snprintf(e->label, sizeof e->label, "%s%s", a->name, f ? "/faithful" : "");
+        e->alg = a;
+        e->faithful = f;
+        e->obj = obj;
+        e->exact = obj != OBJ_CONT && strcmp(a->name, "balanced") && !(f && strcmp(a->name, "hpopta"));
+      }
+    }
+  }
+  memset(tal, 0, sizeof tal);
+  for (int i = 0; i < nent; i++) {
+    memcpy(tal[i].label, ents[i].label, sizeof tal[i].label);
+    tal[i].worst_obj = NAN;
+  }
+
+  machine(cpu, sizeof cpu);
+  loadavg(load0, sizeof load0);
+  printf("# bench/partitioners: %s, %d online cores, %d OpenMP thread(s) per case; load average at start: %s\n", cpu,
+         (int)sysconf(_SC_NPROCESSORS_ONLN), threads, load0);
+  printf("# %s grid: p in {", quick ? "quick" : "full");
+  for (int i = 0; i < np; i++) printf("%s%d", i ? "," : "", plist[i]);
+  printf("}, m in {");
+  for (int i = 0; i < nm; i++) printf("%s%d", i ? "," : "", mlist[i]);
+  if (dpp > 0) printf("}, D = %g * p * m granules", dpp);
+  else printf("}, D = %g * m granules", dmult);
+  printf("; budget %gs per case, %gs for the references (alarm in a forked child)\n", budget, 2 * budget);
+  printf("# time_s = wall time of one call (least of the repetitions run within %gs), cpu_s = its CPU time;\n"
+         "# mem_MB = peak RSS rise of the child during the calls (VmHWM after a clear_refs reset);\n"
+         "# ref = the exact reference of the same objective, run in the same way on the same instance;\n"
+         "# x_ref = cpu_s / ref cpu_s (wall times with --threads > 1; CPU time is less disturbed by other load);\n"
+         "# obj = time (s) | energy (J) | front size and ends | makespan (s);\n"
+         "# obj/ref = objective over the reference's (time: makespan; fronts: missing points)\n",
+         min_time);
+
+  for (int fam = 0; fam < NFAM; fam++) {
+    int dead_p[64][16], dead_m[64][16], ndead[64]; /* per entry: cases that timed out */
+    if (!in_list(famsel, families[fam])) continue;
+    memset(ndead, 0, sizeof ndead);
+    printf("\n## %s\n", families[fam]);
+    printf("%-18s %3s %5s %6s %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", "algorithm", "p", "m", "D", "time_s", "cpu_s",
+           "mem_MB", "ref", "ref_s", "x_ref", "objective", "obj/ref", "note");
+    for (int mi = 0; mi < nm; mi++)
+      for (int pi = 0; pi < np; pi++) {
+        instance in;
+        result ref[4];
+        double *reff[4] = {NULL, NULL, NULL, NULL};
+        int have_ref[4] = {0, 0, 0, 0};
+        make_instance(&in, fam, plist[pi], mlist[mi], dmult, dpp);
+        for (int k = 0; k < nent; k++) {
+          entry *en = &ents[k];
+          tally *ty = &tal[k];
+          int ro = en->obj == OBJ_CONT ? OBJ_TIME : en->obj, skipped = 0, ok = 1, missing = 0, off = 0, ends = 1;
+          result r;
+          double *front = NULL, ratio = NAN, objr = NAN;
+          char obj[64] = "", note[300] = "";
+          if (en->alg->homogeneous && !in.hom) continue;
+          for (int j = 0; j < ndead[k]; j++)
+            if (in.p >= dead_p[k][j] && in.m >= dead_m[k][j]) skipped = 1;
+          if (!have_ref[ro]) { /* the reference, once per instance and objective */
+            entry re = {"", dp, 0, ro, 1};
+            run_case(&in, &re, 2 * budget, &ref[ro], &reff[ro]);
+            have_ref[ro] = 1;
+            if (ref[ro].rc == 0 && ro >= OBJ_PARETO)
+              snprintf(obj, sizeof obj, "|F|=%d t=%.4g e=%.4g", ref[ro].nfront, ref[ro].t, ref[ro].e);
+            else if (ref[ro].rc == 0)
+              snprintf(obj, sizeof obj, ro == OBJ_ENERGY ? "%.6g J" : "%.6g s",
+                       ro == OBJ_ENERGY ? ref[ro].e : ref[ro].t);
+            printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9s %8s %-30s %8s %s\n", ref_name[ro], in.p, in.m,
+                   in.D, ref[ro].rc ? NAN : ref[ro].wall, ref[ro].rc ? NAN : ref[ro].cpu, ref[ro].mem_kb / 1024.0,
+                   "(reference)", "", "", obj, "", ref[ro].rc ? ref[ro].msg : "");
+            obj[0] = 0;
+          }
+          if (skipped) {
+            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s skipped: timed out on a smaller case\n",
+                   en->label, in.p, in.m, in.D, "-", "-", "-", ref_name[ro], "", "", "", "");
+            ty->skipped++;
+            continue;
+          }
+          run_case(&in, en, budget, &r, &front);
+          ty->runs++;
+          if (r.rc == TIMEOUT) {
+            ty->timeouts++;
+            if (ndead[k] < 16) {
+              dead_p[k][ndead[k]] = in.p;
+              dead_m[k][ndead[k]] = in.m;
+              ndead[k]++;
+            }
+            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", en->label, in.p, in.m, in.D, "-", "-",
+                   "-", ref_name[ro], "", "", "", "", r.msg);
+            free(front);
+            continue;
+          }
+          if (r.rc) {
+            int refused = r.rc == FUPERMOD_ERR_NOMEM; /* an algorithm's own table limit */
+            int agree = r.rc == FUPERMOD_ERR_INFEASIBLE && ref[ro].rc == FUPERMOD_ERR_INFEASIBLE;
+            if (refused || agree) ty->refused++;
+            else {
+              ty->mismatches++;
+              bad = 1;
+            }
+            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s%s: %s\n", en->label, in.p, in.m,
+                   in.D, "-", "-", "-", ref_name[ro], "", "", "", "",
+                   refused || agree ? "refused " : "MISMATCH: error ", fupermod_status_name(r.rc), r.msg);
+            free(front);
+            continue;
+          }
+          if (ref[ro].rc == 0) ratio = threads == 1 ? r.cpu / ref[ro].cpu : r.wall / ref[ro].wall;
+          switch (en->obj) {
+          case OBJ_TIME:
+          case OBJ_CONT:
+            if (isfinite(r.t)) snprintf(obj, sizeof obj, "%.6g s", r.t);
+            else snprintf(obj, sizeof obj, "beyond cap (model %.4g s)", r.model_t);
+            if (ref[ro].rc == 0) {
+              objr = r.t / ref[ro].t;
+              if (r.t < ref[ro].t || (en->exact && r.t != ref[ro].t)) ok = 0;
+            }
+            if (en->obj == OBJ_CONT && isfinite(r.t))
+              snprintf(note, sizeof note, "model predicts %.4g s", r.model_t);
+            if (en->obj == OBJ_CONT && r.beyond)
+              snprintf(note, sizeof note, "%d part(s) beyond a memory cap", r.beyond);
+            break;
+          case OBJ_ENERGY:
+            snprintf(obj, sizeof obj, "%.6g J", r.e);
+            if (ref[ro].rc == 0) {
+              objr = r.e / ref[ro].e;
+              if (!close_rel(r.e, ref[ro].e, 1e-9) && (en->exact || r.e < ref[ro].e)) ok = 0;
+            }
+            break;
+          default:
+            snprintf(obj, sizeof obj, "|F|=%d t=%.4g e=%.4g", r.nfront, r.t, r.e);
+            if (ref[ro].rc == 0) {
+              ok = fronts_agree(front, r.nfront, reff[ro], ref[ro].nfront, en->exact, &missing, &off, &ends);
+              objr = missing;
+              if (missing || off || !ends)
+                snprintf(note, sizeof note, "%d of %d front points missing, %d returned off the front%s", missing,
+                         ref[ro].nfront, off, ends ? "" : ", ends differ");
+            }
+          }
+          if (ref[ro].rc != 0) snprintf(note, sizeof note, "not checked: reference %s", ref[ro].msg);
+          else if (!ok) {
+            char tmp[300];
+            snprintf(tmp, sizeof tmp, "MISMATCH with %s (%s) %s", ref_name[ro],
+                     en->exact ? "must be equal" : "better than exact", note);
+            snprintf(note, sizeof note, "%s", tmp);
+            ty->mismatches++;
+            bad = 1;
+          } else if (!en->exact && en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && objr > 1 && isfinite(objr))
+            snprintf(note + strlen(note), sizeof note - strlen(note), "%s%.1f%% above the optimum", note[0] ? "; " : "",
+                     100 * (objr - 1));
+          if (isfinite(ratio) && ty->nr < 64) ty->ratios[ty->nr++] = ratio;
+          if (en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && !(objr <= ty->worst_obj) && isfinite(objr))
+            ty->worst_obj = objr;
+          if (en->obj == OBJ_CONT && !isfinite(r.t)) ty->beyond++;
+          if (missing || off) ty->front_miss++;
+          printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9.4g %8.3g %-30s %8.4g %s\n", en->label, in.p, in.m,
+                 in.D, r.wall, r.cpu, r.mem_kb / 1024.0, ref_name[ro], ref[ro].rc ? NAN : ref[ro].wall, ratio, obj,
+                 objr, note);
+          free(front);
+        }
+        for (int k = 0; k < 4; k++) free(reff[k]);
+        free_instance(&in);
+      }
+  }
+
+  printf("\n## summary: time against the exact reference (x_ref over the cases that ran)\n");
+  printf("%-18s %5s %8s %8s %8s %10s %10s %10s %12s %s\n", "algorithm", "runs", "timeout", "skipped", "refused",
+         "x_ref_min", "x_ref_med", "x_ref_max", "worst_obj/ref", "note");
+  for (int k = 0; k < nent; k++) {
+    tally *ty = &tal[k];
+    double lo = NAN, med = NAN, hi = NAN;
+    if (ty->runs + ty->skipped == 0) continue; /* not applicable to the families run */
+    if (ty->nr > 0) {
+      qsort(ty->ratios, (size_t)ty->nr, sizeof(double), cmp_double);
+      lo = ty->ratios[0];
+      hi = ty->ratios[ty->nr - 1];
+      med = ty->nr % 2 ? ty->ratios[ty->nr / 2] : 0.5 * (ty->ratios[ty->nr / 2 - 1] + ty->ratios[ty->nr / 2]);
+    }
+    printf("%-18s %5d %8d %8d %8d %10.3g %10.3g %10.3g ", ty->label, ty->runs, ty->timeouts, ty->skipped,
+           ty->refused, lo, med, hi);
+    if (isnan(ty->worst_obj)) printf("%12s", "-"); /* fronts: see the note */
+    else printf("%12.4g", ty->worst_obj);
+    if (ty->beyond) printf(" %d case(s) beyond a memory cap;", ty->beyond);
+    if (ty->front_miss) printf(" %d front(s) incomplete or with dominated points;", ty->front_miss);
+    if (ty->mismatches) printf(" %d MISMATCH(ES)", ty->mismatches);
+    printf("\n");
+  }
+  loadavg(load1, sizeof load1);
+  printf("# load average at end: %s; wall %.1fs\n", load1, now() - t_start);
+  if (bad) printf("# MISMATCH: some algorithm disagreed with the exact reference (see above)\n");
+  return bad ? 1 : 0;
+}
