@@ -698,6 +698,42 @@ static void test_aleph_counterexample(void) {
   free_inst(&I);
 }
 
+/* Found by bench/partitioners: faithful ALEPH's single-objective left parts (ALSOO keeps the
+ * first of tied optima) can make it return a dominated point. T = (5,4,6,3), E = (8,4,3,3),
+ * D = 7, p = 4: the front is {(5,15), (6,6)}; faithful returns (5,20) instead of (5,15). */
+static void test_aleph_dominated(void) {
+  const long d[] = {1, 2, 3, 4};
+  const double T[] = {5, 4, 6, 3}, E[] = {8, 4, 3, 3};
+  const double et[] = {5, 6}, ee[] = {15, 6};
+  inst I;
+  fupermod_problem pr;
+  fupermod_front fr, ref;
+  int rc, dominated = 0;
+  memset(&I, 0, sizeof I);
+  I.p = 4;
+  I.D = 7;
+  I.intmode = 1;
+  set_fun(&I.fun[0], 4, d, T, E);
+  I.fp[0] = I.fp[1] = I.fp[2] = I.fp[3] = &I.fun[0];
+  pr = problem_of(&I, FUPERMOD_OBJ_PARETO, 0);
+  rc = fupermod_dp_pareto(&pr, &ref);
+  ok(rc == 0 && front_is(&ref, 2, et, ee, NULL, 4), "dominated-point case: the exact front is (5,15) (6,6)");
+  rc = run_front("aleph", &pr, &fr);
+  if (!ok(rc == 0 && front_is(&fr, 2, et, ee, NULL, 4), "dominated-point case: exact aleph finds it"))
+    print_front("aleph", &fr);
+  fupermod_front_free(&fr);
+  pr.faithful = 1;
+  rc = run_front("aleph", &pr, &fr);
+  for (int k = 0; rc == 0 && k < fr.count; k++)
+    for (int j = 0; j < ref.count; j++)
+      if (ref.points[j].time <= fr.points[k].time && ref.points[j].energy < fr.points[k].energy) dominated++;
+  if (!ok(rc == 0 && dominated == 1, "dominated-point case: faithful aleph returns one dominated point, (5,20)"))
+    print_front("aleph faithful", &fr);
+  fupermod_front_free(&fr);
+  fupermod_front_free(&ref);
+  free_inst(&I);
+}
+
 /* POPTA counterexample (digest 7.2): T = (15,8,16,13,2), n = 7, p = 3: least time 8 via {5,2,0}. */
 static void test_popta_counterexample(void) {
   const long d[] = {1, 2, 3, 4, 5};
@@ -880,6 +916,7 @@ int main(void) {
   test_hepopta_example();
   test_thesis_table();
   test_aleph_counterexample();
+  test_aleph_dominated();
   test_popta_counterexample();
   test_ties();
   test_bruteforce(10000, 10000);
