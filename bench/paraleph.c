@@ -6,7 +6,8 @@
  *
  *   mpirun --bind-to none -np Q bench/paraleph [--threads T] [--obj max|sum|both]
  *          [--app dgemm|fft|both] [--p 2,4,...] [--g 8,16,...] [--m 1024] [--reps R]
- *          [--seq-limit S] [--seq none|popta] [--kernel auto|plain|scalar|avx2|avx512]
+ *          [--seq-limit S] [--seq none|popta] [--band B]
+ *          [--kernel auto|plain|scalar|avx2|avx512|bounded|bounded-avx512|full-avx512]
  *
  * Functions (synthetic, deterministic; x = 1..m units of dx = 512*512 elements):
  *   DGEMM: n = sqrt(x dx), time = 2 n^3 / s(x), s rises from 20 to 50 GFLOP/s with the size
@@ -94,6 +95,15 @@ static long peak_rss_kb(void) {
   return kb;
 }
 
+static void loadavg(char *buf, size_t n) {
+  FILE *fp = fopen("/proc/loadavg", "r");
+  snprintf(buf, n, "?");
+  if (fp) {
+    if (fgets(buf, (int)n, fp)) buf[strcspn(buf, "\n")] = 0;
+    fclose(fp);
+  }
+}
+
 static void machine(char *buf, size_t n) {
   FILE *fp = fopen("/proc/cpuinfo", "r");
   char line[512];
@@ -112,7 +122,7 @@ static void machine(char *buf, size_t n) {
 }
 
 int main(int argc, char **argv) {
-  int provided, threads = 1, m = 1024, reps = 1, kernel = FUPERMOD_PARALEPH_AUTO;
+  int provided, threads = 1, m = 1024, reps = 1, kernel = FUPERMOD_PARALEPH_AUTO, band = 0;
   int plist[32] = {2, 4, 16, 36, 64, 100, 144, 196, 256, 324, 400, 484, 576}, np = 13;
   int glist[16] = {8, 16, 32, 64, 128}, ng = 5;
   const char *objs = "both", *apps = "both", *seq = "popta";
@@ -125,6 +135,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--threads")) threads = atoi(v), i++;
     else if (!strcmp(a, "--m")) m = atoi(v), i++;
     else if (!strcmp(a, "--reps")) reps = atoi(v), i++;
+    else if (!strcmp(a, "--band")) band = atoi(v), i++;
     else if (!strcmp(a, "--obj")) objs = v, i++;
     else if (!strcmp(a, "--app")) apps = v, i++;
     else if (!strcmp(a, "--p")) np = parse_list(v, plist, 32), i++;
@@ -132,8 +143,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--seq-limit")) seq_limit = atof(v), i++;
     else if (!strcmp(a, "--seq")) seq = v, i++;
     else if (!strcmp(a, "--kernel")) {
-      const char *k[] = {"auto", "plain", "scalar", "avx2", "avx512"};
-      for (int j = 0; j < 5; j++)
+      const char *k[] = {"auto", "plain", "scalar", "avx2", "avx512", "bounded", "bounded-avx512", "full-avx512"};
+      for (int j = 0; j < 8; j++)
         if (!strcmp(v, k[j])) kernel = j;
       i++;
     } else {
@@ -143,15 +154,20 @@ int main(int argc, char **argv) {
     }
   }
   if (reps < 1) reps = 1;
-  char cpu[256];
+  char cpu[256], load[128];
   machine(cpu, sizeof cpu);
+  loadavg(load, sizeof load);
   if (rank == 0) {
-    printf("# PARALEPH benchmark: %s, %d online cores; %d ranks x %d threads (MPI thread level %d), m = %d\n",
-           cpu, omp_get_num_procs(), size, threads, provided, m);
-    printf("# time = PARALEPH wall time (max over ranks, min of %d reps); comm = time in MPI calls (max over\n"
-           "# ranks); mem = bytes allocated per rank (busiest) and peak RSS; Geval/s/core = inner-loop candidate\n"
-           "# evaluations per second per core (ranks x threads cores); full = m evaluations per cell (no pruning)\n"
-           "# seq = sequential POPTA (max) / EOPTA (sum) on rank 0, same problem, same run; speedup = seq / time\n",
+    printf("# PARALEPH benchmark: %s, %d online cores; %d ranks x %d threads (MPI thread level %d), m = %d,\n"
+           "# band %d (0 = default), kernel %d (0 = auto); load average at start: %s\n",
+           cpu, omp_get_num_procs(), size, threads, provided, m, band, kernel, load);
+    printf("# time = PARALEPH wall time (max over ranks, min of %d reps); table = the wavefront alone; comm = time\n"
+           "# in MPI calls incl. waiting for the left neighbour (max over ranks); mem = bytes allocated per rank\n"
+           "# (busiest), rss = peak resident set; Geval = inner-loop candidate evaluations; eval%% = of a full scan\n"
+           "# (min(v, m) per cell); Gev/s/c = evaluations per second per core (ranks x threads cores); eff/c = full\n"
+           "# scan evaluations per second per core that the pruning stands for; seq = sequential POPTA (max) or\n"
+           "# EOPTA (sum) on rank 0, same problem, same run (skip: a smaller p took > --seq-limit; F: it failed,\n"
+           "# reason below); speedup = seq / time; match = same objective value\n",
            reps);
   }
   const char *applist[2] = {"dgemm", "fft"};
@@ -166,10 +182,11 @@ int main(int argc, char **argv) {
       const fupermod_partitioner *salg = strcmp(seq, "none") ? fupermod_partitioner_find(sname) : NULL;
       if (rank == 0) {
         printf("\n## %s, -F %s (%s)\n", applist[ai], oi ? "sum" : "max", oi ? "EOPT" : "POPT");
-        printf("%5s %5s %7s %9s %9s %9s %8s %8s %9s %7s %7s %9s %9s %6s\n", "p", "n/p", "D", "time_s", "table_s",
-               "comm_s", "mem_MB", "rss_MB", "Geval", "eval%", "Gev/s/c", "seq_s", "speedup", "match");
+        printf("%5s %5s %7s %8s %8s %8s %7s %7s %7s %6s %7s %7s %9s %8s %5s\n", "p", "n/p", "D", "time_s", "table_s",
+               "comm_s", "mem_MB", "rss_MB", "Geval", "eval%", "Gev/s/c", "eff/c", "seq_s", "speedup", "match");
       }
       int seq_dead[16] = {0}; /* per n/p: a smaller p already exceeded the limit */
+      char seq_fail[512] = "";
       for (int pi = 0; pi < np; pi++)
         for (int gi = 0; gi < ng; gi++) {
           int p = plist[pi];
@@ -181,7 +198,7 @@ int main(int argc, char **argv) {
           double bestv = NAN;
           int rc = 0;
           for (int r = 0; r < reps; r++) {
-            fupermod_paraleph_opts o = {threads, kernel, NULL};
+            fupermod_paraleph_opts o = {.threads = threads, .kernel = kernel, .band = band, .table = NULL};
             fupermod_dist *d = NULL;
             MPI_Barrier(MPI_COMM_WORLD);
             rc = fupermod_paraleph_opt(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, obj, &o, &d, &st);
@@ -205,6 +222,8 @@ int main(int argc, char **argv) {
               match = fabs(v - bestv) <= 1e-9 * fabs(bestv);
             } else {
               match = -2;
+              if (!seq_fail[0]) snprintf(seq_fail, sizeof seq_fail, "%s p=%d n/p=%d: %s", sname, p, glist[gi],
+                                         fupermod_error_message());
             }
             if (seqt > seq_limit) seq_dead[gi] = 1;
             fupermod_dist_free(d);
@@ -220,20 +239,24 @@ int main(int argc, char **argv) {
                 long top = D < (long)h * m ? D : (long)h * m;
                 full += top <= m ? (double)top * (top + 1) / 2 : (double)m * (m + 1) / 2 + (double)(top - m) * m;
               }
-              printf("%5d %5d %7ld %9.4f %9.4f %9.4f %8.1f %8.1f %9.3f %7.2f %7.2f ", p, glist[gi], D, best.time,
+              printf("%5d %5d %7ld %8.4f %8.4f %8.4f %7.1f %7.1f %7.3f %6.2f %7.2f %7.1f ", p, glist[gi], D, best.time,
                      best.table_time, best.comm_time, best.mem_rank / 1e6, rssmax / 1e3, best.evals / 1e9,
-                     100 * best.evals / full, best.evals / best.table_time / cores / 1e9);
-              if (isnan(seqt)) printf("%9s %9s %6s\n", salg ? "skip" : "-", "-", "-");
-              else
-                printf("%9.4f %9.1f %6s\n", seqt, seqt / best.time, match == 1 ? "yes" : match == -2 ? "F" : "NO");
+                     100 * best.evals / full, best.evals / best.table_time / cores / 1e9,
+                     full / best.table_time / cores / 1e9);
+              if (isnan(seqt)) printf("%9s %8s %5s\n", salg ? "skip" : "-", "-", "-");
+              else if (match == -2) printf("%9s %8s %5s\n", "F", "-", "-");
+              else printf("%9.4f %8.1f %5s\n", seqt, seqt / best.time, match == 1 ? "yes" : "NO");
             }
             fflush(stdout);
           }
           free(f);
         }
+      if (rank == 0 && seq_fail[0]) printf("# first sequential failure: %s\n", seq_fail);
     }
     free(fn.pts);
   }
+  loadavg(load, sizeof load);
+  if (rank == 0) printf("# load average at end: %s\n", load);
   MPI_Finalize();
   return 0;
 }
