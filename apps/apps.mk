@@ -9,3 +9,4 @@ libfupermod_apps_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 include apps/summa.mk
 include apps/fft2d.mk
 include apps/jacobi.mk
+include apps/summa_hybrid.mk

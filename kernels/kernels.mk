@@ -44,3 +44,4 @@ kernels_fupermod_kernel_fft_rows_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(
 
 # The kernel that docs/kernels.md walks through; tests/kernels_example.sh builds it as a user would.
 EXTRA_DIST += kernels/example/triad.c
+include kernels/ooc.mk

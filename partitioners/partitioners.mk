@@ -5,3 +5,4 @@ include partitioners/time.mk
 include partitioners/energy.mk
 include partitioners/paraleph.mk
 include partitioners/matrix.mk
+include partitioners/hier.mk

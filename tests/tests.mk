@@ -12,5 +12,6 @@ include tests/meters.mk
 include tests/dynamic.mk
 include tests/matrix.mk
 include tests/apps.mk
-include tests/campaign.mk
 include tests/popta_trace.mk
+include tests/campaign.mk
+include tests/hier.mk

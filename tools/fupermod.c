@@ -5,6 +5,7 @@
 #include "tools/tools.h"
 
 int cmd_dypart(int argc, char **argv); /* tools/cmd_dypart.c */
+int cmd_hpartition(int argc, char **argv); /* tools/cmd_hpart.c */
 
 static const struct {
   const char *name;
@@ -12,12 +13,13 @@ static const struct {
   const char *help;
 } commands[] = {
   {"run", cmd_run, "the main job: models, partitions, SUMMA and 2D-FFT runs, report (MPI)"},
+  {"campaign", cmd_campaign, "run a campaign of experiments (resumable), summarise it, write OAR/Slurm scripts"},
   {"config", cmd_config, "write a process configuration template for the running MPI job"},
   {"build", cmd_build, "benchmark a kernel on every process and write point files (MPI)"},
   {"model", cmd_model, "fit a model to point files, print it and plot it"},
   {"partition", cmd_partition, "partition D units with a named algorithm"},
+  {"hpartition", cmd_hpartition, "two-level (node, device) exact partitioning: HiPOPTA over configuration groups"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
-  {"campaign", cmd_campaign, "run a campaign of experiments (resumable), summarise it, write OAR/Slurm scripts"},
   {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 

@@ -1,0 +1,142 @@
+/* dgemm-ooc: the row formulation C_i = A_i B + C_i (d rows of an N x N product, the whole of B)
+ * on a GPU through the out-of-card GEMM (kernels/ooc/ooc.h), so d is not limited by the device
+ * memory. Every transfer is inside the timed execute (the GPU "device" includes its PCIe link
+ * and host core). Sub-options: n=N (2048), device=D (0), mem=BYTES (device memory the GEMM may
+ * use; 0: 90 % of the free memory; small values force many slices), sync=0|1 (no overlap).
+ * complexity = 2 d N^2. Without a usable CUDA device, create fails with FUPERMOD_ERR_NODEVICE. */
+#include <pthread.h>
+#include <cuda_runtime.h>
+#include "kernels/cpu/common.h"
+#include "kernels/ooc/ooc.h"
+
+#define NAME "dgemm-ooc"
+
+typedef struct {
+  long n, device, sync;
+  double mem;
+  fupermod_ooc *ooc;
+  long d;
+  double *A, *B, *C; /* pinned, column-major: A, C are d x n (ld d), B is n x n */
+} ooc_ctx;
+
+static int create(const char *subopts, void **ctx) {
+  ooc_ctx *k;
+  long n = 2048, device = 0, sync = 0, mem = 0;
+  fupermod_ooc_opts o;
+  int rc;
+  if ((rc = kern_opt_long(NAME, subopts, "n", 1, 1L << 20, &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, subopts, "sync", 0, 1, &sync)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, subopts, "mem", 0, 1L << 50, &mem)) != FUPERMOD_SUCCESS) return rc;
+  if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  k->n = n;
+  k->device = device;
+  k->sync = sync;
+  k->mem = (double)mem;
+  o = (fupermod_ooc_opts){(int)device, (double)mem, (int)sync, 1};
+  if ((rc = fupermod_ooc_create(&o, &k->ooc)) != FUPERMOD_SUCCESS) {
+    free(k);
+    return rc;
+  }
+  *ctx = k;
+  return FUPERMOD_SUCCESS;
+}
+
+static double complexity(long d, void *ctx) {
+  double n = (double)((ooc_ctx *)ctx)->n;
+  return 2.0 * (double)d * n * n;
+}
+
+static void release(ooc_ctx *k) {
+  cudaFreeHost(k->A), cudaFreeHost(k->B), cudaFreeHost(k->C);
+  k->A = k->B = k->C = NULL;
+  k->d = 0;
+}
+
+static int finalize(void *ctx) {
+  release(ctx);
+  return FUPERMOD_SUCCESS;
+}
+
+static int alloc_fill(ooc_ctx *k, long d) {
+  const size_t n = (size_t)k->n, rows = (size_t)d;
+  double host = 8.0 * (2.0 * (double)d * (double)k->n + (double)k->n * (double)k->n);
+  int rc;
+  if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_mem_check(NAME, d, host, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
+    return rc;
+  release(k);
+  cudaSetDevice((int)k->device);
+  if (cudaMallocHost((void **)&k->A, rows * n * sizeof(double)) != cudaSuccess ||
+      cudaMallocHost((void **)&k->B, n * n * sizeof(double)) != cudaSuccess ||
+      cudaMallocHost((void **)&k->C, rows * n * sizeof(double)) != cudaSuccess) {
+    release(k);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes of pinned host memory for d=%ld",
+                          host, d);
+  }
+  kern_fill(k->A, rows * n, 1);
+  kern_fill(k->B, n * n, 2);
+  kern_fill(k->C, rows * n, 3);
+  k->d = d;
+  return FUPERMOD_SUCCESS;
+}
+
+static int initialize(long d, void *ctx) { return alloc_fill(ctx, d); }
+
+static int execute(void *ctx) {
+  ooc_ctx *k = ctx;
+  int old, rc;
+  if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
+  /* never cancelled inside the CUDA runtime (see dgemm-cuda) */
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+  rc = fupermod_ooc_dgemm(k->ooc, k->d, k->n, k->n, 1.0, k->A, k->d, k->B, k->n, 1.0, k->C, k->d, NULL);
+  pthread_setcancelstate(old, NULL);
+  return rc;
+}
+
+static void destroy(void *ctx) {
+  ooc_ctx *k = ctx;
+  if (!k) return;
+  release(k);
+  fupermod_ooc_destroy(k->ooc);
+  free(k);
+}
+
+/* Column-major C += A B by a triple loop, against the GPU with memory limits that force slices. */
+static int verify(void *ctx) {
+  static const long cases[][3] = {{1, 1, 0}, {5, 7, 0}, {33, 17, 1200}, {64, 70, 9000}, {9, 40, 2000}, {100, 3, 60}};
+  ooc_ctx *base = ctx;
+  int rc = FUPERMOD_SUCCESS;
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0] && rc == FUPERMOD_SUCCESS; c++) {
+    ooc_ctx k = {cases[c][1], base->device, 0, 8.0 * (double)cases[c][2], NULL, 0, NULL, NULL, NULL};
+    fupermod_ooc_opts o = {(int)base->device, k.mem, 0, 1};
+    long d = cases[c][0], n = k.n;
+    fupermod_ooc_stats st;
+    double *ref;
+    if ((rc = fupermod_ooc_create(&o, &k.ooc)) != FUPERMOD_SUCCESS) break;
+    if ((rc = alloc_fill(&k, d)) == FUPERMOD_SUCCESS) {
+      if (!(ref = malloc((size_t)(d * n) * sizeof *ref))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      else {
+        memcpy(ref, k.C, (size_t)(d * n) * sizeof *ref);
+        for (long j = 0; j < n; j++)
+          for (long i = 0; i < d; i++) {
+            double s = 0.0;
+            for (long p = 0; p < n; p++) s += k.A[i + p * d] * k.B[p + j * n];
+            ref[i + j * d] += s;
+          }
+        rc = fupermod_ooc_dgemm(k.ooc, d, n, n, 1.0, k.A, d, k.B, n, 1.0, k.C, d, &st);
+        if (rc == FUPERMOD_SUCCESS && !(kern_rel_err(k.C, ref, (size_t)(d * n)) <= 1e-12))
+          rc = fupermod_error(FUPERMOD_ERR_NUMERIC, NAME " kernel: d=%ld n=%ld split %ld x %ld: relative error %g", d, n,
+                              st.plan.h, st.plan.v, kern_rel_err(k.C, ref, (size_t)(d * n)));
+        free(ref);
+      }
+    }
+    release(&k);
+    fupermod_ooc_destroy(k.ooc);
+  }
+  return rc;
+}
+
+const fupermod_kernel_ops fupermod_kernel_plugin = {
+  FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i over d rows of N on a GPU, out of card (two CUDA streams)",
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL};

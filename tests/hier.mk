@@ -1,0 +1,22 @@
+# Hierarchical partitioning: HiPOPTA against flat dp, grouping, INPA/IDPA on emulated nodes (group=).
+HIER_TESTS = tests/test_hier tests/mpi_hier_np6
+check_PROGRAMS += $(HIER_TESTS)
+TESTS += $(HIER_TESTS)
+tests_test_hier_SOURCES = tests/test_hier.c tests/tap.h tests/oracle_time.h
+tests_test_hier_LDADD = $(TEST_LDADD)
+tests_mpi_hier_np6_SOURCES = tests/mpi_hier.c tests/tap.h tests/oracle_time.h
+tests_mpi_hier_np6_LDADD = $(TEST_LDADD)
+# Out-of-card GEMM: slice choice, the stream schedule on emulated streams, the CUDA path (skipped
+# without a device).
+check_PROGRAMS += tests/test_ooc
+TESTS += tests/test_ooc
+tests_test_ooc_SOURCES = tests/test_ooc.c tests/tap.h
+tests_test_ooc_LDADD = libfupermod_ooc.la $(TEST_LDADD)
+# fupermod hpartition against fupermod partition -a dp on emulated groups.
+TESTS += tests/tools_hpartition.sh
+EXTRA_DIST += tests/tools_hpartition.sh
+# Hybrid SUMMA on emulated nodes (exact checks; the GPU case is skipped without a device).
+check_PROGRAMS += tests/mpi_summa_hybrid_np4
+TESTS += tests/mpi_summa_hybrid_np4
+tests_mpi_summa_hybrid_np4_SOURCES = tests/mpi_summa_hybrid.c tests/tap.h
+tests_mpi_summa_hybrid_np4_LDADD = libfupermod_apps.la libfupermod_ooc.la $(TEST_LDADD) $(OPENBLAS_LIBS)
