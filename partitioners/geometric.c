@@ -1,7 +1,7 @@
 /* Geometric Partitioning Algorithm (GPA; Clarke 2014 sec. 4.1, after Lastovetsky & Reddy).
  * A line through the origin of the (x, speed) plane cuts every speed curve where x/s(x), the
  * time for linear complexity, is the same: find the slope whose cuts sum to D.
- * Decisions (docs/algorithms-continuous.md):
+ * Decisions (docs/algorithms.md):
  *  - the region between the lines is split by bisecting the slope (not the angle or total);
  *  - a cut is the largest x in (0, D] with s(x) >= m*x (unique for coarsened piecewise models,
  *    where s(x)/x is non-increasing), found by bisection on x to about machine precision;

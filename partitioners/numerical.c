@@ -1,7 +1,7 @@
 /* Numerical Partitioning Algorithm (NPA; Clarke 2014 sec. 4.2): solve F(x) = 0 (eq. 4.5),
  *   f_1 = D - sum_i x_i,   f_i = x_i/s_i(x_i) - x_1/s_1(x_1)  (i >= 2),
  * with the Jacobian of eq. 4.8 and GSL's Powell hybrid solver hybridsj (MINPACK HYBRJ),
- * starting at x_i = D/p. Decisions (docs/algorithms-continuous.md):
+ * starting at x_i = D/p. Decisions (docs/algorithms.md):
  *  - convergence: gsl_multiroot_test_residual on F scaled per equation (f_1 by D, the others
  *    by the common time x_1/s_1(x_1)) with tolerance NPA_RTOL * p, at most NPA_MAX_ITER steps;
  *  - iterates leaving (0, D] are clamped into [NPA_XFLOOR*D, D] and the solver restarted there;

@@ -23,7 +23,7 @@
 #include "partitioners/paraleph_impl.h"
 
 #define PL_TAG 7321
-#define PL_BAND 64    /* default band of anti-diagonals (measured: docs/algorithms-paraleph.md) */
+#define PL_BAND 64    /* default band of anti-diagonals (measured: docs/algorithms.md, PARALEPH) */
 #define PL_SENDS 4096 /* one-value sends in flight before the oldest must complete */
 
 /* ------------------------------------------------------------------ context and helpers */
