@@ -35,6 +35,15 @@ ok $([ "$before" = "$(md5sum <"$TMPD/results/models/fft/localhost.2.points")" ] 
 sed -i 's/meter_power=18$/meter_power=19/' "$TMPD/three.conf"
 $MPI -np 3 "$FUPERMOD" run $ARGS --apps fft >/dev/null 2>&1
 ok $([ "$before" != "$(md5sum <"$TMPD/results/models/fft/localhost.2.points")" ] && echo 0 || echo 1) "a changed configuration line is measured again"
+# processes in two groups (emulated nodes): the hierarchical exact partition is added, and its
+# predicted time equals the flat exact optimum of PARALEPH
+sed 's/meter=model/group=a,meter=model/; 3s/group=a/group=b/' "$TMPD/three.conf" >"$TMPD/groups.conf"
+$MPI -np 3 "$FUPERMOD" run --conf "$TMPD/groups.conf" --out "$TMPD/groups" --size 256 --points 8 --reps 1 -r 2 -R 3 -q \
+  --apps fft >"$TMPD/gstdout" 2>&1
+ok $? "run with two groups"
+pl=$(awk -F, '$3 == "paraleph" { print $8 }' "$TMPD/groups/summary-fft.csv")
+hp=$(awk -F, '$3 == "hipopta" { print $8 }' "$TMPD/groups/summary-fft.csv")
+ok $([ -n "$hp" ] && [ "$hp" = "$pl" ] && echo 0 || echo 1) "hipopta's predicted time equals the flat optimum ($hp = $pl)"
 expect_exit 2 "no configuration" -- "$FUPERMOD" run
 expect_exit 2 "bad --apps" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --apps lu
 expect_exit 2 "n not a multiple of b" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --size 100 --dgemm-b 32

@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include "apps/fft2d.h"
 #include "apps/summa.h"
+#include "partitioners/hier.h"
 #include "partitioners/paraleph.h"
 #include "partitioners/partitioners.h"
 #include "tools/build_common.h"
@@ -55,7 +56,8 @@ static void help(void) {
          "     configuration line, kernel and sizes are unchanged; an interrupted build resumes);\n"
          "  2. partitions with PARALEPH for time (or --algorithm), PARALEPH for energy, and HEPOPTA's\n"
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
-         "     fastest);\n"
+         "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
+         "     (HiPOPTA: node functions from each node's optimal intra-node distribution);\n"
          "  3. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution and on the even one;\n"
          "  4. reports: a table, DIR/report.csv, DIR/summary.csv, DIR/front-APP.csv and plots.\n"
          "Options:\n"
@@ -358,9 +360,68 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
+/* HiPOPTA (exact two-level) over the configuration's nodes or groups, on rank 0; NULL when the
+ * processes form one group. The result is in rank order. */
+static fupermod_dist *hier_partition(const app_t *a, fupermod_points *f, int size, const tool_proc *tp, int *rc) {
+  int rank, *index = NULL, *node = NULL, nodes = 0, *devices = NULL, *order = NULL, n = 0;
+  const fupermod_points **fnm = NULL;
+  fupermod_dist *out = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  *rc = FUPERMOD_SUCCESS;
+  if (rank == 0) index = malloc((size_t)size * sizeof *index);
+  MPI_Gather(&tp->index, 1, MPI_INT, index, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    node = malloc((size_t)tp->conf.count * sizeof *node);
+    *rc = fupermod_hier_groups(&tp->conf, node, &nodes);
+    if (*rc == FUPERMOD_SUCCESS && nodes > 1) {
+      fupermod_hier_problem hp;
+      fupermod_hier_algo inner;
+      fupermod_hier_result res;
+      devices = calloc((size_t)nodes, sizeof *devices);
+      order = malloc((size_t)size * sizeof *order);
+      fnm = malloc((size_t)size * sizeof *fnm);
+      for (int k = 0; k < nodes; k++)
+        for (int r = 0; r < size; r++)
+          if (node[index[r]] == k) {
+            devices[k]++;
+            order[n] = r;
+            fnm[n++] = &f[r];
+          }
+      hp.D = a->D;
+      hp.q = nodes;
+      hp.devices = devices;
+      hp.f = fnm;
+      hp.objective = FUPERMOD_OBJ_TIME;
+      memset(&res, 0, sizeof res);
+      if ((*rc = fupermod_hier_algo_named("dp", &inner)) == FUPERMOD_SUCCESS &&
+          (*rc = fupermod_hipopta(&hp, &inner, NULL, &res)) == FUPERMOD_SUCCESS) {
+        out = fupermod_dist_alloc(a->D, size);
+        for (int j = 0; j < size; j++) out->parts[order[j]].d = res.devices->parts[j].d;
+      }
+      fupermod_hier_result_free(&res);
+    }
+  }
+  MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  {
+    int have = out != NULL;
+    MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (*rc == FUPERMOD_SUCCESS && have) {
+      if (rank != 0) out = fupermod_dist_alloc(a->D, size);
+      for (int i = 0; i < size; i++) MPI_Bcast(&out->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    }
+  }
+  free(index);
+  free(node);
+  free(devices);
+  free(order);
+  free(fnm);
+  return out;
+}
+
 /* Partition on rank 0 (except paraleph, which runs on every process); results on every rank. */
 static int partition_all(const options *o, const app_t *a, fupermod_points *f, int size, run_t *runs, int *nruns,
-                         fupermod_front *front, int *chosen) {
+                         fupermod_front *front, int *chosen, const tool_proc *tp) {
+  fupermod_dist *dh = NULL;
   int rank, rc = FUPERMOD_SUCCESS, has_energy = 1;
   const fupermod_points **fp = NULL;
   fupermod_dist *dt = NULL, *de = NULL, *dc = NULL, *even = fupermod_dist_alloc(a->D, size);
@@ -416,8 +477,10 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
     }
   }
   free(fp);
+  if (rc == FUPERMOD_SUCCESS) dh = hier_partition(a, f, size, tp, &rc);
   if (rc != FUPERMOD_SUCCESS) {
     if (rank == 0) fprintf(stderr, "fupermod run: %s: partitioning failed: %s\n", a->name, fupermod_error_message());
+    fupermod_dist_free(dh);
     fupermod_dist_free(dt);
     fupermod_dist_free(de);
     fupermod_dist_free(dc);
@@ -426,6 +489,7 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
   }
   *nruns = 0;
   run_init(&runs[(*nruns)++], o->algorithm, dt);
+  if (dh) run_init(&runs[(*nruns)++], "hipopta", dh);
   if (de) run_init(&runs[(*nruns)++], "paraleph-energy", de);
   if (dc) run_init(&runs[(*nruns)++], "pareto-choice", dc);
   run_init(&runs[(*nruns)++], "even", even);
@@ -550,7 +614,7 @@ static int run_app(const options *o, app_t *a) {
   fupermod_points mine = {0, NULL, 0}, *all = NULL;
   fupermod_model **tm = NULL;
   fupermod_front front = {0, NULL};
-  run_t runs[4];
+  run_t runs[5];
   int rank, size, nruns = 0, chosen = -1, rc;
   double el;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
@@ -563,7 +627,7 @@ static int run_app(const options *o, app_t *a) {
   snprintf(host, sizeof host, "%s.%d", tp.conf.procs[tp.index].hostname, tp.conf.procs[tp.index].rank_intra);
   if (rank == 0) hostbuf = malloc((size_t)size * sizeof host);
   MPI_Gather(host, sizeof host, MPI_CHAR, hostbuf, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
-  if ((rc = partition_all(o, a, all, size, runs, &nruns, &front, &chosen)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = partition_all(o, a, all, size, runs, &nruns, &front, &chosen, &tp)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0) {
     tm = calloc((size_t)size, sizeof *tm);
     for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
