@@ -442,7 +442,7 @@ static void test_files(void) {
 
 static void test_bad_input(void) {
   double a[4] = {1, 2, 3, 4}, z[3] = {0, 0, 0}, neg[3] = {1, -1, 2}, nan3[3] = {1, NAN, 2};
-  int sizes[2] = {1, 2};
+  int sizes[3] = {1, 2, 2}; /* sizes + 1 = {2, 2}: two columns that do not sum to p = 3 */
   fupermod_layout *l = NULL;
 #define BAD(call, needle, what)                                                                          \
   do {                                                                                                   \

@@ -152,7 +152,9 @@ static void run_op(emu_t *e, const fupermod_ooc_op *op) {
     fupermod_ooc_slice(e->M, pl->h, op->i, &r0, &mr);
     fupermod_ooc_slice(e->N, pl->v, op->j, &c0, &nc);
   }
-  double *dA = e->buf[BA0 + op->buf], *dC = e->buf[BC0 + op->buf], *dB = e->buf[BB];
+  /* operations on B alone have no A/C buffer set (buf = -1) */
+  double *dA = op->buf >= 0 ? e->buf[BA0 + op->buf] : NULL, *dC = op->buf >= 0 ? e->buf[BC0 + op->buf] : NULL;
+  double *dB = e->buf[BB];
   const long la = e->ld[BA0], lc = e->ld[BC0];
   switch (op->code) {
   case FUPERMOD_OOC_UPLOAD_A:
