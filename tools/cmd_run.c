@@ -211,12 +211,14 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
 /* Predictions of a distribution from the measured functions (interpolated between the measured
  * sizes for the even distribution, whose parts need not be measured sizes). */
 static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, const app_t *a) {
+  /* (the piecewise model is coarsened, so it differs from the points at measured sizes) */
   double T = 0, E = 0;
   for (int i = 0; i < r->dist->size; i++) {
     long d = r->dist->parts[i].d;
     int k = d > 0 ? fupermod_points_find(&f[i], d) : -1;
-    double t = d > 0 ? fupermod_model_time(tm[i], (double)d) : 0.0;
-    double e = d > 0 ? fupermod_model_energy(tm[i], (double)d) : 0.0;
+    /* a measured size: the measured values; otherwise (the even distribution) the model's */
+    double t = k >= 0 ? f[i].pts[k].t : d > 0 ? fupermod_model_time(tm[i], (double)d) : 0.0;
+    double e = k >= 0 ? f[i].pts[k].e : d > 0 ? fupermod_model_energy(tm[i], (double)d) : 0.0;
     r->pred_ci[i] = k >= 0 ? f[i].pts[k].ci * a->iters : (d > 0 ? INFINITY : 0.0);
     r->dist->parts[i].t = t;
     r->dist->parts[i].e = e;
