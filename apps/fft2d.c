@@ -38,15 +38,8 @@ struct fupermod_fft2d {
 
 static int threads_ready = 0;
 
-/* Agree on a status over comm: the most negative (first error code) wins everywhere. */
-static int agree(MPI_Comm comm, int rc) {
-  int all = rc;
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Allreduce of the status failed");
-  if (all != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS)
-    return fupermod_error(all, "fft2d: another process failed (%s)", fupermod_status_name(all));
-  return all;
-}
+/* Agree on a status over comm: the lowest failing rank's status and message everywhere. */
+static int agree(MPI_Comm comm, int rc) { return fupermod_agree(rc, comm); }
 
 /* A datatype that is `inner` shifted by disp bytes: keeps Alltoallw displacements (int) at 0,
  * so blocks beyond 2 GiB are addressable. */

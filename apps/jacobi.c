@@ -22,15 +22,8 @@ struct fupermod_jacobi {
   fupermod_jacobi_emu emu;
 };
 
-/* Agree on a status over comm (the most negative wins). */
-static int agree(MPI_Comm comm, int rc) {
-  int all = rc;
-  if (MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "jacobi: MPI_Allreduce of the status failed");
-  if (all != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS)
-    return fupermod_error(all, "jacobi: another process failed (%s)", fupermod_status_name(all));
-  return all;
-}
+/* Agree on a status over comm: the lowest failing rank's status and message everywhere. */
+static int agree(MPI_Comm comm, int rc) { return fupermod_agree(rc, comm); }
 
 /* Off-diagonal entry in [0, 1) from a hash of (i, j): any rank can generate any row. */
 static double entry(long i, long j) {

@@ -60,23 +60,7 @@ int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int 
 
 /* Every rank returns the lowest status; the failing rank's message is broadcast so all ranks
  * report the same thing. */
-static int agree(MPI_Comm comm, int rc) {
-  struct {
-    int v, r;
-  } in, out;
-  char msg[512];
-  MPI_Comm_rank(comm, &in.r);
-  in.v = rc;
-  if (MPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MINLOC, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Allreduce failed while agreeing on a status");
-  if (out.v >= 0) return FUPERMOD_SUCCESS;
-  msg[0] = '\0';
-  if (in.r == out.r) snprintf(msg, sizeof msg, "%s", fupermod_error_message());
-  if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, out.r, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Bcast failed while agreeing on a status");
-  if (in.r == out.r) return rc;
-  return fupermod_error(out.v, "rank %d: %s", out.r, msg);
-}
+static int agree(MPI_Comm comm, int rc) { return fupermod_agree(rc, comm); }
 
 static uint64_t layout_hash(const fupermod_layout *l) {
   uint64_t h = 1469598103934665603ULL;

@@ -1,4 +1,5 @@
 #include <ctype.h>
+#include <limits.h>
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,4 +315,26 @@ int fupermod_cuda_device_count(void) {
     return n > 0 ? n : 0;
   }
   return 0;
+}
+
+int fupermod_agree(int rc, MPI_Comm comm) {
+  int rank, me, who;
+  struct {
+    int code;
+    char msg[1000];
+  } m;
+  MPI_Comm_rank(comm, &rank);
+  me = rc != FUPERMOD_SUCCESS ? rank : INT_MAX;
+  if (MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
+  if (who == INT_MAX) return FUPERMOD_SUCCESS;
+  memset(&m, 0, sizeof m);
+  if (rank == who) {
+    m.code = rc;
+    snprintf(m.msg, sizeof m.msg, "%s", fupermod_error_message());
+  }
+  if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, who, comm) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Bcast failed while agreeing on a status");
+  if (rank == who) return rc;
+  return fupermod_error(m.code, "rank %d: %s", who, m.msg);
 }

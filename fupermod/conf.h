@@ -42,6 +42,10 @@ int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t 
 int fupermod_bind_apply(const char *bind);
 /* Suggest a binding for rank_intra of n processes on this host from the hwloc topology. */
 int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size);
+/* Collective over comm: every rank returns the status of the lowest failing rank (and records
+ * its message, prefixed with "rank R: " on the other ranks), or FUPERMOD_SUCCESS when none
+ * failed. Lets MPI code fail together instead of leaving ranks in a later collective. */
+int fupermod_agree(int rc, MPI_Comm comm);
 /* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
 int fupermod_cuda_device_count(void);
 

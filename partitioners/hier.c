@@ -12,23 +12,8 @@
 /* Every rank returns the first failure (lowest rank) with its status and message, so that the
  * cause reaches every rank through nested node and cluster agreements. */
 static int agree(int rc, MPI_Comm comm, const char *what) {
-  int me, who, rank;
-  struct {
-    int code;
-    char msg[480];
-  } m;
-  MPI_Comm_rank(comm, &rank);
-  me = rc != FUPERMOD_SUCCESS ? rank : 1 << 30;
-  if (MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "%s: MPI_Allreduce failed", what);
-  if (who == 1 << 30) return FUPERMOD_SUCCESS;
-  if (rank == who) {
-    m.code = rc;
-    snprintf(m.msg, sizeof m.msg, "%s", fupermod_error_message());
-  }
-  MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, who, comm);
-  if (rank == who) return rc;
-  return fupermod_error(m.code, "%s", m.msg);
+  (void)what;
+  return fupermod_agree(rc, comm);
 }
 
 /* ---------------------------------------------------------------- grouping */
