@@ -181,7 +181,7 @@ int cmd_build(int argc, char **argv) {
   double start;
   memset(&en, 0, sizeof en);
   en.intra = MPI_COMM_NULL;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
     long v;
     double x;

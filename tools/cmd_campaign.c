@@ -213,7 +213,7 @@ static int campaign_run(int argc, char **argv) {
   size_t good = 0;
   struct stat st;
   char path[4096];
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (opt) {
     case 'r': retry = 1; break;
@@ -533,7 +533,7 @@ static int campaign_summary(int argc, char **argv) {
   size_t good = 0;
   fupermod_atomic_file af;
   memset(&c, 0, sizeof c);
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (opt) {
     case 'o': outdir = optarg; break;
@@ -894,7 +894,7 @@ static int campaign_script(int argc, char **argv) {
   char cwd[4096], *file = NULL;
   campaign c;
   int opt, rc, oar;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (opt) {
     case 'o': out = optarg; break;

@@ -28,7 +28,7 @@ int cmd_config(int argc, char **argv) {
   int c, rank, size, nintra, len, status = 0, rc = FUPERMOD_SUCCESS, ngpu = 0;
   proc_info me, *all = NULL;
   MPI_Comm intra;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "o:s:h", opts, NULL)) != -1) {
     switch (c) {
     case 'o': out = optarg; break;

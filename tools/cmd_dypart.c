@@ -53,7 +53,7 @@ int cmd_dypart(int argc, char **argv) {
   memset(&dyn, 0, sizeof dyn);
   memset(&pr, 0, sizeof pr);
   pr.intra = MPI_COMM_NULL;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "D:a:m:I:o:k:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
     long v;
     double x;

@@ -53,7 +53,7 @@ int cmd_hpartition(int argc, char **argv) {
   fupermod_dist *dist = NULL;
 
   memset(&res, 0, sizeof res);
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "D:i:o:F:h", opts, NULL)) != -1) {
     switch (c) {
     case 'D':

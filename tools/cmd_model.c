@@ -75,7 +75,7 @@ int cmd_model(int argc, char **argv) {
   int c, rc, n, status = 0;
   fupermod_points *pts = NULL;
   fupermod_model **models = NULL;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "m:D:n:h", opts, NULL)) != -1) {
     switch (c) {
     case 'm': type = optarg; break;

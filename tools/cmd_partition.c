@@ -197,7 +197,7 @@ int cmd_partition(int argc, char **argv) {
   fupermod_front front = {0, NULL};
   fupermod_model **models = NULL;
 
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "a:D:p:o:F:m:h", opts, NULL)) != -1) {
     switch (c) {
     case 'a': algname = optarg; break;

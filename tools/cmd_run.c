@@ -676,7 +676,7 @@ int cmd_run(int argc, char **argv) {
   o.prec.reps_max = 10;
   o.prec.eps = 0.05;
   o.prec.time_max = 5.0;
-  optind = 1;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "r:R:e:i:T:qh", opts, NULL)) != -1) {
     long v;
     double x;
