@@ -14,21 +14,32 @@ common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/point.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$src $mpiflags $(pkg-config --cflags hwloc gsl)"
 libs="$mpilibs $(pkg-config --libs hwloc) -lgsl -lm"
 rc=0
-for t in points conf dist campaign; do
+# the command-line target links the (uninstrumented) library of the main build
+libdir=${FUPERMOD_FUZZ_LIBDIR:-$src/_build/.libs}
+targets="points conf dist campaign"
+[ -f "$libdir/libfupermod.so" ] && targets="$targets cli"
+for t in $targets; do
   extra=""
   case $t in
     conf) extra="$src/fupermod/conf.c" ;;
     campaign) extra="$src/tools/campaign.c $src/fupermod/conf.c" ;;
     dist) extra="$src/fupermod/dist.c $src/fupermod/model.c $src/fupermod/model_cpm.c $src/fupermod/model_piecewise.c $src/fupermod/model_akima.c $src/fupermod/model_tabulated.c" ;;
   esac
-  clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log" ||
-    { echo "fuzz: cannot build fuzz_$t (see $out/build_$t.log)" >&2; rc=1; continue; }
+  if [ $t = cli ]; then
+    # the tools' files instrumented, the library from the main build
+    clang $cflags -I"$libdir/.." "$src/tests/fuzz/fuzz_cli.c" "$src/tools/cmd_partition.c" "$src/tools/cmd_model.c" \
+      "$src/tools/common.c" -L"$libdir" -Wl,-rpath,"$libdir" -lfupermod $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
+  else
+    clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
+  fi || { echo "fuzz: cannot build fuzz_$t (see $out/build_$t.log)" >&2; rc=1; continue; }
   rm -rf "$out/corpus_$t" && cp -r "$src/tests/fuzz/corpus/$t" "$out/corpus_$t"
   if [ -d "$src/tests/fuzz/regressions/$t" ]; then
     "$out/fuzz_$t" "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
       { echo "fuzz: fuzz_$t fails on a committed regression input" >&2; rc=1; }
   fi
-  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 "corpus_$t" >"run_$t.log" 2>&1)
+  mask=0
+  [ $t = cli ] && mask=3 # the tools print on every run
+  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1)
   if [ $? -ne 0 ]; then echo "fuzz: fuzz_$t found a problem (see $out/run_$t.log)" >&2; rc=1
   else echo "fuzz: fuzz_$t: $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"; fi
 done
