@@ -169,9 +169,11 @@ int main(int argc, char **argv) {
     }
     show("idle", trace, imb, n);
     {
-      static const long want_idle[2][2] = {{1, 1}, {2, 0}};
-      ok(all_true(rc == 0 && conv && same(trace, n, want_idle, 2) && dyn.dist->parts[1].t == 0.0),
-         "a process given 0 units idles (no benchmark, time 0) and the others converge: (1,1) -> (2,0)");
+      /* GPA's rounding of (2 - x, x) with x tiny hinges on the measured sub-millisecond time, so
+       * the idle step may come one measurement later on a loaded host */
+      int good = rc == 0 && conv && n >= 2 && n <= 3 && trace[0] == 1 && trace[1] == 1 && trace[2 * (n - 1)] == 2 &&
+                 trace[2 * (n - 1) + 1] == 0 && dyn.dist->parts[1].t == 0.0;
+      ok(all_true(good), "a process given 0 units idles (no benchmark, time 0) and the others converge: (1,1) -> (2,0)");
     }
     ok(all_true(rc == 0 && dyn.models[1]->points.count == 1), "the idle process's model keeps its earlier point");
     fupermod_dynamic_free(&dyn);
