@@ -29,6 +29,12 @@ static inline int kern_opt_long(const char *kernel, const char *subopts, const c
 
 /* Largest host allocation a kernel accepts: 3/4 of the physical memory, so that a model-building
  * range that overshoots fails with a message instead of swapping the node to a halt. */
+/* 64-byte aligned doubles (whole cache lines, AVX-512 loads); free() releases them. */
+static inline double *kern_alloc_doubles(size_t n) {
+  void *p = NULL;
+  return posix_memalign(&p, 64, (n ? n : 1) * sizeof(double)) == 0 ? p : NULL;
+}
+
 static inline double kern_mem_limit(void) {
   long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
   if (pages <= 0 || psize <= 0) return 64.0 * 1024 * 1024 * 1024;

@@ -46,12 +46,6 @@ static int finalize(void *ctx) {
   return FUPERMOD_SUCCESS;
 }
 
-static double *alloc_doubles(size_t n) {
-  void *p = NULL;
-  /* 64-byte alignment: whole cache lines and AVX-512 loads */
-  return posix_memalign(&p, 64, (n ? n : 1) * sizeof(double)) == 0 ? p : NULL;
-}
-
 static int initialize(long d, void *ctx) {
   dgemm_ctx *k = ctx;
   double bytes;
@@ -67,11 +61,11 @@ static int initialize(long d, void *ctx) {
   k->rows = (size_t)(k->m * k->b);
   k->cols = (size_t)(k->n * k->b);
   rc_elems = k->rows * k->cols;
-  k->A = alloc_doubles(rc_elems);
-  k->B = alloc_doubles(rc_elems);
-  k->C = alloc_doubles(rc_elems);
-  k->Ab = alloc_doubles(k->rows * (size_t)k->b);
-  k->Bb = alloc_doubles((size_t)k->b * k->cols);
+  k->A = kern_alloc_doubles(rc_elems);
+  k->B = kern_alloc_doubles(rc_elems);
+  k->C = kern_alloc_doubles(rc_elems);
+  k->Ab = kern_alloc_doubles(k->rows * (size_t)k->b);
+  k->Bb = kern_alloc_doubles((size_t)k->b * k->cols);
   if (!k->A || !k->B || !k->C || !k->Ab || !k->Bb) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);

@@ -43,11 +43,6 @@ static int finalize(void *ctx) {
   return FUPERMOD_SUCCESS;
 }
 
-static double *alloc_doubles(size_t n) {
-  void *p = NULL;
-  return posix_memalign(&p, 64, (n ? n : 1) * sizeof(double)) == 0 ? p : NULL;
-}
-
 static int initialize(long d, void *ctx) {
   rows_ctx *k = ctx;
   double bytes = 8.0 * (2.0 * (double)d * (double)k->n + (double)k->n * (double)k->n);
@@ -60,9 +55,9 @@ static int initialize(long d, void *ctx) {
   /* cblas takes int dimensions */
   if (d > 0x7fffffffL)
     return fupermod_error(FUPERMOD_ERR_INPUT, NAME " kernel: d=%ld rows exceed the BLAS limit of 2^31-1", d);
-  k->A = alloc_doubles((size_t)d * n);
-  k->B = alloc_doubles(n * n);
-  k->C = alloc_doubles((size_t)d * n);
+  k->A = kern_alloc_doubles((size_t)d * n);
+  k->B = kern_alloc_doubles(n * n);
+  k->C = kern_alloc_doubles((size_t)d * n);
   if (!k->A || !k->B || !k->C) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);
