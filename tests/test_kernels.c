@@ -15,10 +15,10 @@
 
 /* The formulas of docs/kernels.md, computed here independently of the kernels. */
 static double dgemm_c(long d, long b) {
-  long m = 0, n;
+  long m = 0, cols;
   while ((m + 1) * (m + 1) <= d) m++;
-  n = d / m;
-  return 2.0 * (double)(m * b) * (double)(n * b) * (double)b;
+  cols = (2 * d * b + m) / (2 * m); /* round(d b^2 / (m b)) */
+  return 2.0 * (double)(m * b) * (double)cols * (double)b;
 }
 
 typedef struct {
@@ -179,10 +179,22 @@ static void test_specifics(void) {
   ok(rc == 0 && fupermod_kernel_complexity(k, 1) == 2.0 * 64 * 64 * 64, "dgemm: default b=64, C(1) = 2 b^3");
   if (rc == 0) fupermod_kernel_unload(k);
   rc = fupermod_kernel_load("dgemm", "b=10", &k);
-  ok(rc == 0 && fupermod_kernel_complexity(k, 10) == 2.0 * 30 * 30 * 10 &&
-         fupermod_kernel_complexity(k, 10) == fupermod_kernel_complexity(k, 9) &&
+  ok(rc == 0 && fupermod_kernel_complexity(k, 10) == 2.0 * 30 * 33 * 10 &&
+         fupermod_kernel_complexity(k, 10) > fupermod_kernel_complexity(k, 9) &&
          fupermod_kernel_complexity(k, 12) == 2.0 * 30 * 40 * 10 && fupermod_kernel_complexity(k, 3) == 2.0 * 10 * 30 * 10,
-     "dgemm: d=10 runs 3x3 blocks, d=12 3x4, d=3 1x3");
+     "dgemm: d=10 runs a 30 x 33 rectangle (not 3x3 blocks), d=12 30 x 40, d=3 10 x 30");
+  if (rc == 0) {
+    /* the area is d b^2 to within one column (at most m b elements) for every d */
+    int good = 1;
+    for (long d = 1; d <= 3000 && good; d++) {
+      double area = fupermod_kernel_complexity(k, d) / (2.0 * 10), m = floor(sqrt((double)d));
+      if (fabs(area - 100.0 * (double)d) > m * 10 / 2.0 + 1e-9) {
+        diag("d=%ld: area %g, want %g to within %g", d, area, 100.0 * (double)d, m * 10 / 2.0);
+        good = 0;
+      }
+    }
+    ok(good, "dgemm: the rectangle's area is d b^2 to within half a column, d = 1..3000");
+  }
   if (rc == 0) fupermod_kernel_unload(k);
   ok(fupermod_kernel_load("dgemm", "b=0", &k) == FUPERMOD_ERR_USAGE && msg_has("b=0"), "dgemm: b=0 refused (%s)",
      fupermod_error_message());
@@ -240,7 +252,7 @@ static void test_fft_wisdom(void) {
   ok(threads && fd >= 0 && p && fftw_export_wisdom_to_filename(path), "fft-rows: wisdom file written for 4 rows of 64");
   fftw_destroy_plan(p);
   fftw_forget_wisdom();
-  snprintf(sub, sizeof sub, "n=64,wisdom=%s", path);
+  snprintf(sub, sizeof sub, "n=64,place=out,wisdom=%s", path); /* the wisdom's plan is out of place */
   rc = fupermod_kernel_load("fft-rows", sub, &k);
   fftw_plan_with_nthreads(1);
   p = fftw_plan_many_dft(1, &n, 4, in, NULL, 1, n, out, NULL, 1, n, FFTW_FORWARD, FFTW_MEASURE | FFTW_WISDOM_ONLY);
@@ -253,6 +265,18 @@ static void test_fft_wisdom(void) {
   fftw_free(in);
   fftw_free(out);
   remove(path);
+  /* place=in (the default, as apps/fft2d) or out; anything else is refused by name */
+  rc = fupermod_kernel_load("fft-rows", "n=64,place=sideways", &k);
+  ok(rc == FUPERMOD_ERR_USAGE && msg_has("place"), "fft-rows: place=sideways refused (%s)", fupermod_error_message());
+  for (int pl = 0; pl < 2; pl++) {
+    rc = fupermod_kernel_load("fft-rows", pl ? "n=64,place=out" : "n=64,place=in", &k);
+    /* 70 runs in place pass two refills; verify checks a refill run against the DFT */
+    int good = rc == 0 && k->ops->verify(k->ctx) == 0 && k->ops->initialize(3, k->ctx) == 0;
+    for (int r = 0; good && r < 70; r++) good = k->ops->execute(k->ctx) == 0;
+    good = good && k->ops->finalize(k->ctx) == 0;
+    ok(good, "fft-rows: place=%s verifies and runs 70 times", pl ? "out" : "in");
+    if (rc == 0) fupermod_kernel_unload(k);
+  }
 }
 
 static void test_cuda(const char *name, const char *size_opt) {

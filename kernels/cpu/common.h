@@ -68,6 +68,15 @@ static inline void kern_block_shape(long d, long *m, long *n) {
   *n = *m > 0 ? d / *m : 0;
 }
 
+/* The CPU dgemm kernel's rectangle: (m b) rows, m = floor(sqrt d), and as many columns as make
+ * the area d b^2 elements to within one column, so the work is that of exactly d blocks, as in the
+ * application's rectangles (whose sides need not be multiples of b). */
+static inline void kern_gemm_shape(long d, long b, long *rows, long *cols) {
+  long m = d > 0 ? kern_isqrt(d) : 0;
+  *rows = m * b;
+  *cols = *rows > 0 ? (long)((double)d * (double)b * (double)b / (double)*rows + 0.5) : 0;
+}
+
 static inline double kern_dgemm_complexity(long d, long b) {
   long m, n;
   kern_block_shape(d, &m, &n);

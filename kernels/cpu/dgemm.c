@@ -1,9 +1,11 @@
-/* dgemm: one iteration of the heterogeneous SUMMA block update (Clarke thesis, Appendix A).
- * d is an area in b x b blocks; the process owns an m x n rectangle of blocks with
- * m = floor(sqrt d), n = floor(d/m) (so m*n <= d), holding A_i, B_i, C_i of (mb) x (nb) elements.
- * execute copies a pivot column block of A_i and a pivot row block of B_i into the buffers A_(b)
- * ((mb) x b) and B_(b) (b x (nb)), standing in for the receives of the real application, then does
- * C_i += A_(b) B_(b) with OpenBLAS. complexity = 2 (mb)(nb) b.
+/* dgemm: one iteration of the heterogeneous SUMMA block update (Clarke thesis, Appendix A), as
+ * apps/summa.c computes it. d is an area in b x b blocks; the process owns a rows x cols rectangle
+ * (column-major, like the application) with rows = m b, m = floor(sqrt d), and cols chosen so that
+ * rows x cols = d b^2 to within one column (kern_gemm_shape): the work of exactly d blocks.
+ * execute does C_i += A_i(:, pivot) B_i(pivot, :) with OpenBLAS on the pivot block column of A_i
+ * and block row of B_i in place, as the owner of a pivot does in SUMMA; the receives of the
+ * panels are communication, which the application does not count as computation either.
+ * complexity = 2 rows cols b.
  * Sub-options: b=BLOCK (default 64), threads=N (openblas_set_num_threads; default: unchanged). */
 #define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
@@ -15,9 +17,9 @@
 typedef struct {
   kern_dgemm_fn gemm; /* OpenBLAS's, whatever the global scope holds (blas.h) */
   long b, threads;
-  long d, m, n, iter;
-  size_t rows, cols; /* m*b, n*b */
-  double *A, *B, *C, *Ab, *Bb;
+  long d, m, iter;
+  size_t rows, cols; /* m*b, about d b^2 / rows */
+  double *A, *B, *C;
 } dgemm_ctx;
 
 static int create(const char *subopts, void **ctx) {
@@ -35,13 +37,15 @@ static int create(const char *subopts, void **ctx) {
 }
 
 static double complexity(long d, void *ctx) {
-  return d > 0 ? kern_dgemm_complexity(d, ((dgemm_ctx *)ctx)->b) : 0.0;
+  long b = ((dgemm_ctx *)ctx)->b, rows, cols;
+  kern_gemm_shape(d, b, &rows, &cols);
+  return d > 0 ? 2.0 * (double)rows * (double)cols * (double)b : 0.0;
 }
 
 static int finalize(void *ctx) {
   dgemm_ctx *k = ctx;
-  free(k->A), free(k->B), free(k->C), free(k->Ab), free(k->Bb);
-  k->A = k->B = k->C = k->Ab = k->Bb = NULL;
+  free(k->A), free(k->B), free(k->C);
+  k->A = k->B = k->C = NULL;
   k->d = 0;
   return FUPERMOD_SUCCESS;
 }
@@ -53,28 +57,27 @@ static int initialize(long d, void *ctx) {
   int rc;
   if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
   finalize(k);
-  kern_block_shape(d, &k->m, &k->n);
-  bytes = 8.0 * (3.0 * (double)(k->m * k->b) * (double)(k->n * k->b) + (double)(k->m * k->b) * (double)k->b +
-                 (double)k->b * (double)(k->n * k->b));
+  {
+    long rows, cols;
+    kern_gemm_shape(d, k->b, &rows, &cols);
+    k->m = rows / k->b;
+    k->rows = (size_t)rows;
+    k->cols = (size_t)cols;
+  }
+  bytes = 8.0 * 3.0 * (double)k->rows * (double)k->cols;
   if ((rc = kern_mem_check(NAME, d, bytes, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
     return rc;
-  k->rows = (size_t)(k->m * k->b);
-  k->cols = (size_t)(k->n * k->b);
   rc_elems = k->rows * k->cols;
   k->A = kern_alloc_doubles(rc_elems);
   k->B = kern_alloc_doubles(rc_elems);
   k->C = kern_alloc_doubles(rc_elems);
-  k->Ab = kern_alloc_doubles(k->rows * (size_t)k->b);
-  k->Bb = kern_alloc_doubles((size_t)k->b * k->cols);
-  if (!k->A || !k->B || !k->C || !k->Ab || !k->Bb) {
+  if (!k->A || !k->B || !k->C) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);
   }
   kern_fill(k->A, rc_elems, 1);
   kern_fill(k->B, rc_elems, 2);
   kern_fill(k->C, rc_elems, 3);
-  memset(k->Ab, 0, k->rows * (size_t)k->b * sizeof(double));
-  memset(k->Bb, 0, (size_t)k->b * k->cols * sizeof(double));
   k->d = d;
   k->iter = 0;
   if (k->threads > 0) openblas_set_num_threads((int)k->threads);
@@ -85,12 +88,10 @@ static int execute(void *ctx) {
   dgemm_ctx *k = ctx;
   size_t b = (size_t)k->b, p;
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
-  /* pivot block k of the SUMMA loop; m <= n, so it is a valid column of A_i and row of B_i */
+  /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
   p = (size_t)(k->iter++ % k->m);
-  for (size_t i = 0; i < k->rows; i++) memcpy(k->Ab + i * b, k->A + i * k->cols + p * b, b * sizeof(double));
-  memcpy(k->Bb, k->B + p * b * k->cols, b * k->cols * sizeof(double));
-  k->gemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->Ab, (int)b,
-              k->Bb, (int)k->cols, 1.0, k->C, (int)k->cols);
+  k->gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->A + p * b * k->rows,
+          (int)k->rows, k->B + p * b, (int)k->rows, 1.0, k->C, (int)k->rows);
   return FUPERMOD_SUCCESS;
 }
 
@@ -102,7 +103,7 @@ static void destroy(void *ctx) {
 
 /* Run the kernel for (b, d) and compare C with C_0 + sum of the pivot products by a triple loop. */
 static int check_one(long b, long d, long threads) {
-  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, NULL, NULL, NULL};
   const int runs = 3;
   double *ref, err;
   size_t n;
@@ -117,8 +118,9 @@ static int check_one(long b, long d, long threads) {
   for (int r = 0; r < runs && rc == FUPERMOD_SUCCESS; r++) {
     long p = r % k.m;
     rc = execute(&k);
-    kern_ref_gemm((long)k.rows, (long)k.cols, b, k.A + p * b, (long)k.cols, k.B + p * b * (long)k.cols,
-                  (long)k.cols, ref, (long)k.cols);
+    /* column-major C += A_p B_p is row-major C^T += B_p^T A_p^T */
+    kern_ref_gemm((long)k.cols, (long)k.rows, b, k.B + p * b, (long)k.rows, k.A + p * b * (long)k.rows, (long)k.rows,
+                  ref, (long)k.rows);
   }
   err = kern_rel_err(k.C, ref, n);
   free(ref);
@@ -132,7 +134,7 @@ static int check_one(long b, long d, long threads) {
 
 static int verify(void *ctx) {
   dgemm_ctx *k = ctx;
-  /* d = 1 and 2 (one pivot, wrapped), non-square d, d = 10 (3 x 3 blocks: one block unused) */
+  /* d = 1 and 2 (one pivot, wrapped), non-square d, d = 10 (3 block rows, 13 of 12+ columns) */
   static const long cases[][2] = {{1, 1}, {3, 2}, {5, 7}, {4, 10}, {8, 6}, {16, 12}};
   int rc;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
