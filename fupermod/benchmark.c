@@ -1,10 +1,13 @@
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <gsl/gsl_cdf.h>
 #include "fupermod/benchmark.h"
 #include "fupermod/error.h"
@@ -180,13 +183,45 @@ static double rel_ci(const stats *s, const fupermod_precision *prec) {
   return s->n > 1 ? fupermod_student_ci(s->n, stats_sd(s), prec->cl) : INFINITY;
 }
 
+/* The processes of sync bound to exactly the same cores (a strict subset of the machine's) time-
+ * share them: *share gets a communicator of them, or MPI_COMM_NULL when this process is alone or
+ * unbound. In step, the one that finishes first had the core to itself for the last slices, so its
+ * time understates the shared speed an application sees while they all compute; their repetition
+ * therefore ends, for each of them, when the last of them finishes. */
+static int share_group(MPI_Comm sync, MPI_Comm *share) {
+  cpu_set_t mine, *all = NULL;
+  int n, me, color = MPI_UNDEFINED, members = 0, online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+  *share = MPI_COMM_NULL;
+  MPI_Comm_size(sync, &n);
+  MPI_Comm_rank(sync, &me);
+  if (n == 1) return FUPERMOD_SUCCESS;
+  CPU_ZERO(&mine);
+  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+  if (!(all = malloc((size_t)n * sizeof *all))) return fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
+  if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, sync) != MPI_SUCCESS) {
+    free(all);
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Allgather of the bindings failed");
+  }
+  if (CPU_COUNT(&mine) > 0 && CPU_COUNT(&mine) < online)
+    for (int r = 0; r < n; r++)
+      if (CPU_EQUAL(&all[r], &mine)) {
+        if (color == MPI_UNDEFINED) color = r;
+        members++;
+      }
+  free(all);
+  if (members < 2) color = MPI_UNDEFINED;
+  if (MPI_Comm_split(sync, color, me, share) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Comm_split of the core-sharing group failed");
+  return FUPERMOD_SUCCESS;
+}
+
 int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
                              const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
   stats ts = {0, 0, 0}, es = {0, 0, 0};
   double elapsed = 0.0, complexity, limit = 0.0, abandoned_t = 0.0;
   int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS, mode, grank = 0;
   char saved[1024] = "";
-  MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL;
+  MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL, share = MPI_COMM_NULL;
   MPI_Request req;
   if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
   if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
@@ -194,6 +229,10 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
   if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = meter_group(meter, sync, &group)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = share_group(sync, &share)) != FUPERMOD_SUCCESS) {
+    if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+    return rc;
+  }
   if (!meter) mode = EN_KERNEL;
   else if (group == MPI_COMM_NULL) mode = EN_PROCESS;
   else mode = fupermod_meter_attribution(meter) == FUPERMOD_ATTRIB_SOLO ? EN_SOLO : EN_BUSY;
@@ -275,6 +314,15 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
         ran = 0;
       }
     }
+    if (share != MPI_COMM_NULL) {
+      /* the repetition of processes time-sharing cores ends when the last of them finishes */
+      double mine = ran ? t1 - t0 : 0.0, last = 0.0;
+      if (MPI_Iallreduce(&mine, &last, 1, MPI_DOUBLE, MPI_MAX, share, &req) != MPI_SUCCESS || wait_politely(&req)) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+        break;
+      }
+      if (ran && last > t1 - t0) t1 = t0 + last;
+    }
     if (!ran) continue;
     elapsed += t1 - t0;
     stats_add(&ts, t1 - t0);
@@ -330,6 +378,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   }
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   {
     int any = local_rc != FUPERMOD_SUCCESS, anyall = 0;
     if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req))

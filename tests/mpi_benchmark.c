@@ -1,7 +1,9 @@
 /* Benchmark of the emulated kernel under mpirun: every process measures its own emulated
  * device, co-located processes synchronised; the measured times reproduce the emulated ones
  * within the confidence interval. */
+#define _GNU_SOURCE /* sched_*affinity */
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +69,26 @@ int main(int argc, char **argv) {
     good = rc == 0 && (rank == 1 ? pt.reps == 0 && pt.t < t0 : pt.reps >= 3 && fabs(pt.t - t0) < 0.2 * t0);
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     ok(all, "a too-slow run is abandoned on its process only (reps 0, time a lower bound)");
+  }
+  if (size >= 4 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    /* ranks 2 and 3 bound to the same core time-share it: a repetition ends for both when the
+     * slower finishes, so both measure rank 3's time; unbound ranks 0 and 1 keep their own */
+    cpu_set_t saved;
+    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0};
+    fupermod_point pt;
+    int rc, good, all, bound = 1;
+    double want = 0.006 * ((rank >= 2 ? 3 : rank) + 1) * 4;
+    sched_getaffinity(0, sizeof saved, &saved);
+    if (rank >= 2) bound = fupermod_bind_apply("core:1") == FUPERMOD_SUCCESS;
+    rc = fupermod_benchmark(k, 400, &prec, intra, &pt);
+    good = bound && rc == 0 && fabs(pt.t - want) <= pt.ci + TIMER_SLACK;
+    if (!good)
+      fprintf(stderr, "rank %d sharing: bound=%d rc=%d t=%g want %g ci=%g\n", rank, bound, rc, pt.t, want, pt.ci);
+    sched_setaffinity(0, sizeof saved, &saved);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "two processes bound to one core measure the slower one's time; unbound ones their own");
+  } else {
+    skip("the core-sharing group needs 4 processes and 2 CPUs");
   }
   {
     int rc = fupermod_benchmark(k, 0, &(fupermod_precision)FUPERMOD_PRECISION_DEFAULT, intra, NULL), all;
