@@ -37,6 +37,8 @@ typedef struct {
   double pred_time, pred_energy;  /* predicted application compute time (s) and dynamic energy (J) */
   double meas_time, meas_energy;  /* measured on the application (mean of reps) */
   double *meas_proc, *meas_proc_e; /* per process: measured compute time and dynamic energy */
+  double *meas_sq;                 /* per process: sum of the squared compute times of the reps */
+  double *meas_ci;                 /* per process: the measured compute time's confidence half-width */
   double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
 } run_t;
 
@@ -64,13 +66,13 @@ static void help(void) {
          "  --out DIR          results (default fupermod-run)\n"
          "  --apps LIST        dgemm,fft (default both)\n"
          "  --size N           matrix order and signal side for every app (or --dgemm-n, --fft-n;\n"
-         "                     defaults 2048 and 2048)\n"
+         "                     defaults 3072 and 4096)\n"
          "  --dgemm-b B        SUMMA block size (default 128)\n"
          "  --points K         measured sizes per function (default 32; N/b squared and N must be\n"
          "                     multiples of K)\n"
          "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
          "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
-         "  --reps R           application runs per distribution (default 3)\n"
+         "  --reps R           application runs per distribution (default 5)\n"
          "  --rebuild          measure again even when the models could be reused\n"
          "  -r/-R/-e/-i/-T     benchmark precision as in fupermod build\n"
          "  -q                 no progress lines\n");
@@ -89,11 +91,15 @@ static int parse_apps(const char *s, options *o) {
 }
 
 /* FNV-1a of everything that determines a model: reuse only when it matches. */
+/* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm). */
+#define RUN_MODELS_REV 2
+
 static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
   char buf[4096];
   uint64_t h = 1469598103934665603ULL;
-  snprintf(buf, sizeof buf, "%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g", line, a->kernel, a->n, a->b, a->g, a->K,
-           p->reps_min, p->reps_max, p->cl, p->eps, p->time_max);
+  /* the revision of what the kernels measure: models of an older kernel must not be reused */
+  snprintf(buf, sizeof buf, "rev%d|%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g", RUN_MODELS_REV, line, a->kernel, a->n,
+           a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max);
   for (const char *s = buf; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
   return h;
 }
@@ -229,6 +235,14 @@ static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, con
   r->pred_energy = E * a->iters;
 }
 
+/* Student-t half-width of this process's mean compute time over the reps, at the benchmark's
+ * confidence level, so that it compares with the points' ci. */
+static void meas_ci(const options *o, run_t *r, int rank) {
+  int n = o->reps;
+  double m = r->meas_proc[rank], var = n > 1 ? (r->meas_sq[rank] - n * m * m) / (n - 1) : 0.0;
+  r->meas_ci[rank] = n > 1 ? fupermod_student_ci(n, sqrt(var > 0 ? var : 0.0), o->prec.cl) : INFINITY;
+}
+
 static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
   memset(r, 0, sizeof *r);
   r->label = label;
@@ -236,6 +250,8 @@ static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
   r->meas_proc = calloc((size_t)dist->size, sizeof(double));
   r->meas_proc_e = calloc((size_t)dist->size, sizeof(double));
   r->pred_ci = calloc((size_t)dist->size, sizeof(double));
+  r->meas_sq = calloc((size_t)dist->size, sizeof(double));
+  r->meas_ci = calloc((size_t)dist->size, sizeof(double));
 }
 
 static void run_free(run_t *r) {
@@ -243,6 +259,8 @@ static void run_free(run_t *r) {
   free(r->meas_proc);
   free(r->meas_proc_e);
   free(r->pred_ci);
+  free(r->meas_sq);
+  free(r->meas_ci);
 }
 
 /* Measured dynamic energy of a window on this process (0 without a meter). */
@@ -297,6 +315,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
     tsum += tmax;
     esum += e;
     r->meas_proc[rank] += comp / o->reps;
+    r->meas_sq[rank] += comp * comp;
     r->meas_proc_e[rank] += e / o->reps;
   }
   if (rc == FUPERMOD_SUCCESS) {
@@ -310,6 +329,8 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
   r->meas_time = tsum / o->reps;
   MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->meas_energy /= o->reps;
+  meas_ci(o, r, rank);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_ci, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 done:
@@ -351,12 +372,15 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
     tsum += tmax;
     esum += e;
     r->meas_proc[rank] += (tr + tc) / o->reps;
+    r->meas_sq[rank] += (tr + tc) * (tr + tc);
     r->meas_proc_e[rank] += e / o->reps;
   }
   fupermod_fft2d_destroy(plan);
   r->meas_time = tsum / o->reps;
   MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->meas_energy /= o->reps;
+  meas_ci(o, r, rank);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_ci, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
@@ -498,6 +522,12 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
   return FUPERMOD_SUCCESS;
 }
 
+/* Process i's predicted and measured compute times agree: their confidence intervals overlap. */
+static int run_agrees(const run_t *r, int i, const app_t *a) {
+  double pt = r->dist->parts[i].t * a->iters, mt = r->meas_proc[i];
+  return fabs(pt - mt) <= r->pred_ci[i] + r->meas_ci[i] + 1e-12;
+}
+
 static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
                           int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts) {
   char path[4200], script[4200];
@@ -517,26 +547,37 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
            has_e ? r->pred_energy : NAN, has_e ? r->meas_energy : NAN, even->meas_time / r->meas_time,
            has_e && even->meas_energy > 0 ? 100.0 * (1.0 - r->meas_energy / even->meas_energy) : NAN);
   }
-  printf("   per process on the %s distribution: computation predicted by the model vs measured inside the run\n",
-         best->label);
-  printf("   %-6s %-14s %8s %8s %12s %12s %8s\n", "rank", "host", "share", "d", "pred t(s)", "meas t(s)", "in CI");
-  for (int i = 0; i < size; i++) {
-    double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
-    int in = fabs(pt - mt) <= best->pred_ci[i] + 1e-12;
-    printf("   %-6d %-14s %7.1f%% %8ld %12.4g %12.4g %8s\n", i, hosts[i], 100.0 * best->dist->parts[i].d / a->D,
-           best->dist->parts[i].d, pt, mt, best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no");
+  printf("   per process on the %s distribution: computation predicted by the model (benchmark mean +- its\n"
+         "   confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same for the\n"
+         "   runs); they agree when the two intervals overlap\n",
+         best->label, a->iters, o->reps);
+  printf("   %-6s %-14s %7s %6s %11s %9s %11s %9s %7s\n", "rank", "host", "share", "d", "pred t(s)", "+-", "meas t(s)",
+         "+-", "agree");
+  {
+    int agree = 0, busy = 0;
+    for (int i = 0; i < size; i++) {
+      double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
+      int in = run_agrees(best, i, a);
+      busy += best->dist->parts[i].d > 0;
+      agree += best->dist->parts[i].d > 0 && in;
+      printf("   %-6d %-14s %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s\n", i, hosts[i],
+             100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt, best->pred_ci[i], mt, best->meas_ci[i],
+             best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no");
+    }
+    printf("   predictions within confidence: %d of %d working processes\n", agree, busy);
   }
   printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
          even->meas_time / best->meas_time, even->pred_time / best->pred_time);
   /* CSV per process and distribution */
   snprintf(path, sizeof path, "%s/report-%s.csv", o->out, a->name);
   if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
-    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,pred_energy,meas_energy\n");
+    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy\n");
     for (int k = 0; k < nruns; k++)
       for (int i = 0; i < size; i++)
-        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g\n", a->name, a->n, runs[k].label, i, hosts[i],
-                runs[k].dist->parts[i].d, (double)runs[k].dist->parts[i].d / a->D,
-                runs[k].dist->parts[i].t * a->iters, runs[k].meas_proc[i], runs[k].pred_ci[i],
+        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g\n", a->name, a->n, runs[k].label, i,
+                hosts[i], runs[k].dist->parts[i].d, (double)runs[k].dist->parts[i].d / a->D,
+                runs[k].dist->parts[i].t * a->iters, runs[k].meas_proc[i], runs[k].pred_ci[i], runs[k].meas_ci[i],
+                runs[k].dist->parts[i].d > 0 && run_agrees(&runs[k], i, a),
                 has_e ? runs[k].dist->parts[i].e * a->iters : NAN, runs[k].meas_proc_e[i]);
     fupermod_atomic_commit(&af);
   }
@@ -668,7 +709,7 @@ int cmd_run(int argc, char **argv) {
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
     {"rebuild", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 3, 0, 0, 2048, 128, 2048, 32, 0.1, FUPERMOD_PRECISION_DEFAULT};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 3072, 128, 4096, 32, 0.1, FUPERMOD_PRECISION_DEFAULT};
   int c, rc = FUPERMOD_SUCCESS, provided, rank, size;
   const fupermod_partitioner *alg;
   double t0;
