@@ -314,27 +314,25 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
         bp = cur->bpan;
         ldb = kb;
       }
-      g0 = fupermod_time();
       if (nxt->count == 0) {
+        g0 = fupermod_time();
         cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
+        gemm_time += fupermod_time() - g0;
       } else {
         /* MPI progresses only inside MPI calls: test between column chunks of the update */
         int chunk = (my->cols + 3) / 4, flag;
         if (chunk < 128) chunk = 128;
         for (int j0 = 0; j0 < my->cols; j0 += chunk) {
           int w = my->cols - j0 < chunk ? my->cols - j0 : chunk;
+          g0 = fupermod_time(); /* the tests below progress communication: not computation */
           cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, w, kb, 1.0, ap, lda, bp + (size_t)j0 * ldb, ldb, 1.0,
                       C + (size_t)j0 * my->rows, my->rows);
-          /* the tests progress communication: not computation */
           gemm_time += fupermod_time() - g0;
           if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
               mpi_err == MPI_SUCCESS)
             mpi_err = err;
-          g0 = fupermod_time();
         }
-        continue;
       }
-      gemm_time += fupermod_time() - g0;
     }
     /* requests left by a failed step must not outlive the buffers */
     for (int s = 0; s < 2; s++)
