@@ -7,7 +7,7 @@ localhost 0 none cpu meter=model,meter_power=30
 localhost 1 none cpu meter=model,meter_power=18
 localhost 2 none cpu meter=model,meter_power=18
 CONF
-ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 1 -r 2 -R 3 -q"
+ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q"
 $MPI -np 3 "$FUPERMOD" run $ARGS >"$TMPD/stdout" 2>"$TMPD/stderr"
 ok $? "fupermod run on 3 processes"
 for app in dgemm fft; do
@@ -18,6 +18,15 @@ for app in dgemm fft; do
   D=$([ $app = dgemm ] && echo 64 || echo 256)
   bad=$(awk -F, -v D=$D 'NR > 1 { s[$3] += $6 } END { for (k in s) if (s[k] != D) n++; print n+0 }' "$TMPD/results/report-$app.csv")
   ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: every distribution sums to D=$D"
+  # agreement: the pred and meas intervals overlap (recomputed here), meas_ci from the 2 runs
+  bad=$(awk -F, 'NR == 1 { if ($11 != "meas_ci" || $12 != "agree") { print "header"; exit } next }
+                 { d = $8 - $9; if (d < 0) d = -d; want = $6 > 0 && d <= $10 + $11 + 1e-12
+                   if ($12 != want || ($6 > 0 && !($11 >= 0 && $11 < 1e300))) n++ } END { print n+0 }' \
+        "$TMPD/results/report-$app.csv")
+  ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: report's agree column is the overlap of pred +- ci and meas +- ci"
+  k=$(awk -F, 'NR > 1 && $3 == "paraleph" { n += $12 } END { print n+0 }' "$TMPD/results/report-$app.csv")
+  ok $(sed -n "/^== $app/,/^== /p" "$TMPD/stdout" | grep -q "predictions within confidence: $k of [1-3] working" && echo 0 || echo 1) \
+    "$app: the table counts the agreeing processes ($k)"
   n=$(grep -vc '^#' "$TMPD/results/models/$app/localhost.0.points")
   ok $([ "$n" -eq 8 ] && echo 0 || echo 1) "$app: 8 measured sizes per process"
   ok $([ -s "$TMPD/results/front-$app.csv" ] && echo 0 || echo 1) "$app: Pareto front written"
