@@ -12,6 +12,7 @@
 #include "fupermod/benchmark.h"
 #include "fupermod/error.h"
 #include "fupermod/meter.h"
+#include "fupermod/share.h"
 
 double fupermod_time(void) {
   struct timespec ts;
@@ -183,37 +184,6 @@ static double rel_ci(const stats *s, const fupermod_precision *prec) {
   return s->n > 1 ? fupermod_student_ci(s->n, stats_sd(s), prec->cl) : INFINITY;
 }
 
-/* The processes of sync bound to exactly the same cores (a strict subset of the machine's) time-
- * share them: *share gets a communicator of them, or MPI_COMM_NULL when this process is alone or
- * unbound. In step, the one that finishes first had the core to itself for the last slices, so its
- * time understates the shared speed an application sees while they all compute; their repetition
- * therefore ends, for each of them, when the last of them finishes. */
-static int share_group(MPI_Comm sync, MPI_Comm *share) {
-  cpu_set_t mine, *all = NULL;
-  int n, me, color = MPI_UNDEFINED, members = 0, online = (int)sysconf(_SC_NPROCESSORS_ONLN);
-  *share = MPI_COMM_NULL;
-  MPI_Comm_size(sync, &n);
-  MPI_Comm_rank(sync, &me);
-  if (n == 1) return FUPERMOD_SUCCESS;
-  CPU_ZERO(&mine);
-  if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
-  if (!(all = malloc((size_t)n * sizeof *all))) return fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
-  if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, sync) != MPI_SUCCESS) {
-    free(all);
-    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Allgather of the bindings failed");
-  }
-  if (CPU_COUNT(&mine) > 0 && CPU_COUNT(&mine) < online)
-    for (int r = 0; r < n; r++)
-      if (CPU_EQUAL(&all[r], &mine)) {
-        if (color == MPI_UNDEFINED) color = r;
-        members++;
-      }
-  free(all);
-  if (members < 2) color = MPI_UNDEFINED;
-  if (MPI_Comm_split(sync, color, me, share) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Comm_split of the core-sharing group failed");
-  return FUPERMOD_SUCCESS;
-}
 
 int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
                              const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
@@ -222,6 +192,8 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS, mode, grank = 0;
   char saved[1024] = "";
   MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL, share = MPI_COMM_NULL;
+  double *share_iv = NULL;
+  int share_size = 0, inited = 0;
   MPI_Request req;
   if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
   if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
@@ -229,9 +201,15 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
   if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = meter_group(meter, sync, &group)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = share_group(sync, &share)) != FUPERMOD_SUCCESS) {
+  if ((rc = fupermod_share_comm(sync, &share)) != FUPERMOD_SUCCESS) {
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
     return rc;
+  }
+  if (share != MPI_COMM_NULL) {
+    MPI_Comm_size(share, &share_size);
+    /* a failure here reaches the others through the first round's flags */
+    if (!(share_iv = malloc((size_t)share_size * 2 * sizeof *share_iv)))
+      local_rc = fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
   }
   if (!meter) mode = EN_KERNEL;
   else if (group == MPI_COMM_NULL) mode = EN_PROCESS;
@@ -239,7 +217,10 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   if (group != MPI_COMM_NULL) MPI_Comm_rank(group, &grank);
   complexity = fupermod_kernel_complexity(k, d);
   if (prec->speed_min > 0) limit = complexity / prec->speed_min;
-  local_rc = k->ops->initialize(d, k->ctx);
+  if (local_rc == FUPERMOD_SUCCESS) {
+    local_rc = k->ops->initialize(d, k->ctx);
+    inited = 1;
+  }
   if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   for (;;) {
     /* flags[0]: someone needs more runs; [1]: someone hit a hard limit; [2]: someone failed */
@@ -315,13 +296,15 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
       }
     }
     if (share != MPI_COMM_NULL) {
-      /* the repetition of processes time-sharing cores ends when the last of them finishes */
-      double mine = ran ? t1 - t0 : 0.0, last = 0.0;
-      if (MPI_Iallreduce(&mine, &last, 1, MPI_DOUBLE, MPI_MAX, share, &req) != MPI_SUCCESS || wait_politely(&req)) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+      /* processes time-sharing cores: the repetition lasts as long as the cores were busy with any
+       * of them (the union of their runs), whenever each got to start */
+      double mine[2] = {t0, ran ? t1 : t0};
+      if (MPI_Iallgather(mine, 2, MPI_DOUBLE, share_iv, 2, MPI_DOUBLE, share, &req) != MPI_SUCCESS ||
+          wait_politely(&req)) {
+        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallgather failed");
         break;
       }
-      if (ran && last > t1 - t0) t1 = t0 + last;
+      if (ran) t1 = t0 + fupermod_intervals_union(share_iv, share_size);
     }
     if (!ran) continue;
     elapsed += t1 - t0;
@@ -372,13 +355,14 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
       if (mpi_failed) break;
     }
   }
-  rc = k->ops->finalize(k->ctx);
+  rc = inited ? k->ops->finalize(k->ctx) : FUPERMOD_SUCCESS;
   if (local_rc == FUPERMOD_SUCCESS && rc != FUPERMOD_SUCCESS) {
     local_rc = rc;
     snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   }
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
+  free(share_iv);
   {
     int any = local_rc != FUPERMOD_SUCCESS, anyall = 0;
     if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req))

@@ -35,7 +35,9 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
  * Every process of comm_sync (e.g. a node) runs each repetition at the same time; all of them
  * repeat until every one is precise. point->reps == 0 marks an abandoned (too slow) point whose
  * t is the time at abandonment (a lower bound). Energy comes from the kernel's `energy` op when it
- * has one. comm_sync may be MPI_COMM_NULL (no synchronisation). */
+ * has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of comm_sync that
+ * time-share cores (fupermod_share_comm) all record, per repetition, the union of their runs:
+ * how long their cores were busy with the group's work (docs/kernels.md). */
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
                        MPI_Comm comm_sync, fupermod_point *point);
 

@@ -8,6 +8,7 @@
 #include "dist.h"
 #include "kernel.h"
 #include "benchmark.h"
+#include "share.h"
 #include "conf.h"
 #include "dynamic.h"
 #include "util.h"

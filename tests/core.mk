@@ -1,6 +1,6 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
 CORE_TESTS = tests/test_points tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
-  tests/test_blas tests/test_blas_scope tests/mpi_benchmark_np4
+  tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_test_points_SOURCES = tests/test_points.c tests/tap.h
@@ -18,6 +18,8 @@ tests_test_blas_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
 tests_test_blas_LDADD = $(TEST_LDADD) $(OPENBLAS_LIBS) $(GSL_LIBS)
 tests_test_blas_scope_SOURCES = tests/test_blas_scope.c tests/tap.h
 tests_test_blas_scope_LDADD = $(TEST_LDADD)
+tests_test_share_SOURCES = tests/test_share.c tests/tap.h
+tests_test_share_LDADD = $(TEST_LDADD)
 tests_mpi_benchmark_np4_SOURCES = tests/mpi_benchmark.c tests/tap.h
 tests_mpi_benchmark_np4_LDADD = $(TEST_LDADD)
 TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh tests/tools_valgrind.sh

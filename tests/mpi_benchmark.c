@@ -71,8 +71,9 @@ int main(int argc, char **argv) {
     ok(all, "a too-slow run is abandoned on its process only (reps 0, time a lower bound)");
   }
   if (size >= 4 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
-    /* ranks 2 and 3 bound to the same core time-share it: a repetition ends for both when the
-     * slower finishes, so both measure rank 3's time; unbound ranks 0 and 1 keep their own */
+    /* ranks 2 and 3 bound to the same core time-share it: a repetition lasts, for both, as long as
+     * the core was busy with either; their emulated devices sleep, so that is rank 3's time;
+     * unbound ranks 0 and 1 keep their own */
     cpu_set_t saved;
     fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0};
     fupermod_point pt;
@@ -86,7 +87,37 @@ int main(int argc, char **argv) {
       fprintf(stderr, "rank %d sharing: bound=%d rc=%d t=%g want %g ci=%g\n", rank, bound, rc, pt.t, want, pt.ci);
     sched_setaffinity(0, sizeof saved, &saved);
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    ok(all, "two processes bound to one core measure the slower one's time; unbound ones their own");
+    ok(all, "two processes bound to one core measure their core's busy time (the union of their runs); unbound "
+            "ones their own");
+  } else {
+    skip("the core-sharing group needs 4 processes and 2 CPUs");
+  }
+  if (size >= 4 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    /* the group and its busy time: ranks 2 and 3 on core 1 computed [0,1) [2,3) and [0.5,1.5),
+     * so their core was busy 2.5 s; ranks 0 and 1 (unbound) only their own 2 s and 1 s */
+    cpu_set_t saved;
+    MPI_Comm share = MPI_COMM_NULL;
+    fupermod_trace tr = FUPERMOD_TRACE_INIT;
+    double busy = -1, want = rank >= 2 ? 2.5 : rank == 0 ? 2.0 : 1.0;
+    int good, all, gsize = 0, bound = 1;
+    sched_getaffinity(0, sizeof saved, &saved);
+    if (rank >= 2) bound = fupermod_bind_apply("core:1") == FUPERMOD_SUCCESS;
+    if (rank == 0 || rank == 2) {
+      fupermod_trace_add(&tr, 0.0, 1.0);
+      fupermod_trace_add(&tr, 2.0, 3.0);
+    } else {
+      fupermod_trace_add(&tr, 0.5, 1.5);
+    }
+    good = bound && fupermod_share_comm(MPI_COMM_WORLD, &share) == FUPERMOD_SUCCESS;
+    if (share != MPI_COMM_NULL) MPI_Comm_size(share, &gsize);
+    good = good && gsize == (rank >= 2 ? 2 : 0) && fupermod_share_busy(share, &tr, &busy) == FUPERMOD_SUCCESS &&
+           busy == want;
+    if (!good) fprintf(stderr, "rank %d share: bound=%d group of %d busy=%g want %g\n", rank, bound, gsize, busy, want);
+    if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
+    fupermod_trace_free(&tr);
+    sched_setaffinity(0, sizeof saved, &saved);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "share_comm groups exactly the two processes bound to core 1; share_busy is their union");
   } else {
     skip("the core-sharing group needs 4 processes and 2 CPUs");
   }
