@@ -34,6 +34,8 @@ struct fupermod_fft2d {
   MPI_Datatype cplx;
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
   double t_rows, t_tr, t_cols, t_back;
+  double stamp[4]; /* start and end of the last row phase, and of the last column phase */
+  double cpu[2];   /* this thread's CPU seconds in them (FFTW's own threads not counted) */
 };
 
 static int threads_ready = 0;
@@ -274,14 +276,15 @@ static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, co
 static int time_plan(fupermod_fft2d *p, double *best) {
   int rc = FUPERMOD_SUCCESS;
   *best = INFINITY;
-  for (int r = 0; r < 3 && rc == FUPERMOD_SUCCESS; r++) {
+  /* run 0 is a warm-up: it pays the first touch of freshly allocated buffers */
+  for (int r = 0; r < 4 && rc == FUPERMOD_SUCCESS; r++) {
     double t0, t;
     MPI_Barrier(p->comm);
     t0 = fupermod_time();
     rc = fupermod_fft2d_execute(p, FUPERMOD_FFT2D_FORWARD, NULL);
     t = fupermod_time() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, p->comm);
-    if (t < *best) *best = t;
+    if (r > 0 && t < *best) *best = t;
   }
   return rc;
 }
@@ -332,7 +335,7 @@ long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col) {
 int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   fftw_complex *A, *X;
   int rc = FUPERMOD_SUCCESS, fwd;
-  double t0, t1, t2, t3, t4;
+  double t0, t1, t2, t3, t4, c0;
   if (!p) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
   A = data ? (fftw_complex *)data : p->A;
   fwd = direction == FUPERMOD_FFT2D_FORWARD;
@@ -345,15 +348,19 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   if ((rc = agree(p->comm, rc)) != FUPERMOD_SUCCESS) return rc;
 
   t0 = fupermod_time();
+  c0 = fupermod_cpu_time();
   if (p->d > 0) fftw_execute_dft(fwd ? p->row_fwd : p->row_bwd, A, A);
   t1 = fupermod_time();
+  p->cpu[0] = fupermod_cpu_time() - c0;
   if (p->tr_AS) fftw_execute_dft(p->tr_AS, A, p->S);
   X = p->tr_AS ? p->S : A;
   if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
   t2 = fupermod_time();
+  c0 = fupermod_cpu_time();
   if (rc == FUPERMOD_SUCCESS && p->c > 0) fftw_execute(fwd ? p->col_fwd : p->col_bwd);
   t3 = fupermod_time();
+  p->cpu[1] = fupermod_cpu_time() - c0;
   if (rc == FUPERMOD_SUCCESS &&
       MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
@@ -363,6 +370,10 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   p->t_tr = t2 - t1;
   p->t_cols = t3 - t2;
   p->t_back = t4 - t3;
+  p->stamp[0] = t0;
+  p->stamp[1] = t1;
+  p->stamp[2] = t2;
+  p->stamp[3] = t3;
   return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
 }
 
@@ -372,6 +383,13 @@ void fupermod_fft2d_phase_times(const fupermod_fft2d *p, double *rows, double *t
   if (transpose) *transpose = p ? p->t_tr : 0.0;
   if (cols) *cols = p ? p->t_cols : 0.0;
   if (transpose_back) *transpose_back = p ? p->t_back : 0.0;
+}
+
+int fupermod_fft2d_compute_trace(const fupermod_fft2d *p, fupermod_trace *tr) {
+  int rc;
+  if (!p || !tr) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: NULL plan or trace");
+  if ((rc = fupermod_trace_add_cpu(tr, p->stamp[0], p->stamp[1], p->cpu[0])) != FUPERMOD_SUCCESS) return rc;
+  return fupermod_trace_add_cpu(tr, p->stamp[2], p->stamp[3], p->cpu[1]);
 }
 
 void fupermod_fft2d_destroy(fupermod_fft2d *p) {

@@ -68,6 +68,10 @@ int fupermod_fft2d_execute(fupermod_fft2d *plan, int direction, double *data);
 void fupermod_fft2d_phase_times(const fupermod_fft2d *plan, double *rows, double *transpose,
                                 double *cols, double *transpose_back);
 
+/* Append the last execute's row-FFT and column-FFT phases to tr as two intervals (with
+ * fupermod_share_busy: how long the cores of processes sharing them computed). */
+int fupermod_fft2d_compute_trace(const fupermod_fft2d *plan, fupermod_trace *tr);
+
 void fupermod_fft2d_destroy(fupermod_fft2d *plan);
 
 /* Floating-point operations credited to one M x N complex 2D FFT, FFTW's convention

@@ -238,8 +238,9 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
 }
 
 int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
-                               double *C, int accumulate, double *compute) {
-  double gemm_time = 0.0, g0;
+                               double *C, int accumulate, fupermod_trace *compute) {
+  double g0, c0;
+  int trace_rc = FUPERMOD_SUCCESS;
   const double *ptrs[3] = {A, B, C};
   const char *names[3] = {"A", "B", "C"};
   MPI_Comm work = MPI_COMM_NULL;
@@ -316,8 +317,10 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
       }
       if (nxt->count == 0) {
         g0 = fupermod_time();
+        c0 = fupermod_cpu_time();
         cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
-        gemm_time += fupermod_time() - g0;
+        if (compute && trace_rc == FUPERMOD_SUCCESS)
+          trace_rc = fupermod_trace_add_cpu(compute, g0, fupermod_time(), fupermod_cpu_time() - c0);
       } else {
         /* MPI progresses only inside MPI calls: test between column chunks of the update */
         int chunk = (my->cols + 3) / 4, flag;
@@ -325,9 +328,11 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
         for (int j0 = 0; j0 < my->cols; j0 += chunk) {
           int w = my->cols - j0 < chunk ? my->cols - j0 : chunk;
           g0 = fupermod_time(); /* the tests below progress communication: not computation */
+          c0 = fupermod_cpu_time();
           cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, w, kb, 1.0, ap, lda, bp + (size_t)j0 * ldb, ldb, 1.0,
                       C + (size_t)j0 * my->rows, my->rows);
-          gemm_time += fupermod_time() - g0;
+          if (compute && trace_rc == FUPERMOD_SUCCESS)
+            trace_rc = fupermod_trace_add_cpu(compute, g0, fupermod_time(), fupermod_cpu_time() - c0);
           if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
               mpi_err == MPI_SUCCESS)
             mpi_err = err;
@@ -344,8 +349,8 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
     MPI_Error_string(mpi_err, es, &len);
     rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
   }
+  if (rc == FUPERMOD_SUCCESS && trace_rc != FUPERMOD_SUCCESS) rc = trace_rc;
   rc = agree(comm, rc);
-  if (compute) *compute = gemm_time;
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
   for (int s = 0; s < 2; s++) {

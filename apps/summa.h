@@ -26,10 +26,12 @@ int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int 
  * any rank's are invalid, or the ranks' layouts differ, every rank returns the same error. */
 int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                          double *C, int accumulate);
-/* The same, with *compute (if not NULL) = this process's seconds in local GEMM updates (the part
- * the dgemm kernel's model predicts; the rest is communication and waiting). */
+/* The same, appending to *compute (if not NULL) the interval of every local GEMM update (the part
+ * the dgemm kernel's model predicts; the rest is communication and waiting): its
+ * fupermod_trace_total is this process's compute time, and fupermod_share_busy that of the
+ * processes sharing its cores. */
 int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
-                               const double *B, double *C, int accumulate, double *compute);
+                               const double *B, double *C, int accumulate, fupermod_trace *compute);
 
 /* Collective: *l on root (its status rc_root: a failure there is returned on every rank with
  * root's message) is copied to every other rank, which allocates its own *l. */
