@@ -39,6 +39,7 @@ typedef struct {
   double *meas_proc, *meas_proc_e; /* per process: measured compute time and dynamic energy */
   double *meas_sq;                 /* per process: sum of the squared compute times of the reps */
   double *meas_ci;                 /* per process: the measured compute time's confidence half-width */
+  double *meas_cpu;                /* per process: CPU seconds its cores gave the computation (mean) */
   double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
 } run_t;
 
@@ -91,8 +92,9 @@ static int parse_apps(const char *s, options *o) {
 }
 
 /* FNV-1a of everything that determines a model: reuse only when it matches. */
-/* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm). */
-#define RUN_MODELS_REV 2
+/* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
+ * sharing cores record the union of their runs). */
+#define RUN_MODELS_REV 3
 
 static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
   char buf[4096];
@@ -214,25 +216,92 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
   return FUPERMOD_SUCCESS;
 }
 
-/* Predictions of a distribution from the measured functions (interpolated between the measured
- * sizes for the even distribution, whose parts need not be measured sizes). */
-static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, const app_t *a) {
+/* Process i's function at size x (x > 0): the measured point at a measured size, otherwise the
+ * model, with the relative confidence half-width interpolated between the neighbouring points. */
+static void value_at(fupermod_model *tm, const fupermod_points *f, double x, double *t, double *e, double *ci) {
+  long d = (long)x;
+  int k = x == (double)d ? fupermod_points_find(f, d) : -1, hi = 0;
+  double rel;
+  if (k >= 0) {
+    *t = f->pts[k].t;
+    *e = f->pts[k].e;
+    *ci = f->pts[k].ci;
+    return;
+  }
+  *t = fupermod_model_time(tm, x);
+  *e = fupermod_model_energy(tm, x);
+  while (hi < f->count && (double)f->pts[hi].d < x) hi++;
+  if (f->count == 0) rel = INFINITY;
+  else if (hi == 0) rel = f->pts[0].ci / f->pts[0].t;
+  else if (hi == f->count) rel = f->pts[hi - 1].ci / f->pts[hi - 1].t;
+  else {
+    const fupermod_point *l = &f->pts[hi - 1], *h = &f->pts[hi];
+    double w = (x - (double)l->d) / (double)(h->d - l->d);
+    rel = (1 - w) * l->ci / l->t + w * h->ci / h->t;
+  }
+  *ci = rel * *t;
+}
+
+/* Predictions of a distribution from the measured functions. Processes that time-share cores
+ * (leader[i], the lowest rank of i's group) were measured together, each with the same size:
+ * their point at x is how long their cores need for x from each of them. The group's
+ * prediction, which every member shows, is therefore the members' mean at the group's mean
+ * share, compared with how long the cores computed in the run (fupermod_share_busy). */
+static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, const app_t *a, const int *leader) {
   /* (the piecewise model is coarsened, so it differs from the points at measured sizes) */
+  int p = r->dist->size;
   double T = 0, E = 0;
-  for (int i = 0; i < r->dist->size; i++) {
+  for (int i = 0; i < p; i++) {
     long d = r->dist->parts[i].d;
-    int k = d > 0 ? fupermod_points_find(&f[i], d) : -1;
-    /* a measured size: the measured values; otherwise (the even distribution) the model's */
-    double t = k >= 0 ? f[i].pts[k].t : d > 0 ? fupermod_model_time(tm[i], (double)d) : 0.0;
-    double e = k >= 0 ? f[i].pts[k].e : d > 0 ? fupermod_model_energy(tm[i], (double)d) : 0.0;
-    r->pred_ci[i] = k >= 0 ? f[i].pts[k].ci * a->iters : (d > 0 ? INFINITY : 0.0);
+    double t = 0, e = 0, ci = 0;
+    if (d > 0) value_at(tm[i], &f[i], (double)d, &t, &e, &ci);
     r->dist->parts[i].t = t;
     r->dist->parts[i].e = e;
-    if (t > T) T = t;
-    E += e;
+    r->pred_ci[i] = ci * a->iters;
+  }
+  for (int g = 0; g < p; g++) {
+    int members = 0;
+    double sum = 0, t = 0, ci = 0;
+    for (int i = 0; i < p; i++)
+      if (leader[i] == g) {
+        members++;
+        sum += (double)r->dist->parts[i].d;
+      }
+    if (members < 2) continue;
+    for (int i = 0; i < p && sum > 0; i++)
+      if (leader[i] == g) {
+        double ti, ei, cii;
+        value_at(tm[i], &f[i], sum / members, &ti, &ei, &cii);
+        t += ti / members;
+        ci += cii / members;
+      }
+    for (int i = 0; i < p; i++)
+      if (leader[i] == g) {
+        r->dist->parts[i].t = t;
+        r->pred_ci[i] = ci * a->iters;
+      }
+  }
+  for (int i = 0; i < p; i++) {
+    if (r->dist->parts[i].t > T) T = r->dist->parts[i].t;
+    E += r->dist->parts[i].e;
   }
   r->pred_time = T * a->iters;
   r->pred_energy = E * a->iters;
+}
+
+/* Collective: leader[i] = the lowest rank of the processes that time-share process i's cores
+ * (fupermod_share_comm), i itself when it has its cores alone. */
+static int share_leaders(int *leader) {
+  MPI_Comm share = MPI_COMM_NULL;
+  int rank, mine, rc = fupermod_share_comm(MPI_COMM_WORLD, &share);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  mine = rank;
+  if (share != MPI_COMM_NULL) {
+    MPI_Allreduce(&rank, &mine, 1, MPI_INT, MPI_MIN, share);
+    MPI_Comm_free(&share);
+  }
+  MPI_Allgather(&mine, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
 /* Student-t half-width of this process's mean compute time over the reps, at the benchmark's
@@ -252,6 +321,7 @@ static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
   r->pred_ci = calloc((size_t)dist->size, sizeof(double));
   r->meas_sq = calloc((size_t)dist->size, sizeof(double));
   r->meas_ci = calloc((size_t)dist->size, sizeof(double));
+  r->meas_cpu = calloc((size_t)dist->size, sizeof(double));
 }
 
 static void run_free(run_t *r) {
@@ -261,6 +331,7 @@ static void run_free(run_t *r) {
   free(r->pred_ci);
   free(r->meas_sq);
   free(r->meas_ci);
+  free(r->meas_cpu);
 }
 
 /* Measured dynamic energy of a window on this process (0 without a meter). */
@@ -276,11 +347,25 @@ static double window_energy(tool_proc *tp, int start, double *t) {
   return j - tp->static_power * s > 0 ? j - tp->static_power * s : 0.0;
 }
 
+/* The computation of one run: *wall = how long this process's cores computed (for a group that
+ * time-shares them, the union of the members' intervals), *cpu = the CPU seconds they gave it
+ * (summed over the group). Collective over share. */
+static int share_times(MPI_Comm share, const fupermod_trace *tr, double *wall, double *cpu) {
+  int rc = fupermod_share_busy(share, tr, wall);
+  *cpu = tr ? tr->cpu : 0.0;
+  if (rc == FUPERMOD_SUCCESS && share != MPI_COMM_NULL &&
+      MPI_Allreduce(MPI_IN_PLACE, cpu, 1, MPI_DOUBLE, MPI_SUM, share) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "run: MPI_Allreduce of the CPU times failed");
+  return rc;
+}
+
 /* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
 static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
   int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
   fupermod_layout *l = NULL;
   double *areas = NULL, *A = NULL, *B = NULL, *C = NULL, tsum = 0, esum = 0;
+  fupermod_trace gemms = FUPERMOD_TRACE_INIT;
+  MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0) {
@@ -299,19 +384,24 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
   }
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_share_comm(MPI_COMM_WORLD, &share);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* one untimed warm-up, then reps timed runs */
   for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
-    double t0, t1, mine, tmax, e, st = 0, comp = 0;
+    double t0, t1, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
     t0 = fupermod_time();
-    rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, C, 0, &comp);
+    fupermod_trace_clear(&gemms);
+    rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, C, 0, &gemms);
     t1 = fupermod_time();
     e = window_energy(tp, 0, &st);
     mine = t1 - t0;
     MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rep < 0) continue;
+    if (rep < 0 || rc != FUPERMOD_SUCCESS) continue;
+    /* processes sharing cores: the time their cores computed, as their models measured it */
+    if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
+    r->meas_cpu[rank] += cpu / o->reps;
     tsum += tmax;
     esum += e;
     r->meas_proc[rank] += comp / o->reps;
@@ -332,8 +422,11 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
   meas_ci(o, r, rank);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_ci, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_cpu, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 done:
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
+  fupermod_trace_free(&gemms);
   free(areas);
   free(A);
   free(B);
@@ -348,10 +441,16 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
   fupermod_fft2d *plan = NULL;
   double *data, tsum = 0, esum = 0;
   long rows;
+  fupermod_trace phases = FUPERMOD_TRACE_INIT;
+  MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, 1, FFTW_ESTIMATE, &plan);
-  if (rc != FUPERMOD_SUCCESS) return tool_agree(SUB, rc, MPI_COMM_WORLD);
+  if (rc == FUPERMOD_SUCCESS) rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD);
+  if (rc != FUPERMOD_SUCCESS) {
+    fupermod_fft2d_destroy(plan);
+    return tool_agree(SUB, rc, MPI_COMM_WORLD);
+  }
   data = fupermod_fft2d_local(plan);
   rows = r->dist->parts[rank].d;
   for (long i = 0; i < rows * a->n; i++) {
@@ -359,7 +458,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
     data[2 * i + 1] = 0.0;
   }
   for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
-    double t0, mine, tmax, e, st = 0, tr = 0, tc = 0;
+    double t0, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
     t0 = fupermod_time();
@@ -367,21 +466,33 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
     mine = fupermod_time() - t0;
     e = window_energy(tp, 0, &st);
     MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (rep < 0) continue;
-    fupermod_fft2d_phase_times(plan, &tr, NULL, &tc, NULL);
+    if (rep < 0 || rc != FUPERMOD_SUCCESS) continue;
+    /* the row and column FFT phases; for processes sharing cores, the time their cores computed */
+    fupermod_trace_clear(&phases);
+    rc = fupermod_fft2d_compute_trace(plan, &phases);
+    {
+      /* every member of the group takes part, even with a failed trace */
+      int rc2 = share_times(share, rc == FUPERMOD_SUCCESS ? &phases : NULL, &comp, &cpu);
+      if (rc == FUPERMOD_SUCCESS) rc = rc2;
+    }
+    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
+    r->meas_cpu[rank] += cpu / o->reps;
     tsum += tmax;
     esum += e;
-    r->meas_proc[rank] += (tr + tc) / o->reps;
-    r->meas_sq[rank] += (tr + tc) * (tr + tc);
+    r->meas_proc[rank] += comp / o->reps;
+    r->meas_sq[rank] += comp * comp;
     r->meas_proc_e[rank] += e / o->reps;
   }
   fupermod_fft2d_destroy(plan);
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
+  fupermod_trace_free(&phases);
   r->meas_time = tsum / o->reps;
   MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->meas_energy /= o->reps;
   meas_ci(o, r, rank);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_ci, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, r->meas_cpu, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
@@ -529,7 +640,8 @@ static int run_agrees(const run_t *r, int i, const app_t *a) {
 }
 
 static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
-                          int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts) {
+                          int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts,
+                          const int *leader) {
   char path[4200], script[4200];
   fupermod_atomic_file af;
   const run_t *even = &runs[nruns - 1], *best = &runs[0];
@@ -551,19 +663,25 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
          "   confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same for the\n"
          "   runs); they agree when the two intervals overlap\n",
          best->label, a->iters, o->reps);
-  printf("   %-6s %-14s %7s %6s %11s %9s %11s %9s %7s\n", "rank", "host", "share", "d", "pred t(s)", "+-", "meas t(s)",
-         "+-", "agree");
+  printf("   %-6s %-14s %5s %7s %6s %11s %9s %11s %9s %7s %10s\n", "rank", "host", "group", "share", "d", "pred t(s)",
+         "+-", "meas t(s)", "+-", "agree", "cpu t(s)");
   {
-    int agree = 0, busy = 0;
+    int agree = 0, busy = 0, grouped = 0;
     for (int i = 0; i < size; i++) {
       double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
       int in = run_agrees(best, i, a);
       busy += best->dist->parts[i].d > 0;
       agree += best->dist->parts[i].d > 0 && in;
-      printf("   %-6d %-14s %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s\n", i, hosts[i],
+      grouped += leader[i] != i;
+      printf("   %-6d %-14s %5d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g\n", i, hosts[i], leader[i],
              100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt, best->pred_ci[i], mt, best->meas_ci[i],
-             best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no");
+             best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no", best->meas_cpu[i]);
     }
+    if (grouped)
+      printf("   a group of processes time-shares its cores: each member shows the group's prediction (at its\n"
+             "   mean share) and how long its cores computed in the run (the union of the members' phases)\n");
+    printf("   cpu t(s): the CPU time the computation got (a group's summed); meas above it means its cores were\n"
+           "   taken by something else part of the time (communication of a co-located process, other load)\n");
     printf("   predictions within confidence: %d of %d working processes\n", agree, busy);
   }
   printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
@@ -571,14 +689,14 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   /* CSV per process and distribution */
   snprintf(path, sizeof path, "%s/report-%s.csv", o->out, a->name);
   if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
-    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy\n");
+    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu\n");
     for (int k = 0; k < nruns; k++)
       for (int i = 0; i < size; i++)
-        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g\n", a->name, a->n, runs[k].label, i,
+        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g\n", a->name, a->n, runs[k].label, i,
                 hosts[i], runs[k].dist->parts[i].d, (double)runs[k].dist->parts[i].d / a->D,
                 runs[k].dist->parts[i].t * a->iters, runs[k].meas_proc[i], runs[k].pred_ci[i], runs[k].meas_ci[i],
                 runs[k].dist->parts[i].d > 0 && run_agrees(&runs[k], i, a),
-                has_e ? runs[k].dist->parts[i].e * a->iters : NAN, runs[k].meas_proc_e[i]);
+                has_e ? runs[k].dist->parts[i].e * a->iters : NAN, runs[k].meas_proc_e[i], leader[i], runs[k].meas_cpu[i]);
     fupermod_atomic_commit(&af);
   }
   snprintf(path, sizeof path, "%s/summary-%s.csv", o->out, a->name);
@@ -662,6 +780,7 @@ static int run_app(const options *o, app_t *a) {
   double el;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
+  int *leader = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
@@ -671,10 +790,15 @@ static int run_app(const options *o, app_t *a) {
   if (rank == 0) hostbuf = malloc((size_t)size * sizeof host);
   MPI_Gather(host, sizeof host, MPI_CHAR, hostbuf, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
   if ((rc = partition_all(o, a, all, size, runs, &nruns, &front, &chosen, &tp)) != FUPERMOD_SUCCESS) goto done;
+  if (!(leader = malloc((size_t)size * sizeof *leader))) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    goto done;
+  }
+  if ((rc = share_leaders(leader)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0) {
     tm = calloc((size_t)size, sizeof *tm);
     for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
-    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a);
+    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a, leader);
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
     if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s on the %s distribution\n", a->name, runs[k].label);
@@ -683,7 +807,7 @@ static int run_app(const options *o, app_t *a) {
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
-    write_reports(o, a, runs, nruns, all, size, &front, chosen, &tp, hosts);
+    write_reports(o, a, runs, nruns, all, size, &front, chosen, &tp, hosts, leader);
   }
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);
@@ -694,6 +818,7 @@ done:
   free(tm);
   free(all);
   free(hosts);
+  free(leader);
   free(hostbuf);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
