@@ -33,9 +33,8 @@ struct fupermod_fft2d {
   MPI_Datatype *typeY;     /* column side: blocks of U or T */
   MPI_Datatype cplx;
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
-  double t_rows, t_tr, t_cols, t_back;
-  double stamp[4]; /* start and end of the last row phase, and of the last column phase */
-  double cpu[2];   /* this thread's CPU seconds in them (FFTW's own threads not counted) */
+  double stamp[5]; /* the last execute's phase boundaries: rows, transpose, cols, transpose back */
+  double cpu[2];   /* this thread's CPU seconds in the row and column phases (not FFTW's threads) */
 };
 
 static int threads_ready = 0;
@@ -366,23 +365,19 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
   if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
   t4 = fupermod_time();
-  p->t_rows = t1 - t0;
-  p->t_tr = t2 - t1;
-  p->t_cols = t3 - t2;
-  p->t_back = t4 - t3;
   p->stamp[0] = t0;
   p->stamp[1] = t1;
   p->stamp[2] = t2;
   p->stamp[3] = t3;
+  p->stamp[4] = t4;
   return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
 }
 
 void fupermod_fft2d_phase_times(const fupermod_fft2d *p, double *rows, double *transpose, double *cols,
                                 double *transpose_back) {
-  if (rows) *rows = p ? p->t_rows : 0.0;
-  if (transpose) *transpose = p ? p->t_tr : 0.0;
-  if (cols) *cols = p ? p->t_cols : 0.0;
-  if (transpose_back) *transpose_back = p ? p->t_back : 0.0;
+  double *out[4] = {rows, transpose, cols, transpose_back};
+  for (int i = 0; i < 4; i++)
+    if (out[i]) *out[i] = p ? p->stamp[i + 1] - p->stamp[i] : 0.0;
 }
 
 int fupermod_fft2d_compute_trace(const fupermod_fft2d *p, fupermod_trace *tr) {

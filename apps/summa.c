@@ -237,6 +237,11 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
   return fupermod_summa_dgemm_timed(comm, l, n, b, A, B, C, accumulate, NULL);
 }
 
+/* Append the GEMM call that started at wall time g0 and thread CPU time c0; the first failure sticks. */
+static void note_gemm(fupermod_trace *compute, int *rc, double g0, double c0) {
+  if (compute && *rc == FUPERMOD_SUCCESS) *rc = fupermod_trace_add_cpu(compute, g0, fupermod_time(), fupermod_cpu_time() - c0);
+}
+
 int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                                double *C, int accumulate, fupermod_trace *compute) {
   double g0, c0;
@@ -319,8 +324,7 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
         g0 = fupermod_time();
         c0 = fupermod_cpu_time();
         cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
-        if (compute && trace_rc == FUPERMOD_SUCCESS)
-          trace_rc = fupermod_trace_add_cpu(compute, g0, fupermod_time(), fupermod_cpu_time() - c0);
+        note_gemm(compute, &trace_rc, g0, c0);
       } else {
         /* MPI progresses only inside MPI calls: test between column chunks of the update */
         int chunk = (my->cols + 3) / 4, flag;
@@ -331,8 +335,7 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
           c0 = fupermod_cpu_time();
           cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, w, kb, 1.0, ap, lda, bp + (size_t)j0 * ldb, ldb, 1.0,
                       C + (size_t)j0 * my->rows, my->rows);
-          if (compute && trace_rc == FUPERMOD_SUCCESS)
-            trace_rc = fupermod_trace_add_cpu(compute, g0, fupermod_time(), fupermod_cpu_time() - c0);
+          note_gemm(compute, &trace_rc, g0, c0);
           if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
               mpi_err == MPI_SUCCESS)
             mpi_err = err;

@@ -1,6 +1,4 @@
-#define _GNU_SOURCE /* sched_getaffinity */
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -183,7 +181,6 @@ static int run_once(fupermod_kernel *k, double limit, int *abandoned) {
 static double rel_ci(const stats *s, const fupermod_precision *prec) {
   return s->n > 1 ? fupermod_student_ci(s->n, stats_sd(s), prec->cl) : INFINITY;
 }
-
 
 int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
                              const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {

@@ -116,7 +116,6 @@ int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
   return rc;
 }
 
-
 int fupermod_share_busy(MPI_Comm share, const fupermod_trace *tr, double *busy) {
   int size = 1, total = 0, rc = FUPERMOD_SUCCESS, mine = tr ? 2 * tr->n : 0;
   int *cnt = NULL, *disp = NULL;

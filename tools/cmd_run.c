@@ -290,18 +290,13 @@ static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, con
 }
 
 /* Collective: leader[i] = the lowest rank of the processes that time-share process i's cores
- * (fupermod_share_comm), i itself when it has its cores alone. */
-static int share_leaders(int *leader) {
-  MPI_Comm share = MPI_COMM_NULL;
-  int rank, mine, rc = fupermod_share_comm(MPI_COMM_WORLD, &share);
+ * (share, from fupermod_share_comm), i itself when it has its cores alone. */
+static void share_leaders(MPI_Comm share, int *leader) {
+  int rank, mine;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   mine = rank;
-  if (share != MPI_COMM_NULL) {
-    MPI_Allreduce(&rank, &mine, 1, MPI_INT, MPI_MIN, share);
-    MPI_Comm_free(&share);
-  }
+  if (share != MPI_COMM_NULL) MPI_Allreduce(&rank, &mine, 1, MPI_INT, MPI_MIN, share);
   MPI_Allgather(&mine, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
-  return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
 /* Student-t half-width of this process's mean compute time over the reps, at the benchmark's
@@ -360,12 +355,11 @@ static int share_times(MPI_Comm share, const fupermod_trace *tr, double *wall, d
 }
 
 /* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
-static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
+static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
   int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
   fupermod_layout *l = NULL;
   double *areas = NULL, *A = NULL, *B = NULL, *C = NULL, tsum = 0, esum = 0;
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
-  MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0) {
@@ -384,7 +378,6 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
   }
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
-  if (rc == FUPERMOD_SUCCESS) rc = fupermod_share_comm(MPI_COMM_WORLD, &share);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* one untimed warm-up, then reps timed runs */
   for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
@@ -425,7 +418,6 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, run_t *r) 
   MPI_Allreduce(MPI_IN_PLACE, r->meas_cpu, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   MPI_Allreduce(MPI_IN_PLACE, r->meas_proc_e, size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 done:
-  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   fupermod_trace_free(&gemms);
   free(areas);
   free(A);
@@ -436,21 +428,16 @@ done:
 }
 
 /* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
-static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
   int rank, size, rc;
   fupermod_fft2d *plan = NULL;
   double *data, tsum = 0, esum = 0;
   long rows;
   fupermod_trace phases = FUPERMOD_TRACE_INIT;
-  MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, 1, FFTW_ESTIMATE, &plan);
-  if (rc == FUPERMOD_SUCCESS) rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD);
-  if (rc != FUPERMOD_SUCCESS) {
-    fupermod_fft2d_destroy(plan);
-    return tool_agree(SUB, rc, MPI_COMM_WORLD);
-  }
+  if (rc != FUPERMOD_SUCCESS) return tool_agree(SUB, rc, MPI_COMM_WORLD);
   data = fupermod_fft2d_local(plan);
   rows = r->dist->parts[rank].d;
   for (long i = 0; i < rows * a->n; i++) {
@@ -484,7 +471,6 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, run_t *r) {
     r->meas_proc_e[rank] += e / o->reps;
   }
   fupermod_fft2d_destroy(plan);
-  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   fupermod_trace_free(&phases);
   r->meas_time = tsum / o->reps;
   MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -781,6 +767,7 @@ static int run_app(const options *o, app_t *a) {
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
   int *leader = NULL;
+  MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
@@ -794,7 +781,8 @@ static int run_app(const options *o, app_t *a) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
     goto done;
   }
-  if ((rc = share_leaders(leader)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  share_leaders(share, leader);
   if (rank == 0) {
     tm = calloc((size_t)size, sizeof *tm);
     for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
@@ -802,7 +790,7 @@ static int run_app(const options *o, app_t *a) {
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
     if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s on the %s distribution\n", a->name, runs[k].label);
-    rc = a->b ? run_dgemm(o, &tp, a, &runs[k]) : run_fft(o, &tp, a, &runs[k]);
+    rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
   }
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
@@ -819,6 +807,7 @@ done:
   free(all);
   free(hosts);
   free(leader);
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   free(hostbuf);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
