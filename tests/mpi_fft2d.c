@@ -239,6 +239,23 @@ static void run_case(const cfg *c) {
     ok(rc == 0 && err < 1e-12, "%s: shift theorem (rel. err %.2e)", name, err);
   }
 
+  /* The compute trace is the last execute's row and column phases, in order, as phase_times says,
+   * with no more CPU than their wall time. */
+  {
+    fupermod_trace tr = FUPERMOD_TRACE_INIT;
+    double ph[4], t0 = fupermod_time(), t1;
+    int good;
+    rc = fupermod_fft2d_execute(plan, FUPERMOD_FFT2D_FORWARD, NULL);
+    t1 = fupermod_time();
+    fupermod_fft2d_phase_times(plan, &ph[0], &ph[1], &ph[2], &ph[3]);
+    good = rc == 0 && fupermod_fft2d_compute_trace(plan, &tr) == 0 && tr.n == 2 && t0 <= tr.iv[0] &&
+           tr.iv[1] <= tr.iv[2] && tr.iv[3] <= t1 && fabs(tr.iv[1] - tr.iv[0] - ph[0]) < 1e-12 &&
+           fabs(tr.iv[3] - tr.iv[2] - ph[2]) < 1e-12 && fabs(tr.iv[2] - tr.iv[1] - ph[1]) < 1e-12 &&
+           tr.cpu >= 0 && tr.cpu <= fupermod_trace_total(&tr) + 1e-3;
+    fupermod_trace_free(&tr);
+    ok(gmax(good ? 0.0 : 1.0) == 0.0, "%s: compute trace = the row and column phases of the last execute", name);
+  }
+
   free(y);
   free(z);
   free(x0);

@@ -173,8 +173,21 @@ static void test_random(void) {
     if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, 5, &r1);
     ok(all(rc == 0 && r1 <= 1.0), "p = %d, n = %d, b = %d, %s: randomised check passes for C += AB (error/bound %.2g)",
        size, n, b, lname[kinds[t]], r1);
-    /* C = AB checked against the same product without C0 */
-    rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0);
+    /* C = AB checked against the same product without C0; its GEMM trace: at least one interval
+     * per pivot step on a process with data, none without, in order, inside the call */
+    {
+      fupermod_trace tr = FUPERMOD_TRACE_INIT;
+      double t0 = fupermod_time(), t1;
+      int good;
+      rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0, &tr);
+      t1 = fupermod_time();
+      good = fupermod_layout_area(l, rank) > 0 ? tr.n >= l->M : tr.n == 0;
+      for (int i = 0; i < tr.n; i++)
+        if (tr.iv[2 * i] < (i ? tr.iv[2 * i - 1] : t0) || tr.iv[2 * i + 1] < tr.iv[2 * i] || tr.iv[2 * i + 1] > t1) good = 0;
+      good = good && tr.cpu >= 0 && tr.cpu <= fupermod_trace_total(&tr) + 1e-3;
+      ok(all(rc == 0 && good), "SUMMA's compute trace: one or more GEMM intervals per step, in order, within the call");
+      fupermod_trace_free(&tr);
+    }
     if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, 6, &r2);
     ok(all(rc == 0 && r2 <= 1.0), "randomised check passes for C = AB (error/bound %.2g)", r2);
     /* corrupt one element on the last process that owns data */

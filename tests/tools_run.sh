@@ -53,6 +53,26 @@ ok $? "run with two groups"
 pl=$(awk -F, '$3 == "paraleph" { print $8 }' "$TMPD/groups/summary-fft.csv")
 hp=$(awk -F, '$3 == "hipopta" { print $8 }' "$TMPD/groups/summary-fft.csv")
 ok $([ -n "$hp" ] && [ "$hp" = "$pl" ] && echo 0 || echo 1) "hipopta's predicted time equals the flat optimum ($hp = $pl)"
+# two processes bound to one core form a group: both show the group's prediction and measurement,
+# and the CPU their core gave the computation cannot exceed the time it was busy with it
+if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
+  printf 'localhost 0 core:0 cpu\nlocalhost 1 core:1 cpu\nlocalhost 2 core:1 cpu\n' >"$TMPD/shared.conf"
+  $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/shared.conf" --out "$TMPD/shared" --size 256 --dgemm-b 32 --points 8 \
+    --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
+  ok $? "run with two processes sharing core 1"
+  for app in dgemm fft; do
+    bad=$(awk -F, 'NR == 1 { if ($15 != "group" || $16 != "meas_cpu") { print "header"; exit } next }
+                   { want = $4 == 0 ? 0 : 1; if ($15 != want) n++
+                     if ($4 > 0) { k = $3; v = $8 "," $9 "," $10 "," $11 "," $16
+                                   if (k in seen && seen[k] != v) n++; seen[k] = v }
+                     if ($16 < 0 || $16 > $9 * 1.02 + 1e-4) n++ }
+                   END { print n+0 }' "$TMPD/shared/report-$app.csv")
+    ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: ranks 1 and 2 are group 1 with the same pred, meas and cpu; cpu <= meas ($bad bad)"
+  done
+  ok $(grep -q 'a group of processes time-shares its cores' "$TMPD/sstdout" && echo 0 || echo 1) "the table explains the group"
+else
+  ok 0 "# SKIP the core-sharing group needs 2 CPUs"
+fi
 expect_exit 2 "no configuration" -- "$FUPERMOD" run
 expect_exit 2 "bad --apps" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --apps lu
 expect_exit 2 "n not a multiple of b" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --size 100 --dgemm-b 32
