@@ -1,15 +1,20 @@
 /* Heterogeneous row-distributed 2D FFT (apps/fft2d.h, docs/apps.md).
- * FFTW-MPI cannot take uneven row counts, so the distributed transpose is ours, in one of two
- * strategies (both one MPI_Alltoallw each way whose derived datatypes cut and place the blocks,
- * so nothing is packed by hand):
+ * FFTW-MPI cannot take uneven row counts, so the distributed transpose is ours, in one of three
+ * strategies (the first two one MPI_Alltoallw each way whose derived datatypes cut and place the
+ * blocks, so nothing is packed by hand):
  *   transpose: A (d x N) --FFTW rank-0 transpose--> S (N x d) --Alltoallw--> U (c x M): the
  *              receive type drops each block at its rows of U, and the column FFTs are
  *              contiguous row FFTs of U;
  *   strided:   A --Alltoallw--> T (M x c): the send type cuts A into column panels, and the
- *              column FFTs run in place with stride c.
+ *              column FFTs run in place with stride c;
+ *   shared:    as strided, but every T lives in one MPI-3 shared-memory window (all processes on
+ *              one node): each process copies its row segments straight into the others' T and
+ *              later copies its rows back out, so every element crosses memory once each way,
+ *              copied by the process that owns the rows (work proportional to its share, as in
+ *              the models), where MPI's shared-memory transport copies it two or three times.
  * Strided column FFTs are 5-10x slower with FFTW_ESTIMATE plans at N = 2048 (power-of-two
  * strides alias in the caches) but competitive with FFTW_MEASURE, when they save the two local
- * transposes; so AUTO takes transpose for ESTIMATE and otherwise times both, as FFTW would. */
+ * transposes; so AUTO takes transpose for ESTIMATE and otherwise times them, as FFTW would. */
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>
@@ -28,6 +33,8 @@ struct fupermod_fft2d {
   fftw_complex *S;   /* transpose: N x d, A transposed, every destination's columns contiguous */
   fftw_complex *Y;   /* my columns of the whole signal: transpose c x M (U), strided M x c (T) */
   fftw_plan row_fwd, row_bwd, col_fwd, col_bwd, tr_AS, tr_SA;
+  MPI_Win win;          /* shared: the window holding every rank's T */
+  fftw_complex **peerY; /* shared: each rank's T, in this process's address space */
   int *cntX, *cntY, *zero; /* Alltoallw counts (0 or 1) and zero displacements */
   MPI_Datatype *typeX;     /* row side: blocks of S (transpose) or panels of A (strided) */
   MPI_Datatype *typeY;     /* column side: blocks of U or T */
@@ -173,8 +180,76 @@ static int make_plans(fupermod_fft2d *p, unsigned flags) {
   return FUPERMOD_SUCCESS;
 }
 
-static int setup(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
-                 unsigned flags) {
+/* Shared strategy: every rank's T (M x c) in one shared-memory window, page-aligned segments
+ * (alloc_shared_noncontig) first touched by their owner (the memset in setup). The window stays
+ * in a passive epoch for the plan's life; execute synchronises with MPI_Win_sync + barriers. */
+static int shared_alloc(fupermod_fft2d *p) {
+  MPI_Info info;
+  MPI_Aint bytes = (MPI_Aint)((size_t)p->M * (size_t)p->c * sizeof(fftw_complex)), got;
+  int unit, e;
+  void *base = NULL;
+  if (!(p->peerY = calloc((size_t)p->size, sizeof *p->peerY))) return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory");
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "alloc_shared_noncontig", "true");
+  e = MPI_Win_allocate_shared(bytes, (int)sizeof(fftw_complex), info, p->comm, &base, &p->win);
+  MPI_Info_free(&info);
+  if (e != MPI_SUCCESS) {
+    p->win = MPI_WIN_NULL;
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate the %ld x %ld column block in shared memory", p->c,
+                          p->M);
+  }
+  MPI_Win_set_errhandler(p->win, MPI_ERRORS_RETURN);
+  for (int s = 0; s < p->size; s++)
+    if (MPI_Win_shared_query(p->win, s, &got, &unit, &p->peerY[s]) != MPI_SUCCESS)
+      return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Win_shared_query failed for rank %d", s);
+  p->Y = p->c > 0 ? p->peerY[p->rank] : NULL;
+  if (MPI_Win_lock_all(MPI_MODE_NOCHECK, p->win) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Win_lock_all failed");
+  return FUPERMOD_SUCCESS;
+}
+
+/* Shared strategy: rows to columns (to_cols) copies my row segments into every rank's T; columns
+ * to rows copies them back. My rows of each T are mine alone, so no two processes ever write the
+ * same bytes, and a T is only transformed between execute's two fences. (Copying transposed
+ * into a U, for contiguous column FFTs, was tried: the tiled transposing copies cost more than
+ * the strided FFTs save, at N = 2048 with FFTW_MEASURE.) */
+static void shared_copy(fupermod_fft2d *p, fftw_complex *A, int to_cols) {
+  long r0 = p->roff[p->rank], N = p->N;
+  for (long i = 0; i < p->d; i++)
+    for (int s = 0; s < p->size; s++) {
+      long cs = p->coff[s + 1] - p->coff[s];
+      fftw_complex *row = A + (size_t)i * (size_t)N + p->coff[s], *t;
+      if (cs == 0) continue;
+      t = p->peerY[s] + (size_t)(r0 + i) * (size_t)cs;
+      if (to_cols) memcpy(t, row, (size_t)cs * sizeof(fftw_complex));
+      else memcpy(row, t, (size_t)cs * sizeof(fftw_complex));
+    }
+}
+
+/* Shared strategy: make every rank's copies visible to every other (MPI-3 separate-memory
+ * synchronisation: sync, barrier, sync). */
+static int shared_fence(fupermod_fft2d *p) {
+  if (MPI_Win_sync(p->win) != MPI_SUCCESS || MPI_Barrier(p->comm) != MPI_SUCCESS || MPI_Win_sync(p->win) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: shared-memory synchronisation failed");
+  return FUPERMOD_SUCCESS;
+}
+
+/* 1 when every process of comm shares memory with every other (one node), else 0; collective. */
+static int one_node(MPI_Comm comm, int *yes) {
+  MPI_Comm node;
+  int n, size;
+  *yes = 0;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Comm_split_type failed");
+  MPI_Comm_size(node, &n);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_free(&node);
+  *yes = n == size;
+  return FUPERMOD_SUCCESS;
+}
+
+/* The local part of setup: offsets, row buffers. */
+static int setup_local(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols) {
   int rc;
   size_t np1 = (size_t)p->size + 1;
   p->roff = calloc(np1, sizeof(long));
@@ -200,12 +275,25 @@ static int setup(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, c
   if (p->d > 0 && (!(p->A = fftw_alloc_complex((size_t)p->d * (size_t)N)) ||
                    (p->strategy == FUPERMOD_FFT2D_TRANSPOSE && !(p->S = fftw_alloc_complex((size_t)p->d * (size_t)N)))))
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate %ld x %ld local rows", p->d, N);
-  if (p->c > 0 && !(p->Y = fftw_alloc_complex((size_t)M * (size_t)p->c)))
+  return FUPERMOD_SUCCESS;
+}
+
+static int setup(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                 unsigned flags) {
+  int rc = setup_local(p, M, N, rows, cols);
+  if (p->strategy == FUPERMOD_FFT2D_SHARED) {
+    /* collective: only when every rank got this far, and agreed, so that a failure cannot leave
+     * one rank outside MPI_Win_allocate_shared or MPI_Win_free */
+    if ((rc = agree(p->comm, rc)) == FUPERMOD_SUCCESS) rc = agree(p->comm, shared_alloc(p));
+    if (rc != FUPERMOD_SUCCESS) return rc;
+  } else if (rc != FUPERMOD_SUCCESS) {
+    return rc;
+  } else if (p->c > 0 && !(p->Y = fftw_alloc_complex((size_t)M * (size_t)p->c)))
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate the %ld x %ld column block", p->c, M);
   if (p->A) memset(p->A, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
   if (p->S) memset(p->S, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
   if (p->Y) memset(p->Y, 0, (size_t)M * (size_t)p->c * sizeof(fftw_complex));
-  if ((rc = make_types(p)) != FUPERMOD_SUCCESS) return rc;
+  if (p->strategy != FUPERMOD_FFT2D_SHARED && (rc = make_types(p)) != FUPERMOD_SUCCESS) return rc;
   return make_plans(p, flags);
 }
 
@@ -227,9 +315,9 @@ static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, co
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: the row distribution is NULL");
   else if (threads < 1)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: threads must be >= 1 (got %d)", threads);
-  else if (strategy != FUPERMOD_FFT2D_AUTO && strategy != FUPERMOD_FFT2D_TRANSPOSE && strategy != FUPERMOD_FFT2D_STRIDED)
-    rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: strategy must be FUPERMOD_FFT2D_AUTO, _TRANSPOSE or _STRIDED (got %d)",
-                        strategy);
+  else if (strategy < FUPERMOD_FFT2D_AUTO || strategy > FUPERMOD_FFT2D_SHARED)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE,
+                        "fft2d: strategy must be FUPERMOD_FFT2D_AUTO, _TRANSPOSE, _STRIDED or _SHARED (got %d)", strategy);
   else if ((rc = check_dist(rows, size, M, "row")) == FUPERMOD_SUCCESS && cols)
     rc = check_dist(cols, size, N, "column");
   if (rc == FUPERMOD_SUCCESS) {
@@ -239,6 +327,13 @@ static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, co
         rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: part %d is larger than %d", s, INT_MAX);
   }
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  if (strategy == FUPERMOD_FFT2D_SHARED) {
+    int yes;
+    if ((rc = one_node(comm, &yes)) == FUPERMOD_SUCCESS && !yes)
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: the shared strategy needs every process on one node (these %d "
+                                              "processes span several); use FUPERMOD_FFT2D_AUTO", size);
+    if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  }
 
   if (!(p = calloc(1, sizeof *p))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory");
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
@@ -250,6 +345,7 @@ static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, co
   p->N = N;
   p->cplx = MPI_DATATYPE_NULL;
   p->comm = MPI_COMM_NULL;
+  p->win = MPI_WIN_NULL;
   if (MPI_Comm_dup(comm, &p->comm) != MPI_SUCCESS) {
     free(p);
     return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Comm_dup failed");
@@ -290,24 +386,35 @@ static int time_plan(fupermod_fft2d *p, double *best) {
 
 int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
                                  int threads, unsigned fftw_flags, int strategy, fupermod_fft2d **plan) {
-  double t[3];
-  int rc;
+  double t[FUPERMOD_FFT2D_SHARED + 1];
+  int rc, last = FUPERMOD_FFT2D_STRIDED, best = FUPERMOD_FFT2D_TRANSPOSE, yes = 0;
+  if (!plan) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
   if (strategy != FUPERMOD_FFT2D_AUTO || (fftw_flags & FFTW_ESTIMATE))
     return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
                     strategy == FUPERMOD_FFT2D_AUTO ? FUPERMOD_FFT2D_TRANSPOSE : strategy, plan);
-  /* Time both, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
+  if (comm != MPI_COMM_NULL && (rc = agree(comm, one_node(comm, &yes))) != FUPERMOD_SUCCESS) return rc;
+  if (yes) last = FUPERMOD_FFT2D_SHARED;
+  /* Time each, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
    * The timings are the same on every rank, so every rank picks the same strategy. */
-  for (int s = FUPERMOD_FFT2D_TRANSPOSE; s <= FUPERMOD_FFT2D_STRIDED; s++) {
+  for (int s = FUPERMOD_FFT2D_TRANSPOSE; s <= last; s++) {
     if ((rc = plan_one(comm, M, N, rows, cols, threads, fftw_flags, s, plan)) != FUPERMOD_SUCCESS) return rc;
     rc = time_plan(*plan, &t[s]);
     fupermod_fft2d_destroy(*plan);
     *plan = NULL;
     if (rc != FUPERMOD_SUCCESS) return rc;
+    if (t[s] < t[best]) best = s;
   }
-  return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
-                  t[FUPERMOD_FFT2D_STRIDED] < t[FUPERMOD_FFT2D_TRANSPOSE] ? FUPERMOD_FFT2D_STRIDED
-                                                                          : FUPERMOD_FFT2D_TRANSPOSE,
-                  plan);
+  return plan_one(comm, M, N, rows, cols, threads, fftw_flags, best, plan);
+}
+
+const char *fupermod_fft2d_strategy_name(int strategy) {
+  switch (strategy) {
+  case FUPERMOD_FFT2D_AUTO: return "auto";
+  case FUPERMOD_FFT2D_TRANSPOSE: return "transpose";
+  case FUPERMOD_FFT2D_STRIDED: return "strided";
+  case FUPERMOD_FFT2D_SHARED: return "shared";
+  default: return "unknown";
+  }
 }
 
 int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
@@ -353,15 +460,22 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   p->cpu[0] = fupermod_cpu_time() - c0;
   if (p->tr_AS) fftw_execute_dft(p->tr_AS, A, p->S);
   X = p->tr_AS ? p->S : A;
-  if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
+  if (p->win != MPI_WIN_NULL) {
+    shared_copy(p, A, 1);
+    rc = shared_fence(p);
+  } else if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
   if (rc == FUPERMOD_SUCCESS && p->c > 0) fftw_execute(fwd ? p->col_fwd : p->col_bwd);
   t3 = fupermod_time();
   p->cpu[1] = fupermod_cpu_time() - c0;
-  if (rc == FUPERMOD_SUCCESS &&
-      MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
+  if (rc == FUPERMOD_SUCCESS && p->win != MPI_WIN_NULL) {
+    /* No fence after the copy back: the next execute writes only my rows of each T, which no
+     * other process reads, and transforms a T only after its first fence. */
+    if ((rc = shared_fence(p)) == FUPERMOD_SUCCESS) shared_copy(p, A, 0);
+  } else if (rc == FUPERMOD_SUCCESS &&
+             MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
   if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
   t4 = fupermod_time();
@@ -401,9 +515,15 @@ void fupermod_fft2d_destroy(fupermod_fft2d *p) {
   }
   if (p->cplx != MPI_DATATYPE_NULL) MPI_Type_free(&p->cplx);
   if (p->comm != MPI_COMM_NULL) MPI_Comm_free(&p->comm);
+  if (p->win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(p->win);
+    MPI_Win_free(&p->win); /* frees every rank's T, p->Y included */
+  } else {
+    fftw_free(p->Y);
+  }
   fftw_free(p->A);
   fftw_free(p->S);
-  fftw_free(p->Y);
+  free(p->peerY);
   free(p->roff);
   free(p->coff);
   free(p->cntX);

@@ -28,9 +28,17 @@ enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACK
 
 /* How the column phase is laid out (apps/fft2d.c). TRANSPOSE: local FFTW transposes around the
  * exchange, contiguous column FFTs; memory 2 d N + c M complex numbers. STRIDED: no local
- * transposes, strided column FFTs; memory d N + c M. AUTO: TRANSPOSE for FFTW_ESTIMATE, else
- * whichever of the two runs faster (timed at planning, three transforms each). */
-enum fupermod_fft2d_strategy { FUPERMOD_FFT2D_AUTO = 0, FUPERMOD_FFT2D_TRANSPOSE = 1, FUPERMOD_FFT2D_STRIDED = 2 };
+ * transposes, strided column FFTs; memory d N + c M. SHARED: STRIDED with every column block in
+ * one MPI-3 shared-memory window, filled and emptied by direct copies instead of MPI_Alltoallw;
+ * only when every process of comm is on one node (else a usage error). AUTO: TRANSPOSE for
+ * FFTW_ESTIMATE, else whichever runs fastest (timed at planning, three transforms each; SHARED
+ * is a candidate only on one node). */
+enum fupermod_fft2d_strategy {
+  FUPERMOD_FFT2D_AUTO = 0,
+  FUPERMOD_FFT2D_TRANSPOSE = 1,
+  FUPERMOD_FFT2D_STRIDED = 2,
+  FUPERMOD_FFT2D_SHARED = 3
+};
 
 typedef struct fupermod_fft2d fupermod_fft2d;
 
@@ -48,8 +56,10 @@ int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows
 int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_dist *rows,
                                  const fupermod_dist *cols, int threads, unsigned fftw_flags,
                                  int strategy, fupermod_fft2d **plan);
-/* The strategy a plan uses: FUPERMOD_FFT2D_TRANSPOSE or FUPERMOD_FFT2D_STRIDED. */
+/* The strategy a plan uses: FUPERMOD_FFT2D_TRANSPOSE, _STRIDED or _SHARED. */
 int fupermod_fft2d_strategy(const fupermod_fft2d *plan);
+/* "auto", "transpose", "strided", "shared" ("unknown" for anything else). */
+const char *fupermod_fft2d_strategy_name(int strategy);
 
 /* The plan's own local row block (2 d_r N doubles, aligned for SIMD; NULL when d_r = 0). */
 double *fupermod_fft2d_local(fupermod_fft2d *plan);

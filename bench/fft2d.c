@@ -110,7 +110,7 @@ static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-l
 static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {
   rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL};
   fupermod_kernel k = {&rows_ops, &ctx, NULL, NULL};
-  fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0};
+  fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0, 0};
   long sizes[3] = {M / (2 * size), M / size, (2 * M) / size};
   fupermod_point mine[3], *all = malloc(3 * (size_t)size * sizeof *all);
   fupermod_model **models = calloc((size_t)size, sizeof *models);
@@ -150,6 +150,7 @@ typedef struct variant {
   double *data;
   long first, d;
   double *t;
+  double *ph; /* ours: this rank's phase times, 4 per rep */
 } variant;
 
 static int cmpd(const void *a, const void *b) {
@@ -263,7 +264,7 @@ int main(int argc, char **argv) {
     v[k].data = fupermod_fft2d_local(v[k].plan);
     v[k].d = fupermod_fft2d_local_rows(v[k].plan, &v[k].first);
   }
-  for (int k = 0; k < 3; k++) v[k].t = calloc((size_t)reps, sizeof(double));
+  for (int k = 0; k < 3; k++) v[k].t = calloc((size_t)reps, sizeof(double)), v[k].ph = calloc(4 * (size_t)reps, sizeof(double));
 
   /* One untimed warm-up each, then interleaved timed reps. */
   for (int r = -1; r < reps; r++)
@@ -277,7 +278,32 @@ int main(int argc, char **argv) {
       t = fupermod_time() - t0;
       MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       if (r >= 0) v[k].t[r] = t;
+      if (r >= 0 && k > 0) {
+        double *q = v[k].ph + 4 * r;
+        fupermod_fft2d_phase_times(v[k].plan, q, q + 1, q + 2, q + 3);
+      }
     }
+
+  /* Where our time goes: each rank's median phase times (they show a process that the model
+   * mispredicted, and how much the redistribution costs). */
+  for (int k = 1; k < 3; k++) {
+    double med[4], *all = malloc(4 * (size_t)size * sizeof *all), *col = malloc((size_t)reps * sizeof *col);
+    for (int j = 0; j < 4; j++) {
+      for (int r = 0; r < reps; r++) col[r] = v[k].ph[4 * r + j];
+      qsort(col, (size_t)reps, sizeof *col, cmpd);
+      med[j] = col[reps / 2];
+    }
+    MPI_Gather(med, 4, MPI_DOUBLE, all, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      printf("# %s phases, median ms (row FFTs / redistribute / column FFTs / redistribute back):", v[k].name);
+      for (int i = 0; i < size; i++)
+        printf(" [%d] %.1f %.1f %.1f %.1f", i, 1e3 * all[4 * i], 1e3 * all[4 * i + 1], 1e3 * all[4 * i + 2],
+               1e3 * all[4 * i + 3]);
+      printf("\n");
+    }
+    free(all);
+    free(col);
+  }
 
   /* The results must agree: compare the DC term and one more coefficient of each variant. */
   {
@@ -309,8 +335,8 @@ int main(int argc, char **argv) {
       for (int i = 0; i < size; i++) printf(" %ld", (k == 1 ? even : model)->parts[i].d);
     }
     printf("\n# model building took %.2f s (not in the times); strategies: ours-even %s, ours-model %s\n", model_secs,
-           fupermod_fft2d_strategy(v[1].plan) == FUPERMOD_FFT2D_STRIDED ? "strided" : "transpose",
-           fupermod_fft2d_strategy(v[2].plan) == FUPERMOD_FFT2D_STRIDED ? "strided" : "transpose");
+           fupermod_fft2d_strategy_name(fupermod_fft2d_strategy(v[1].plan)),
+           fupermod_fft2d_strategy_name(fupermod_fft2d_strategy(v[2].plan)));
     printf("%-11s %10s %10s %9s %14s %14s\n", "variant", "best_s", "median_s", "GFLOP/s", "fftw-mpi/this",
            "ours-even/this");
     for (int k = 0; k < 3; k++) {
@@ -327,7 +353,7 @@ int main(int argc, char **argv) {
   fftw_destroy_plan(v[0].fp);
   fftw_free(v[0].data);
   for (int k = 1; k < 3; k++) fupermod_fft2d_destroy(v[k].plan);
-  for (int k = 0; k < 3; k++) free(v[k].t);
+  for (int k = 0; k < 3; k++) free(v[k].t), free(v[k].ph);
   free(fftw_rows);
   fupermod_dist_free(even);
   fupermod_dist_free(model);

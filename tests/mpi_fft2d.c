@@ -69,12 +69,9 @@ typedef struct cfg {
   const char *kind;
   int threads;
   int explicit_cols; /* 1: columns in a distribution unrelated to rows (reversed uneven) */
-  int strategy;      /* FUPERMOD_FFT2D_TRANSPOSE / _STRIDED, or AUTO (then FFTW_MEASURE) */
+  int strategy;      /* FUPERMOD_FFT2D_TRANSPOSE / _STRIDED / _SHARED, or AUTO (then FFTW_MEASURE) */
 } cfg;
 
-static const char *strategy_name(int s) {
-  return s == FUPERMOD_FFT2D_TRANSPOSE ? "transpose" : s == FUPERMOD_FFT2D_STRIDED ? "strided" : "auto";
-}
 
 static void run_case(const cfg *c) {
   fupermod_dist *rows = make_dist(c->kind, c->M), *cols = NULL;
@@ -93,7 +90,7 @@ static void run_case(const cfg *c) {
     cols->parts[0].d = left;
   }
   snprintf(name, sizeof name, "%ldx%ld %s rows%s, %s, %d thread%s, p=%d", M, N, c->kind,
-           c->explicit_cols ? ", explicit columns" : "", strategy_name(c->strategy), c->threads,
+           c->explicit_cols ? ", explicit columns" : "", fupermod_fft2d_strategy_name(c->strategy), c->threads,
            c->threads > 1 ? "s" : "", size);
   rc = fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, M, N, rows, cols, c->threads,
                                     c->strategy == FUPERMOD_FFT2D_AUTO ? FFTW_MEASURE : FFTW_ESTIMATE, c->strategy,
@@ -110,7 +107,7 @@ static void run_case(const cfg *c) {
     MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     ok(lo == hi && (c->strategy == FUPERMOD_FFT2D_AUTO ? st != FUPERMOD_FFT2D_AUTO : st == c->strategy),
-       "%s: every rank uses the same strategy (%s)", name, strategy_name(st));
+       "%s: every rank uses the same strategy (%s)", name, fupermod_fft2d_strategy_name(st));
   }
   {
     long r0;
@@ -304,7 +301,7 @@ static void errors(void) {
     skip("needs p > 1: ranks passing different distributions");
   }
 
-  rc = fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, 8, 8, rows, NULL, 1, FFTW_ESTIMATE, 3, &plan);
+  rc = fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, 8, 8, rows, NULL, 1, FFTW_ESTIMATE, 4, &plan);
   ok(gmax(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "strategy") ? 0.0 : 1.0) == 0.0,
      "an unknown strategy is a usage error naming the strategy");
 
@@ -339,7 +336,7 @@ int main(int argc, char **argv) {
       {64, 48, "uneven", 2, 0, 0},       {128, 96, "zero-alternate", 1, 0, 0}, {200, 256, "uneven", 1, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    for (int st = FUPERMOD_FFT2D_TRANSPOSE; st <= FUPERMOD_FFT2D_STRIDED; st++) {
+    for (int st = FUPERMOD_FFT2D_TRANSPOSE; st <= FUPERMOD_FFT2D_SHARED; st++) {
       cfg c = cases[i];
       c.strategy = st;
       run_case(&c);
