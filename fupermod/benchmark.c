@@ -28,6 +28,8 @@ int fupermod_precision_check(const fupermod_precision *p) {
     return fupermod_error(FUPERMOD_ERR_USAGE, "time per point must be >= 0, got %g", p->time_max);
   if (!(p->speed_min >= 0) || !isfinite(p->speed_min))
     return fupermod_error(FUPERMOD_ERR_USAGE, "minimum speed must be >= 0, got %g", p->speed_min);
+  if (p->idle_wait != 0 && p->idle_wait != 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "idle_wait must be 0 or 1, got %d", p->idle_wait);
   return FUPERMOD_SUCCESS;
 }
 
@@ -68,6 +70,42 @@ static int wait_politely(MPI_Request *req) {
     if (done) return 0;
     nanosleep(&nap, NULL);
   }
+}
+
+/* Wait for the others' runs while loading the machine as they do: run the kernel, untimed, until
+ * req completes. Without this, a process that finishes early is measured while everyone loads the
+ * memory system, and the slower ones partly while it idles, which flatters them (docs/kernels.md).
+ * The kernel runs in a thread so that this one keeps the collective progressing (else every
+ * round of it would wait for a whole run); the overshoot is the one run in progress. */
+typedef struct {
+  fupermod_kernel *k;
+  int stop, rc; /* stop: __atomic */
+  char saved[1024];
+} fill_state;
+
+static void *fill_thread(void *arg) {
+  fill_state *st = arg;
+  while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
+    if ((st->rc = st->k->ops->execute(st->k->ctx)) != FUPERMOD_SUCCESS) {
+      snprintf(st->saved, sizeof st->saved, "%s", fupermod_error_message());
+      break;
+    }
+  return NULL;
+}
+
+static int wait_filling(MPI_Request *req, fupermod_kernel *k, int *local_rc, char *saved, size_t n) {
+  fill_state st = {k, 0, FUPERMOD_SUCCESS, ""};
+  pthread_t th;
+  int w;
+  if (pthread_create(&th, NULL, fill_thread, &st) != 0) return wait_politely(req);
+  w = wait_politely(req);
+  __atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);
+  pthread_join(th, NULL);
+  if (st.rc != FUPERMOD_SUCCESS) {
+    *local_rc = st.rc;
+    snprintf(saved, n, "%s", st.saved);
+  }
+  return w;
 }
 
 typedef struct {
@@ -221,7 +259,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   for (;;) {
     /* flags[0]: someone needs more runs; [1]: someone hit a hard limit; [2]: someone failed */
-    int flags[3], all[3], ran = 0, ab = 0;
+    int flags[3], all[3], ran = 0, ab = 0, fill;
     double t0 = 0.0, t1 = 0.0, e = 0.0, j = 0.0, win = 0.0;
     /* every series must be precise: the time, and the energy measured with it (spec: all series) */
     int energy_here = mode == EN_PROCESS || mode == EN_BUSY || (mode == EN_KERNEL && es.n > 0);
@@ -232,7 +270,13 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     flags[1] = local_rc == FUPERMOD_SUCCESS && !abandoned &&
                (ts.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
     flags[2] = local_rc != FUPERMOD_SUCCESS;
-    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    /* fill between timed runs, but not where a meter shared by several processes could count the
+     * filling (its window opens while members may still be finishing a fill), nor where a run
+     * can be abandoned (cancelled half-way); a process's own meter is stopped by now */
+    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && limit == 0 && ts.n > 0 && !abandoned &&
+           local_rc == FUPERMOD_SUCCESS;
+    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS ||
+        (fill ? wait_filling(&req, k, &local_rc, saved, sizeof saved) : wait_politely(&req))) {
       local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
       break;
     }

@@ -18,9 +18,12 @@ typedef struct fupermod_precision {
   double eps;       /* stop when ci/mean <= eps */
   double time_max;  /* stop after this many seconds of runs for the point (0: no cap) */
   double speed_min; /* abandon a run slower than this (complexity units/s); 0 disables */
+  int idle_wait;    /* 0 (default): a process whose run ended before the others' keeps running the
+                       kernel, untimed, until they finish, so that every timed run overlaps the
+                       others' load as in a balanced application run; 1: it waits idle */
 } fupermod_precision;
 
-#define FUPERMOD_PRECISION_DEFAULT {3, 100, 0.95, 0.025, 60.0, 0.0}
+#define FUPERMOD_PRECISION_DEFAULT {3, 100, 0.95, 0.025, 60.0, 0.0, 0}
 
 int fupermod_precision_check(const fupermod_precision *prec);
 

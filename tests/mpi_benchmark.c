@@ -16,6 +16,26 @@
  * 2 cores), allowed on top of the interval: the interval measures dispersion, not this bias */
 #define TIMER_SLACK 1e-3
 
+/* A kernel that counts its runs and sleeps 4 ms (rank 0) or 20 ms (the others). */
+typedef struct counting {
+  int runs;
+  long ns;
+} counting;
+static int cnt_create(const char *s, void **ctx) { return FUPERMOD_SUCCESS; }
+static double cnt_complexity(long d, void *ctx) { return (double)d; }
+static int cnt_init(long d, void *ctx) { return FUPERMOD_SUCCESS; }
+static int cnt_exec(void *ctx) {
+  counting *c = ctx;
+  struct timespec ts = {0, c->ns};
+  __atomic_add_fetch(&c->runs, 1, __ATOMIC_RELAXED);
+  nanosleep(&ts, NULL);
+  return FUPERMOD_SUCCESS;
+}
+static int cnt_fini(void *ctx) { return FUPERMOD_SUCCESS; }
+static void cnt_destroy(void *ctx) {}
+static const fupermod_kernel_ops cnt_ops = {FUPERMOD_KERNEL_API, "counting", "counts its runs", cnt_create,
+                                            cnt_complexity, cnt_init, cnt_exec, cnt_fini, cnt_destroy, NULL, NULL};
+
 int main(int argc, char **argv) {
   int rank, size, fails = 0, allfails = 0, count = 0;
   char path[256], sub[512];
@@ -42,7 +62,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   {
-    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0};
+    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0, 0};
     long sizes[] = {150, 400, 1000};
     for (int s = 0; s < 3; s++) {
       fupermod_point pt;
@@ -62,7 +82,7 @@ int main(int argc, char **argv) {
   ok(allfails == 0, "%d processes x 3 sizes: emulated time and energy within the confidence interval", size);
   {
     /* a run far slower than the minimum speed is abandoned, and the others keep going */
-    fupermod_precision prec = {3, 10, 0.95, 0.02, 0, rank == 1 ? 1e6 : 0.0};
+    fupermod_precision prec = {3, 10, 0.95, 0.02, 0, rank == 1 ? 1e6 : 0.0, 0};
     fupermod_point pt;
     int rc = fupermod_benchmark(k, 1000, &prec, intra, &pt), good, all;
     double t0 = 0.006 * (rank + 1) * 10;
@@ -75,7 +95,7 @@ int main(int argc, char **argv) {
      * the core was busy with either; their emulated devices sleep, so that is rank 3's time;
      * unbound ranks 0 and 1 keep their own */
     cpu_set_t saved;
-    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0};
+    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0, 0};
     fupermod_point pt;
     int rc, good, all, bound = 1;
     double want = 0.006 * ((rank >= 2 ? 3 : rank) + 1) * 4;
@@ -120,6 +140,34 @@ int main(int argc, char **argv) {
     ok(all, "share_comm groups exactly the two processes bound to core 1; share_busy is their union");
   } else {
     skip("the core-sharing group needs 4 processes and 2 CPUs");
+  }
+  for (int idle = 0; idle <= 1; idle++) {
+    /* Filling: the fast process keeps running the kernel, untimed, while the others finish, so it
+     * runs more often than it is timed, and its timed mean is still its own 4 ms; idle_wait: every
+     * process runs exactly the timed repetitions. */
+    counting c = {0, rank == 0 ? 4000000L : 20000000L};
+    fupermod_kernel ck = {&cnt_ops, &c, NULL, NULL};
+    fupermod_precision prec = {6, 6, 0.95, 0.5, 0, 0.0, idle};
+    fupermod_point pt;
+    int rc = fupermod_benchmark(&ck, 1, &prec, intra, &pt), good, all, nsame;
+    double want = rank == 0 ? 0.004 : 0.020;
+    MPI_Comm_size(intra, &nsame);
+    good = rc == 0 && pt.reps == 6 && fabs(pt.t - want) <= 0.2 * want;
+    if (idle) good = good && c.runs == 6;
+    else if (rank == 0 && nsame > 1) good = good && c.runs >= 12; /* ~4 fills per 16 ms wait */
+    else good = good && c.runs >= 6 && c.runs <= 12;                /* at most one overshoot per wait */
+    if (!good) fprintf(stderr, "rank %d idle_wait=%d: rc=%d reps=%d t=%g want %g runs=%d\n", rank, idle, rc, pt.reps,
+                       pt.t, want, c.runs);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, idle ? "idle_wait: every process runs the kernel exactly as often as it is timed"
+                 : "a process that finishes first keeps loading the machine (untimed runs) while the others finish; "
+                   "its timed mean is unchanged");
+  }
+  {
+    fupermod_precision bad = FUPERMOD_PRECISION_DEFAULT;
+    bad.idle_wait = 2;
+    ok(fupermod_precision_check(&bad) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "idle_wait"),
+       "idle_wait other than 0 or 1 is a usage error naming it");
   }
   {
     int rc = fupermod_benchmark(k, 0, &(fupermod_precision)FUPERMOD_PRECISION_DEFAULT, intra, NULL), all;

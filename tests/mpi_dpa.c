@@ -99,7 +99,7 @@ int main(int argc, char **argv) {
   }
   {
     fupermod_kernel *k = NULL;
-    fupermod_precision prec = {1, 1, 0.95, 0.025, 60.0, 0.0};
+    fupermod_precision prec = {1, 1, 0.95, 0.025, 60.0, 0.0, 0};
     MPI_Comm intra;
     snprintf(sub, sizeof sub, "points=%s", path);
     rc = fupermod_kernel_load("emulated", sub, &k);

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   fupermod_kernel k = {&sp_ops, &sp, NULL, NULL};
   fupermod_meter *m = NULL;
   fupermod_point pt;
-  fupermod_precision prec = {3, 6, 0.95, 0.5, 20.0, 0.0};
+  fupermod_precision prec = {3, 6, 0.95, 0.5, 20.0, 0.0, 0};
   char sub[1024];
   double es[2];
   MPI_Init(&argc, &argv);

@@ -91,7 +91,7 @@ static void test_kernel(const kspec *ks) {
   if (rc == FUPERMOD_SUCCESS) k->ops->finalize(k->ctx);
 
   {
-    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0};
+    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0, 0};
     fupermod_point pt = FUPERMOD_POINT_INIT;
     rc = fupermod_benchmark(k, ks->mid, &prec, MPI_COMM_SELF, &pt);
     ok(rc == FUPERMOD_SUCCESS && pt.d == ks->mid && pt.t > 0 && isfinite(pt.t) && pt.t < 2.0 && pt.reps >= 3 &&
@@ -314,7 +314,7 @@ static void test_cuda(const char *name, const char *size_opt) {
     rc = fupermod_kernel_load(name, "device=3", &k);
     ok(rc == FUPERMOD_ERR_NODEVICE && k == NULL, "%s: device=3 reports no CUDA device", name);
   } else {
-    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0};
+    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0, 0};
     fupermod_point pt = FUPERMOD_POINT_INIT;
     rc = fupermod_kernel_load(name, "", &k);
     ok(rc == FUPERMOD_SUCCESS && k->ops->verify(k->ctx) == FUPERMOD_SUCCESS, "%s: self-check on the GPU (%s)", name,

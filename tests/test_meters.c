@@ -379,7 +379,7 @@ static void test_benchmark(void) {
   fupermod_kernel *k = NULL;
   fupermod_meter *m = NULL;
   fupermod_point pt;
-  fupermod_precision prec = {3, 10, 0.95, 0.05, 10.0, 0.0};
+  fupermod_precision prec = {3, 10, 0.95, 0.05, 10.0, 0.0, 0};
   int rc;
   snprintf(pts, sizeof pts, "%.400s/kern.points", dir);
   put("kern.points", "10 0.005 1 0 5 0\n100 0.05 1 0 50 0\n");

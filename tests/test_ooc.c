@@ -464,7 +464,7 @@ static void kernel_tests(void) {
   }
   if (ok(rc == FUPERMOD_SUCCESS && k->ops->verify(k->ctx) == FUPERMOD_SUCCESS, "dgemm-ooc: self-check on the GPU (%s)",
          fupermod_error_message())) {
-    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0};
+    fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0, 0};
     fupermod_point pt = FUPERMOD_POINT_INIT;
     /* 512 rows of 256 with 200 kB of device memory: many slices */
     rc = fupermod_benchmark(k, 512, &prec, MPI_COMM_SELF, &pt);

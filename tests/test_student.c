@@ -52,7 +52,7 @@ int main(void) {
     ok(hit > 0.93 * N && hit < 0.97 * N, "95%% intervals cover the true mean in %d of %d experiments", hit, N);
   }
   {
-    fupermod_precision p = {3, 1000, 0.95, 0.02, 0, 0};
+    fupermod_precision p = {3, 1000, 0.95, 0.02, 0, 0, 0};
     double mean, ci;
     int early, bad = 0, total_n = 0;
     for (int k = 0; k < 500; k++) {

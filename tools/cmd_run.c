@@ -93,8 +93,8 @@ static int parse_apps(const char *s, options *o) {
 
 /* FNV-1a of everything that determines a model: reuse only when it matches. */
 /* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
- * sharing cores record the union of their runs). */
-#define RUN_MODELS_REV 3
+ * sharing cores record the union of their runs; 4: early finishers keep loading the machine). */
+#define RUN_MODELS_REV 4
 
 static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
   char buf[4096];
