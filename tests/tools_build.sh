@@ -18,6 +18,11 @@ SIZES="--sizes 10,20,30,40,50,60,70,80,90,100,110,120 -r 3 -R 3"
 $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/full" $SIZES -q >"$TMPD/out" 2>"$TMPD/err"
 ok $? "uninterrupted build"
 ok $([ "$(grep -vc '^#' "$TMPD/full/localhost.1.points")" -eq 12 ] && echo 0 || echo 1) "12 points per process"
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/idle" $SIZES --idle-wait -q >/dev/null 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && [ "$(grep -vc '^#' "$TMPD/idle/localhost.1.points")" -eq 12 ] && echo 0 || echo 1) \
+  "--idle-wait (early finishers wait idle) builds the same 12 points"
+"$FUPERMOD" build --help | grep -q -- "--idle-wait"
+ok $? "--help documents --idle-wait"
 
 # kill in the middle, then rerun: same sizes, each once, nothing lost
 $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/cut" $SIZES -q >/dev/null 2>&1 &

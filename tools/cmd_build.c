@@ -27,6 +27,8 @@ static void help(void) {
          "            --sizes d1,d2,...         (explicit sizes)\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
          "            -T SECONDS_PER_POINT (60)  -z MIN_SPEED (0: never abandon a slow run)\n"
+         "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
+         "                         running the kernel, untimed, until the others finish (docs/kernels.md)\n"
          "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model with the meter's keys,\n"
          "            static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
          "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE\n"
@@ -169,7 +171,8 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
 int cmd_build(int argc, char **argv) {
   static const struct option opts[] = {{"conf", required_argument, NULL, 'C'}, {"data", required_argument, NULL, 'd'},
                                        {"sizes", required_argument, NULL, 'S'}, {"dist", required_argument, NULL, 'D'},
-                                       {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+                                       {"idle-wait", no_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
   double gran = 1.0;
@@ -217,6 +220,7 @@ int cmd_build(int argc, char **argv) {
       } else prec.speed_min = x;
       break;
     case 'q': quiet = 1; break;
+    case 'W': prec.idle_wait = 1; break;
     case 'h': help(); return 0;
     default: return tool_usage(SUB, "unknown option");
     }
