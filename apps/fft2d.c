@@ -7,14 +7,17 @@
  *              contiguous row FFTs of U;
  *   strided:   A --Alltoallw--> T (M x c): the send type cuts A into column panels, and the
  *              column FFTs run in place with stride c;
- *   shared:    as strided, but every T lives in one MPI-3 shared-memory window (all processes on
- *              one node): each process copies its row segments straight into the others' T and
- *              later copies its rows back out, so every element crosses memory once each way,
- *              copied by the process that owns the rows (work proportional to its share, as in
- *              the models), where MPI's shared-memory transport copies it two or three times.
- * Strided column FFTs are 5-10x slower with FFTW_ESTIMATE plans at N = 2048 (power-of-two
- * strides alias in the caches) but competitive with FFTW_MEASURE, when they save the two local
- * transposes; so AUTO takes transpose for ESTIMATE and otherwise times them, as FFTW would. */
+ *   shared:    every rank's columns live in one MPI-3 shared-memory window (all processes on one
+ *              node), as PANEL-wide column panels (M x PANEL, row-major, one after another): each
+ *              process copies its row segments straight into the others' panels and later copies
+ *              its rows back out, so every element crosses memory once each way, copied by the
+ *              process that owns the rows (work proportional to its share, as in the models),
+ *              where MPI's shared-memory transport copies it two or three times.
+ * Strided column FFTs over a whole T are 5-10x slower with FFTW_ESTIMATE plans at N = 2048-4096
+ * (power-of-two strides alias in the caches) and only competitive with FFTW_MEASURE; so AUTO takes
+ * transpose for ESTIMATE and otherwise times them, as FFTW would. Within a 4-wide panel a row is
+ * one 64-byte cache line, and ESTIMATE plans of the panel's column FFTs run as fast as contiguous
+ * row FFTs (measured at M = 2048 and 4096), so the shared strategy needs no measuring planner. */
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>
@@ -22,6 +25,10 @@
 #include <string.h>
 #include "apps/apps.h"
 #include "apps/fft2d.h"
+
+/* Shared strategy: columns per panel. 4 complex = 64 bytes, one cache line per panel row; 2-4
+ * ran as fast as contiguous FFTs with ESTIMATE plans, 16 was 2x slower. */
+#define PANEL 4
 
 struct fupermod_fft2d {
   MPI_Comm comm;
@@ -31,8 +38,10 @@ struct fupermod_fft2d {
   long d, c;         /* local rows and columns */
   fftw_complex *A;   /* own d x N row block */
   fftw_complex *S;   /* transpose: N x d, A transposed, every destination's columns contiguous */
-  fftw_complex *Y;   /* my columns of the whole signal: transpose c x M (U), strided M x c (T) */
+  fftw_complex *Y;   /* my columns of the whole signal: transpose c x M (U), strided M x c (T),
+                      * shared: ceil(c / PANEL) panels of M x PANEL (the last M x c % PANEL) */
   fftw_plan row_fwd, row_bwd, col_fwd, col_bwd, tr_AS, tr_SA;
+  fftw_plan tail_fwd, tail_bwd; /* shared: the last, narrower panel's column FFTs (c % PANEL) */
   MPI_Win win;          /* shared: the window holding every rank's T */
   fftw_complex **peerY; /* shared: each rank's T, in this process's address space */
   int *cntX, *cntY, *zero; /* Alltoallw counts (0 or 1) and zero displacements */
@@ -165,7 +174,21 @@ static int make_plans(fupermod_fft2d *p, unsigned flags) {
                               p->N);
     }
   }
-  if (p->c > 0) {
+  if (p->c > 0 && p->strategy == FUPERMOD_FFT2D_SHARED) {
+    /* the same plans for every panel, moved there by fftw_execute_dft (panels are 64-byte aligned) */
+    int w[2] = {p->c >= PANEL ? PANEL : 0, (int)(p->c % PANEL)};
+    fftw_plan *fw[2] = {&p->col_fwd, &p->tail_fwd}, *bw[2] = {&p->col_bwd, &p->tail_bwd};
+    n = (int)p->M;
+    for (int k = 0; k < 2; k++) {
+      fftw_complex *at = p->Y + (k ? (size_t)(p->c / PANEL) * PANEL * (size_t)p->M : 0);
+      if (!w[k]) continue;
+      *fw[k] = fftw_plan_many_dft(1, &n, w[k], at, NULL, w[k], 1, at, NULL, w[k], 1, FFTW_FORWARD, flags);
+      *bw[k] = fftw_plan_many_dft(1, &n, w[k], at, NULL, w[k], 1, at, NULL, w[k], 1, FFTW_BACKWARD, flags);
+      if (!*fw[k] || !*bw[k])
+        return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan %d column FFTs of length %ld (flags %#x)",
+                              w[k], p->M, flags);
+    }
+  } else if (p->c > 0) {
     int c = (int)p->c;
     n = (int)p->M;
     /* U: c contiguous transforms; T: c interleaved transforms (stride c, adjacent starts) */
@@ -208,26 +231,42 @@ static int shared_alloc(fupermod_fft2d *p) {
   return FUPERMOD_SUCCESS;
 }
 
-/* Shared strategy: rows to columns (to_cols) copies my row segments into every rank's T; columns
- * to rows copies them back. My rows of each T are mine alone, so no two processes ever write the
- * same bytes, and a T is only transformed between execute's two fences. (Copying transposed
- * into a U, for contiguous column FFTs, was tried: the tiled transposing copies cost more than
- * the strided FFTs save, at N = 2048 with FFTW_MEASURE.) */
+/* Shared strategy: rows to columns (to_cols) copies my row segments into every rank's panels;
+ * columns to rows copies them back. My rows of each panel are mine alone, so no two processes ever
+ * write the same bytes, and panels are only transformed between execute's two fences. Blocks of
+ * ROWS rows keep the rows being read in the caches while one panel after another is written.
+ * (Copying transposed into a U, for contiguous column FFTs, was tried: the tiled transposing
+ * copies cost more than the strided FFTs saved.) */
+#define ROWS 32
 static void shared_copy(fupermod_fft2d *p, fftw_complex *A, int to_cols) {
-  long r0 = p->roff[p->rank], N = p->N;
-  for (long i = 0; i < p->d; i++)
+  long r0 = p->roff[p->rank], N = p->N, M = p->M;
+  for (long i0 = 0; i0 < p->d; i0 += ROWS) {
+    long i1 = p->d - i0 < ROWS ? p->d : i0 + ROWS;
     for (int s = 0; s < p->size; s++) {
       long cs = p->coff[s + 1] - p->coff[s];
-      fftw_complex *row = A + (size_t)i * (size_t)N + p->coff[s], *t;
-      if (cs == 0) continue;
-      t = p->peerY[s] + (size_t)(r0 + i) * (size_t)cs;
-      if (to_cols) memcpy(t, row, (size_t)cs * sizeof(fftw_complex));
-      else memcpy(row, t, (size_t)cs * sizeof(fftw_complex));
+      for (long j = 0; j < cs; j += PANEL) {
+        long w = cs - j < PANEL ? cs - j : PANEL;
+        fftw_complex *row = A + (size_t)i0 * (size_t)N + p->coff[s] + j;
+        fftw_complex *t = p->peerY[s] + (size_t)j * (size_t)M + (size_t)(r0 + i0) * (size_t)w;
+        if (w == PANEL) {
+          /* constant size: the compiler inlines the 64-byte copies */
+          for (long i = i0; i < i1; i++, row += N, t += PANEL)
+            if (to_cols) memcpy(t, row, PANEL * sizeof(fftw_complex));
+            else memcpy(row, t, PANEL * sizeof(fftw_complex));
+        } else {
+          for (long i = i0; i < i1; i++, row += N, t += w)
+            if (to_cols) memcpy(t, row, (size_t)w * sizeof(fftw_complex));
+            else memcpy(row, t, (size_t)w * sizeof(fftw_complex));
+        }
+      }
     }
+  }
 }
 
 /* Shared strategy: make every rank's copies visible to every other (MPI-3 separate-memory
- * synchronisation: sync, barrier, sync). */
+ * synchronisation: sync, barrier, sync). (A barrier that naps instead of spinning was tried, so
+ * that sharers of a core leave it to the last copier: the late wake-ups cost more, model/even
+ * 1.25-1.33 against 1.36-1.45 in alternating runs of bench/fft2d.) */
 static int shared_fence(fupermod_fft2d *p) {
   if (MPI_Win_sync(p->win) != MPI_SUCCESS || MPI_Barrier(p->comm) != MPI_SUCCESS || MPI_Win_sync(p->win) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: shared-memory synchronisation failed");
@@ -317,7 +356,7 @@ static int plan_one(MPI_Comm comm, long M, long N, const fupermod_dist *rows, co
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: threads must be >= 1 (got %d)", threads);
   else if (strategy < FUPERMOD_FFT2D_AUTO || strategy > FUPERMOD_FFT2D_SHARED)
     rc = fupermod_error(FUPERMOD_ERR_USAGE,
-                        "fft2d: strategy must be FUPERMOD_FFT2D_AUTO, _TRANSPOSE, _STRIDED or _SHARED (got %d)", strategy);
+                        "fft2d: strategy must be FUPERMOD_FFT2D_AUTO, _TRANSPOSE, _STRIDED, _SHARED or _TIMED (got %d)", strategy);
   else if ((rc = check_dist(rows, size, M, "row")) == FUPERMOD_SUCCESS && cols)
     rc = check_dist(cols, size, N, "column");
   if (rc == FUPERMOD_SUCCESS) {
@@ -389,10 +428,18 @@ int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_d
   double t[FUPERMOD_FFT2D_SHARED + 1];
   int rc, last = FUPERMOD_FFT2D_STRIDED, best = FUPERMOD_FFT2D_TRANSPOSE, yes = 0;
   if (!plan) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
-  if (strategy != FUPERMOD_FFT2D_AUTO || (fftw_flags & FFTW_ESTIMATE))
-    return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
-                    strategy == FUPERMOD_FFT2D_AUTO ? FUPERMOD_FFT2D_TRANSPOSE : strategy, plan);
+  if (strategy != FUPERMOD_FFT2D_AUTO && strategy != FUPERMOD_FFT2D_TIMED)
+    return plan_one(comm, M, N, rows, cols, threads, fftw_flags, strategy, plan);
   if (comm != MPI_COMM_NULL && (rc = agree(comm, one_node(comm, &yes))) != FUPERMOD_SUCCESS) return rc;
+  /* AUTO on one node: shared with any planner. It moves each element once each way, where MPI
+   * moves it two or three times, and its panel FFTs run as fast as contiguous ones even with
+   * ESTIMATE plans. (Timing it against the others, best of three, picked strided for 4 of 10
+   * variants in bench/fft2d on shared cores; those runs had model/even 1.03-1.30, against
+   * 1.23-1.45 where shared was used for both.) Across nodes: transpose for ESTIMATE (strided
+   * column FFTs need measured plans), else timed. */
+  if (strategy == FUPERMOD_FFT2D_AUTO && (yes || (fftw_flags & FFTW_ESTIMATE)))
+    return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
+                    yes ? FUPERMOD_FFT2D_SHARED : FUPERMOD_FFT2D_TRANSPOSE, plan);
   if (yes) last = FUPERMOD_FFT2D_SHARED;
   /* Time each, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
    * The timings are the same on every rank, so every rank picks the same strategy. */
@@ -413,6 +460,7 @@ const char *fupermod_fft2d_strategy_name(int strategy) {
   case FUPERMOD_FFT2D_TRANSPOSE: return "transpose";
   case FUPERMOD_FFT2D_STRIDED: return "strided";
   case FUPERMOD_FFT2D_SHARED: return "shared";
+  case FUPERMOD_FFT2D_TIMED: return "timed";
   default: return "unknown";
   }
 }
@@ -467,7 +515,15 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
-  if (rc == FUPERMOD_SUCCESS && p->c > 0) fftw_execute(fwd ? p->col_fwd : p->col_bwd);
+  if (rc == FUPERMOD_SUCCESS && p->c > 0 && p->win != MPI_WIN_NULL) {
+    for (long j = 0; j < p->c; j += PANEL) {
+      fftw_complex *at = p->Y + (size_t)j * (size_t)p->M;
+      if (p->c - j >= PANEL) fftw_execute_dft(fwd ? p->col_fwd : p->col_bwd, at, at);
+      else fftw_execute_dft(fwd ? p->tail_fwd : p->tail_bwd, at, at);
+    }
+  } else if (rc == FUPERMOD_SUCCESS && p->c > 0) {
+    fftw_execute(fwd ? p->col_fwd : p->col_bwd);
+  }
   t3 = fupermod_time();
   p->cpu[1] = fupermod_cpu_time() - c0;
   if (rc == FUPERMOD_SUCCESS && p->win != MPI_WIN_NULL) {
@@ -509,6 +565,8 @@ void fupermod_fft2d_destroy(fupermod_fft2d *p) {
   if (p->col_bwd) fftw_destroy_plan(p->col_bwd);
   if (p->tr_AS) fftw_destroy_plan(p->tr_AS);
   if (p->tr_SA) fftw_destroy_plan(p->tr_SA);
+  if (p->tail_fwd) fftw_destroy_plan(p->tail_fwd);
+  if (p->tail_bwd) fftw_destroy_plan(p->tail_bwd);
   for (int s = 0; p->types_ready && s < p->size; s++) {
     if (p->typeX[s] != MPI_DATATYPE_NULL) MPI_Type_free(&p->typeX[s]);
     if (p->typeY[s] != MPI_DATATYPE_NULL) MPI_Type_free(&p->typeY[s]);

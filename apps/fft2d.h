@@ -28,16 +28,17 @@ enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACK
 
 /* How the column phase is laid out (apps/fft2d.c). TRANSPOSE: local FFTW transposes around the
  * exchange, contiguous column FFTs; memory 2 d N + c M complex numbers. STRIDED: no local
- * transposes, strided column FFTs; memory d N + c M. SHARED: STRIDED with every column block in
- * one MPI-3 shared-memory window, filled and emptied by direct copies instead of MPI_Alltoallw;
- * only when every process of comm is on one node (else a usage error). AUTO: TRANSPOSE for
- * FFTW_ESTIMATE, else whichever runs fastest (timed at planning, three transforms each; SHARED
- * is a candidate only on one node). */
+ * transposes, strided column FFTs; memory d N + c M. SHARED: every column block in one MPI-3
+ * shared-memory window, as 4-column panels, filled and emptied by direct copies instead of
+ * MPI_Alltoallw; only when every process of comm is on one node (else a usage error). TIMED:
+ * whichever runs fastest, timed at planning (three transforms each; SHARED is a candidate only on
+ * one node). AUTO: SHARED on one node; across nodes TRANSPOSE with FFTW_ESTIMATE, else TIMED. */
 enum fupermod_fft2d_strategy {
   FUPERMOD_FFT2D_AUTO = 0,
   FUPERMOD_FFT2D_TRANSPOSE = 1,
   FUPERMOD_FFT2D_STRIDED = 2,
-  FUPERMOD_FFT2D_SHARED = 3
+  FUPERMOD_FFT2D_SHARED = 3,
+  FUPERMOD_FFT2D_TIMED = 4
 };
 
 typedef struct fupermod_fft2d fupermod_fft2d;
