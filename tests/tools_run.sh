@@ -61,13 +61,15 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
     --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
   ok $? "run with two processes sharing core 1"
   for app in dgemm fft; do
-    bad=$(awk -F, 'NR == 1 { if ($15 != "group" || $16 != "meas_cpu") { print "header"; exit } next }
+    bad=$(awk -F, 'NR == 1 { if ($15 != "group" || $16 != "meas_cpu" || $17 != "meas_busy") { print "header"; exit } next }
                    { want = $4 == 0 ? 0 : 1; if ($15 != want) n++
-                     if ($4 > 0) { k = $3; v = $8 "," $9 "," $10 "," $11 "," $16
-                                   if (k in seen && seen[k] != v) n++; seen[k] = v }
-                     if ($16 < 0 || $16 > $9 * 1.02 + 1e-4) n++ }
+                     if ($4 > 0) { k = $3; v = $8 "," $9 "," $10 "," $11 "," $16 "," $17
+                                   if (k in seen && seen[k] != v) n++; seen[k] = v
+                                   if ($9 != $16) n++ }
+                     else if ($9 != $17) n++
+                     if ($16 < 0 || $16 > $17 * 1.02 + 1e-4) n++ }
                    END { print n+0 }' "$TMPD/shared/report-$app.csv")
-    ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: ranks 1 and 2 are group 1 with the same pred, meas and cpu; cpu <= meas ($bad bad)"
+    ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: ranks 1 and 2 are group 1 with the same pred, meas, cpu and busy; a group's meas is its cpu, a lone process's its busy time; cpu <= busy ($bad bad)"
   done
   ok $(grep -q 'a group of processes time-shares its cores' "$TMPD/sstdout" && echo 0 || echo 1) "the table explains the group"
 else
