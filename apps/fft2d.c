@@ -14,10 +14,11 @@
  *              process that owns the rows (work proportional to its share, as in the models),
  *              where MPI's shared-memory transport copies it two or three times.
  * Strided column FFTs over a whole T are 5-10x slower with FFTW_ESTIMATE plans at N = 2048-4096
- * (power-of-two strides alias in the caches) and only competitive with FFTW_MEASURE; so AUTO takes
- * transpose for ESTIMATE and otherwise times them, as FFTW would. Within a 4-wide panel a row is
- * one 64-byte cache line, and ESTIMATE plans of the panel's column FFTs run as fast as contiguous
- * row FFTs (measured at M = 2048 and 4096), so the shared strategy needs no measuring planner. */
+ * (power-of-two strides alias in the caches) and only competitive with FFTW_MEASURE. Within a
+ * 4-wide panel a row is one 64-byte cache line, and ESTIMATE plans of the panel's column FFTs run
+ * as fast as contiguous row FFTs (bench/fft_panels), so the shared strategy needs no measuring
+ * planner: AUTO takes it on one node; across nodes it takes transpose for ESTIMATE and otherwise
+ * times transpose and strided, as FFTW would. */
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>

@@ -4,5 +4,6 @@ include bench/partitioners.mk
 include bench/paraleph.mk
 include bench/summa.mk
 include bench/fft2d.mk
+include bench/fft_panels.mk
 bench: $(BENCH_BINS)
 .PHONY: bench
