@@ -24,6 +24,7 @@
 #include <mpi.h>
 #include <omp.h>
 #include "partitioners/paraleph.h"
+#include "bench/machine.h"
 
 static int rank, size;
 
@@ -102,23 +103,6 @@ static void loadavg(char *buf, size_t n) {
     if (fgets(buf, (int)n, fp)) buf[strcspn(buf, "\n")] = 0;
     fclose(fp);
   }
-}
-
-static void machine(char *buf, size_t n) {
-  FILE *fp = fopen("/proc/cpuinfo", "r");
-  char line[512];
-  snprintf(buf, n, "unknown CPU");
-  if (!fp) return;
-  while (fgets(line, sizeof line, fp))
-    if (!strncmp(line, "model name", 10)) {
-      char *c = strchr(line, ':');
-      if (c) {
-        c[strcspn(c, "\n")] = 0;
-        snprintf(buf, n, "%s", c + 2);
-      }
-      break;
-    }
-  fclose(fp);
 }
 
 int main(int argc, char **argv) {

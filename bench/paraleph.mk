@@ -3,5 +3,5 @@
 # undeclared variable is an automake error.)
 noinst_PROGRAMS += bench/paraleph
 BENCH_BINS += bench/paraleph
-bench_paraleph_SOURCES = bench/paraleph.c
+bench_paraleph_SOURCES = bench/paraleph.c bench/machine.h
 bench_paraleph_LDADD = libfupermod.la $(LIBS)

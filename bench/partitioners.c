@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include <omp.h>
 #include "partitioners/partitioners.h"
+#include "bench/machine.h"
 
 /* ---- instances ---- */
 
@@ -430,23 +431,6 @@ static int in_list(const char *list, const char *name) {
     s += n;
   }
   return 0;
-}
-
-static void machine(char *buf, size_t n) {
-  FILE *fp = fopen("/proc/cpuinfo", "r");
-  char line[512];
-  snprintf(buf, n, "unknown CPU");
-  if (!fp) return;
-  while (fgets(line, sizeof line, fp))
-    if (!strncmp(line, "model name", 10)) {
-      char *c = strchr(line, ':');
-      if (c) {
-        c[strcspn(c, "\n")] = 0;
-        snprintf(buf, n, "%s", c + 2);
-      }
-      break;
-    }
-  fclose(fp);
 }
 
 static void loadavg(char *buf, size_t n) {

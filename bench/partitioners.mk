@@ -2,5 +2,5 @@
 # (results in docs/performance.md).
 noinst_PROGRAMS += bench/partitioners
 BENCH_BINS += bench/partitioners
-bench_partitioners_SOURCES = bench/partitioners.c
+bench_partitioners_SOURCES = bench/partitioners.c bench/machine.h
 bench_partitioners_LDADD = libfupermod.la $(GSL_LIBS) $(LIBS)
