@@ -46,6 +46,14 @@ int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt);
 int fupermod_points_find(const fupermod_points *set, long d);
 int fupermod_points_copy(fupermod_points *dst, const fupermod_points *src);
 void fupermod_points_free(fupermod_points *set);
+/* Smoothed copy of in (same sizes, docs/models.md): each t (and e, when in has energy) is the
+ * local linear least-squares fit over the 2w+1 measured sizes around it (fewer at the ends: the
+ * window shifts inwards); ci (e_ci) becomes the half-width of the cl prediction interval for a new
+ * run at that size, from the points' relative scatter about the fit pooled over the set. A fit
+ * <= 0 keeps the measured value. *scatter (*escatter, NaN without energy) = that relative scatter
+ * (may be NULL). Needs w >= 1, 0 < cl < 1 and at least 3 points; out is freed by the caller. */
+int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
+                           double *escatter);
 
 #ifdef __cplusplus
 }

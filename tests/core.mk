@@ -1,10 +1,12 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
-CORE_TESTS = tests/test_points tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
+CORE_TESTS = tests/test_points tests/test_smooth tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
   tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_test_points_SOURCES = tests/test_points.c tests/tap.h
 tests_test_points_LDADD = $(TEST_LDADD)
+tests_test_smooth_SOURCES = tests/test_smooth.c tests/tap.h
+tests_test_smooth_LDADD = $(TEST_LDADD)
 tests_test_dist_SOURCES = tests/test_dist.c tests/tap.h
 tests_test_dist_LDADD = $(TEST_LDADD)
 tests_test_student_SOURCES = tests/test_student.c tests/tap.h

@@ -34,12 +34,35 @@ for app in dgemm fft; do
     ok $([ -s "$TMPD/results/speed-$app.png" ] && [ -s "$TMPD/results/distribution-$app.png" ] && [ -s "$TMPD/results/front-$app.png" ] && echo 0 || echo 1) "$app: plots"
   fi
 done
+# smoothed functions (default --smooth 3): a working process's prediction is the smoothed time at
+# its share (plot column 4 is the smoothed speed) times the kernel runs (dgemm n/b = 8, fft 2)
+for app in dgemm fft; do
+  it=$([ $app = dgemm ] && echo 8 || echo 2)
+  bad=$(awk -F, -v it=$it 'FNR == 1 { f++ } f == 1 && /^# rank/ { r = $0; sub(/^# rank /, "", r); sub(/:.*/, "", r); next }
+         f == 1 && NF == 0 { next } f == 1 { split($0, x, " "); sm[r, x[1]] = x[1] / x[4]; raw[r, x[1]] = x[1] / x[2]; next }
+         f == 2 && FNR > 1 && $3 == "paraleph" && $6 > 0 { w = it * sm[$4, $6]; e = $8 - w; if (e < 0) e = -e
+                                                          if (!(w > 0) || e > 1e-6 * w) n++; if (sm[$4, $6] != raw[$4, $6]) moved++ }
+         END { print n + 0, moved + 0 }' FS=' ' "$TMPD/results/plot-$app.dat" FS=, "$TMPD/results/report-$app.csv")
+  ok $([ "${bad% *}" = 0 ] && echo 0 || echo 1) "$app: predictions are the smoothed function at the share x $it kernel runs (bad, moved: $bad)"
+done
+ok $(grep -q 'The points scatter about the fits by' "$TMPD/stdout" && echo 0 || echo 1) "the report gives each process's scatter about its fit"
+ok $(grep -q "lines: smoothed" "$TMPD/results/plot-fft.gp" && echo 0 || echo 1) "the speed plot shows the measured points and the smoothed lines"
 ok $(grep -q 'ESTIMATE' "$TMPD/stdout" && grep -q 'ESTIMATE' "$TMPD/results/models/dgemm/localhost.0.points" && echo 0 || echo 1) "model-meter energies labelled ESTIMATE"
 # unchanged configuration: the models are reused, nothing is measured again
 before=$(md5sum <"$TMPD/results/models/fft/localhost.2.points")
 $MPI -np 3 "$FUPERMOD" run $ARGS --apps fft >"$TMPD/stdout2" 2>"$TMPD/stderr2"
 ok $? "second run"
 ok $([ "$before" = "$(md5sum <"$TMPD/results/models/fft/localhost.2.points")" ] && echo 0 || echo 1) "models reused when nothing changed"
+# --smooth 0: the raw points, with the benchmark's half-widths (x 2 FFT phases)
+$MPI -np 3 "$FUPERMOD" run $ARGS --apps fft --smooth 0 >"$TMPD/stdout0" 2>&1
+ok $? "run with --smooth 0"
+bad=$(awk -F, 'FNR == 1 { f++ } f <= 3 && !/^#/ { split($0, x, " "); t[f - 1, x[1]] = x[2]; c[f - 1, x[1]] = x[4]; next }
+       f == 4 && FNR > 1 && $3 == "paraleph" && $6 > 0 { e = $8 - 2 * t[$4, $6]; g = $10 - 2 * c[$4, $6]
+                                                          if (e * e > 1e-12 * $8 * $8 || g * g > 1e-12 * $10 * $10) n++; k++ }
+       END { print (k ? n + 0 : "none") }' "$TMPD/results/models/fft/localhost.0.points" "$TMPD/results/models/fft/localhost.1.points" \
+      "$TMPD/results/models/fft/localhost.2.points" "$TMPD/results/report-fft.csv")
+ok $([ "$bad" = 0 ] && echo 0 || echo 1) "--smooth 0: predictions and half-widths are the measured points' x 2 ($bad bad)"
+ok $(grep -q 'predicted by the measured points' "$TMPD/stdout0" && echo 0 || echo 1) "--smooth 0: the report says the raw points are used"
 # a changed configuration line invalidates its model
 sed -i 's/meter_power=18$/meter_power=19/' "$TMPD/three.conf"
 $MPI -np 3 "$FUPERMOD" run $ARGS --apps fft >/dev/null 2>&1
@@ -76,6 +99,10 @@ else
   ok 0 "# SKIP the core-sharing group needs 2 CPUs"
 fi
 expect_exit 2 "no configuration" -- "$FUPERMOD" run
+expect_exit 2 "negative --smooth" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --smooth -1
+stderr_has "--smooth '-1'" "bad --smooth named"
+expect_exit 2 "smoothing with 2 points" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --size 256 --points 2
+stderr_has "needs --points >= 3" "smoothing needs 3 points"
 expect_exit 2 "bad --apps" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --apps lu
 expect_exit 2 "n not a multiple of b" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --size 100 --dgemm-b 32
 expect_exit 2 "not a discrete time partitioner" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --algorithm geometric

@@ -48,6 +48,7 @@ typedef struct {
   const char *conf, *out, *algorithm;
   int apps_dgemm, apps_fft, reps, quiet, rebuild;
   long dgemm_n, dgemm_b, fft_n, K;
+  int smooth; /* half-width of the smoothing window in measured sizes; 0: the raw points */
   double tradeoff;
   fupermod_precision prec;
 } options;
@@ -73,6 +74,10 @@ static void help(void) {
          "  --points K         measured sizes per function (default 32; N/b squared and N must be\n"
          "                     multiples of K)\n"
          "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
+         "  --smooth W         partition and predict on smoothed functions: local linear fits over the\n"
+         "                     2W+1 measured sizes around each, with a prediction interval from the\n"
+         "                     points' scatter about them (default 3; 0: the raw points and their\n"
+         "                     benchmark confidence)\n"
          "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
          "  --reps R           application runs per distribution (default 5)\n"
          "  --rebuild          measure again even when the models could be reused\n"
@@ -637,7 +642,7 @@ static int run_agrees(const run_t *r, int i, const app_t *a) {
 }
 
 static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
-                          int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts,
+                          const fupermod_points *measured, const double *scatter, int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts,
                           const int *leader) {
   char path[4200], script[4200];
   fupermod_atomic_file af;
@@ -656,10 +661,18 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
            has_e ? r->pred_energy : NAN, has_e ? r->meas_energy : NAN, even->meas_time / r->meas_time,
            has_e && even->meas_energy > 0 ? 100.0 * (1.0 - r->meas_energy / even->meas_energy) : NAN);
   }
-  printf("   per process on the %s distribution: computation predicted by the model (benchmark mean +- its\n"
-         "   confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same for the\n"
-         "   runs); they agree when the two intervals overlap\n",
-         best->label, a->iters, o->reps);
+  if (o->smooth > 0) {
+    printf("   per process on the %s distribution: computation predicted by the smoothed function (local linear\n"
+           "   fit over %d measured sizes, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
+           "   measured inside the run (mean of %d +- its Student-t half-width); they agree when the intervals\n"
+           "   overlap. The points scatter about the fits by (relative sd, the machine's drift while measuring):",
+           best->label, 2 * o->smooth + 1, a->iters, 100 * o->prec.cl, o->reps);
+    for (int i = 0; i < size; i++) printf(" %.1f %%%s", 100 * scatter[i], i + 1 < size ? "," : "\n");
+  } else
+    printf("   per process on the %s distribution: computation predicted by the measured points (benchmark mean\n"
+           "   +- its confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same\n"
+           "   for the runs); they agree when the two intervals overlap\n",
+           best->label, a->iters, o->reps);
   printf("   %-6s %-14s %5s %7s %6s %11s %9s %11s %9s %7s %10s %10s\n", "rank", "host", "group", "share", "d",
          "pred t(s)", "+-", "meas t(s)", "+-", "agree", "busy t(s)", "cpu t(s)");
   {
@@ -713,9 +726,10 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   snprintf(path, sizeof path, "%s/plot-%s.dat", o->out, a->name);
   if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
   for (int i = 0; i < size; i++) {
-    fprintf(af.fp, "# rank %d: d speed(units/s) energy(J)\n", i);
+    fprintf(af.fp, "# rank %d: d speed(units/s) energy(J), measured; speed of the function partitioned on\n", i);
     for (int k = 0; k < f[i].count; k++)
-      fprintf(af.fp, "%ld %.9g %.9g\n", f[i].pts[k].d, f[i].pts[k].d / f[i].pts[k].t, f[i].pts[k].e);
+      fprintf(af.fp, "%ld %.9g %.9g %.9g\n", f[i].pts[k].d, measured[i].pts[k].d / measured[i].pts[k].t,
+              measured[i].pts[k].e, f[i].pts[k].d / f[i].pts[k].t);
     fprintf(af.fp, "\n\n");
   }
   fupermod_atomic_commit(&af);
@@ -745,11 +759,15 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   snprintf(script, sizeof script, "%s/plot-%s.gp", o->out, a->name);
   if (fupermod_atomic_open(&af, script) != FUPERMOD_SUCCESS) return;
   fprintf(af.fp, "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key outside right\n");
-  fprintf(af.fp, "set output '%s/speed-%s.png'\nset title '%s: measured speed functions'\n", o->out, a->name, a->name);
+  fprintf(af.fp, "set output '%s/speed-%s.png'\nset title '%s: speed functions (points: measured%s)'\n", o->out, a->name,
+          a->name, o->smooth > 0 ? "; lines: smoothed" : "");
   fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel 'speed (units/s)'\nplot ");
-  for (int i = 0; i < size; i++)
-    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with linespoints title 'rank %d (%s)'", i ? ", " : "", o->out,
-            a->name, i, i, hosts[i]);
+  for (int i = 0; i < size; i++) {
+    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with %s lc %d title 'rank %d (%s)'", i ? ", " : "", o->out,
+            a->name, i, o->smooth > 0 ? "points pt 7" : "linespoints", i + 1, i, hosts[i]);
+    if (o->smooth > 0)
+      fprintf(af.fp, ", '%s/plot-%s.dat' index %d using 1:4 with lines lw 2 lc %d notitle", o->out, a->name, i, i + 1);
+  }
   fprintf(af.fp, "\nset output '%s/distribution-%s.png'\nset title '%s: units per process'\n", o->out, a->name, a->name);
   fprintf(af.fp, "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
                  "set xlabel 'rank'\nset ylabel 'units'\nplot ");
@@ -770,9 +788,27 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   }
 }
 
+/* On rank 0: replace every process's points by its smoothed function (fupermod_points_smooth);
+ * raw keeps the measured ones for the plots, scatter[i] the relative scatter about the fit. */
+static int smooth_all(const options *o, fupermod_points *all, int size, fupermod_points **raw, double *scatter) {
+  int rank, rc = FUPERMOD_SUCCESS;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0 && o->smooth > 0) {
+    if (!(*raw = calloc((size_t)size, sizeof **raw))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    for (int i = 0; i < size && rc == FUPERMOD_SUCCESS; i++) {
+      fupermod_points sm;
+      if ((rc = fupermod_points_smooth(&all[i], o->smooth, o->prec.cl, &sm, &scatter[i], NULL)) != FUPERMOD_SUCCESS) break;
+      (*raw)[i] = all[i];
+      all[i] = sm;
+    }
+  }
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
-  fupermod_points mine = {0, NULL, 0}, *all = NULL;
+  fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
+  double *scatter = NULL;
   fupermod_model **tm = NULL;
   fupermod_front front = {0, NULL};
   run_t runs[5];
@@ -787,6 +823,8 @@ static int run_app(const options *o, app_t *a) {
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = build_function(o, &tp, a, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
+  scatter = calloc((size_t)size, sizeof *scatter);
+  if ((rc = smooth_all(o, all, size, &raw, scatter)) != FUPERMOD_SUCCESS) goto done;
   snprintf(host, sizeof host, "%s.%d", tp.conf.procs[tp.index].hostname, tp.conf.procs[tp.index].rank_intra);
   if (rank == 0) hostbuf = malloc((size_t)size * sizeof host);
   MPI_Gather(host, sizeof host, MPI_CHAR, hostbuf, sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
@@ -809,14 +847,17 @@ static int run_app(const options *o, app_t *a) {
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
-    write_reports(o, a, runs, nruns, all, size, &front, chosen, &tp, hosts, leader);
+    write_reports(o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader);
   }
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);
   for (int i = 0; rank == 0 && all && i < size; i++) {
     if (tm) fupermod_model_free(tm[i]);
     fupermod_points_free(&all[i]);
+    if (raw) fupermod_points_free(&raw[i]);
   }
+  free(raw);
+  free(scatter);
   free(tm);
   free(all);
   free(hosts);
@@ -836,8 +877,8 @@ int cmd_run(int argc, char **argv) {
     {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
-    {"rebuild", no_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 3072, 128, 4096, 32, 0.1, FUPERMOD_PRECISION_DEFAULT};
+    {"rebuild", no_argument, NULL, 'b'}, {"smooth", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
   int c, rc = FUPERMOD_SUCCESS, provided, rank, size;
   const fupermod_partitioner *alg;
   double t0;
@@ -857,6 +898,13 @@ int cmd_run(int argc, char **argv) {
       break;
     case 'A': o.algorithm = optarg; break;
     case 'b': o.rebuild = 1; break;
+    case 'S': {
+      long v;
+      if (fupermod_parse_long(optarg, &v) || v < 0 || v > 1000)
+        return tool_usage(SUB, "--smooth '%s' must be an integer from 0 (no smoothing) to 1000", optarg);
+      o.smooth = (int)v;
+      break;
+    }
     case 'q': o.quiet = 1; break;
     case 'h': help(); return 0;
     case 'X': case 'e': case 'i': case 'T':
@@ -883,6 +931,8 @@ int cmd_run(int argc, char **argv) {
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!o.conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (o.smooth > 0 && o.K < 3)
+    return tool_usage(SUB, "--smooth %d needs --points >= 3 (a fit with its own scatter), got %ld; or --smooth 0", o.smooth, o.K);
   if (fupermod_precision_check(&o.prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
   if (!(alg = fupermod_partitioner_find(o.algorithm)) || alg->kind != FUPERMOD_PART_DISCRETE)
     return tool_usage(SUB, "--algorithm '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", o.algorithm);
