@@ -42,6 +42,7 @@ typedef struct {
   double *meas_ci;                 /* per process: the measured compute time's confidence half-width */
   double *meas_cpu;                /* per process: CPU seconds its cores gave the computation (mean) */
   double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
+  double tsum, esum;               /* sums over the timed runs so far (every round) */
 } run_t;
 
 typedef struct {
@@ -377,15 +378,19 @@ static void record_rep(const options *o, run_t *r, int rank, MPI_Comm share, dou
   r->meas_proc_e[rank] += e / o->reps;
 }
 
-/* Every process's means and confidence half-widths everywhere (collective). */
+/* After the last round: the means, and every process's means and confidence half-widths
+ * everywhere (collective). */
 static void gather_reps(const options *o, run_t *r, int rank, int size) {
   double *v[] = {r->meas_ci, r->meas_proc, r->meas_cpu, r->meas_wall, r->meas_proc_e};
+  r->meas_time = r->tsum / o->reps;
+  MPI_Allreduce(&r->esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  r->meas_energy /= o->reps;
   meas_ci(o, r, rank);
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) MPI_Allreduce(MPI_IN_PLACE, v[k], size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
 /* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
-static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
+static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r, int reps) {
   int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
   fupermod_layout *l = NULL;
   double *areas = NULL, *A = NULL, *B = NULL, *C = NULL, tsum = 0, esum = 0;
@@ -410,7 +415,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* one untimed warm-up, then reps timed runs */
-  for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
+  for (int rep = -1; rep < reps && rc == FUPERMOD_SUCCESS; rep++) {
     double t0, t1, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
@@ -436,10 +441,8 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "SUMMA on the %s distribution gave a wrong product (check ratio %g)",
                           r->label, ratio);
   }
-  r->meas_time = tsum / o->reps;
-  MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  r->meas_energy /= o->reps;
-  gather_reps(o, r, rank, size);
+  r->tsum += tsum;
+  r->esum += esum;
 done:
   fupermod_trace_free(&gemms);
   free(areas);
@@ -451,7 +454,7 @@ done:
 }
 
 /* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
-static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r, int reps) {
   int rank, size, rc;
   fupermod_fft2d *plan = NULL;
   double *data, tsum = 0, esum = 0;
@@ -467,7 +470,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     data[2 * i] = sin(0.001 * (double)(i + rank * 7919));
     data[2 * i + 1] = 0.0;
   }
-  for (int rep = -1; rep < o->reps && rc == FUPERMOD_SUCCESS; rep++) {
+  for (int rep = -1; rep < reps && rc == FUPERMOD_SUCCESS; rep++) {
     double t0, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
@@ -492,10 +495,8 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
   }
   fupermod_fft2d_destroy(plan);
   fupermod_trace_free(&phases);
-  r->meas_time = tsum / o->reps;
-  MPI_Allreduce(&esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  r->meas_energy /= o->reps;
-  gather_reps(o, r, rank, size);
+  r->tsum += tsum;
+  r->esum += esum;
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
@@ -840,10 +841,16 @@ static int run_app(const options *o, app_t *a) {
     for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
     for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a, leader);
   }
-  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
-    if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s on the %s distribution\n", a->name, runs[k].label);
-    rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
+  /* Round robin: each round runs every distribution once, so that the machine's drift while they
+   * run falls on all of them alike rather than on whichever ran last. */
+  for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {
+    if (rank == 0 && !o->quiet)
+      fprintf(stderr, "fupermod run: %s round %d of %d (a run on each of %d distributions)\n", a->name, round + 1, o->reps,
+              nruns);
+    for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
+      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k], 1) : run_fft(o, &tp, a, share, &runs[k], 1);
   }
+  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) gather_reps(o, &runs[k], rank, size);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
