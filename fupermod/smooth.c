@@ -10,22 +10,14 @@
 #include "error.h"
 #include "point.h"
 
-/* First index of the window of k points used for size x: the k measured sizes nearest x, the
- * window shifted inwards at the ends so that it always holds k points. */
-static int window_start(const fupermod_points *p, double x, int w, int k) {
-  int n = p->count, i = 0, lo;
-  for (int j = 1; j < n; j++)
-    if (fabs((double)p->pts[j].d - x) < fabs((double)p->pts[i].d - x)) i = j;
-  lo = i - w;
-  if (lo > n - k) lo = n - k;
-  return lo < 0 ? 0 : lo;
-}
-
-/* The linear weights of the local fit at x: value = sum l[j] y[lo+j], leverage = sum l[j]^2. */
-static void local_weights(const fupermod_points *p, double x, int w, int *lo, int *k, double *l) {
-  double xb = 0, sxx = 0;
+/* The linear weights of the local fit at measured size i: the k = min(2w+1, n) sizes around i by
+ * index, the window shifted inwards at the ends so that it always holds k points;
+ * fit = sum l[j] y[lo+j], leverage = sum l[j]^2. */
+static void local_weights(const fupermod_points *p, int i, int w, int *lo, int *k, double *l) {
+  double xb = 0, sxx = 0, x = (double)p->pts[i].d;
   *k = p->count < 2 * w + 1 ? p->count : 2 * w + 1;
-  *lo = window_start(p, x, w, *k);
+  *lo = i - w > p->count - *k ? p->count - *k : i - w;
+  if (*lo < 0) *lo = 0;
   for (int j = 0; j < *k; j++) xb += (double)p->pts[*lo + j].d;
   xb /= *k;
   for (int j = 0; j < *k; j++) sxx += ((double)p->pts[*lo + j].d - xb) * ((double)p->pts[*lo + j].d - xb);
@@ -46,7 +38,7 @@ static int smooth_field(const fupermod_points *in, int w, double cl, int energy,
   for (int i = 0; i < n; i++) {
     int lo, k;
     double v = 0, h = 0;
-    local_weights(in, (double)in->pts[i].d, w, &lo, &k, l);
+    local_weights(in, i, w, &lo, &k, l);
     for (int j = 0; j < k; j++) {
       v += l[j] * field(&in->pts[lo + j], energy);
       h += l[j] * l[j];

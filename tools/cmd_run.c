@@ -390,10 +390,10 @@ static void gather_reps(const options *o, run_t *r, int rank, int size) {
 }
 
 /* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
-static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r, int reps) {
+static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
   int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
   fupermod_layout *l = NULL;
-  double *areas = NULL, *A = NULL, *B = NULL, *C = NULL, tsum = 0, esum = 0;
+  double *areas = NULL, *A = NULL, *B = NULL, *C = NULL;
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -414,8 +414,8 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  /* one untimed warm-up, then reps timed runs */
-  for (int rep = -1; rep < reps && rc == FUPERMOD_SUCCESS; rep++) {
+  /* one untimed warm-up (fresh memory), then this round's timed run */
+  for (int rep = -1; rep < 1 && rc == FUPERMOD_SUCCESS; rep++) {
     double t0, t1, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
@@ -429,8 +429,8 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     if (rep < 0 || rc != FUPERMOD_SUCCESS) continue;
     /* processes sharing cores: the time their cores computed, as their models measured it */
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
-    tsum += tmax;
-    esum += e;
+    r->tsum += tmax;
+    r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
   if (rc == FUPERMOD_SUCCESS) {
@@ -441,8 +441,6 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "SUMMA on the %s distribution gave a wrong product (check ratio %g)",
                           r->label, ratio);
   }
-  r->tsum += tsum;
-  r->esum += esum;
 done:
   fupermod_trace_free(&gemms);
   free(areas);
@@ -454,10 +452,10 @@ done:
 }
 
 /* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
-static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r, int reps) {
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
   int rank, size, rc;
   fupermod_fft2d *plan = NULL;
-  double *data, tsum = 0, esum = 0;
+  double *data;
   long rows;
   fupermod_trace phases = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -470,7 +468,8 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     data[2 * i] = sin(0.001 * (double)(i + rank * 7919));
     data[2 * i + 1] = 0.0;
   }
-  for (int rep = -1; rep < reps && rc == FUPERMOD_SUCCESS; rep++) {
+  /* one untimed warm-up (fresh plan and memory), then this round's timed run */
+  for (int rep = -1; rep < 1 && rc == FUPERMOD_SUCCESS; rep++) {
     double t0, mine, tmax, e, st = 0, comp = 0, cpu = 0;
     MPI_Barrier(MPI_COMM_WORLD);
     window_energy(tp, 1, NULL);
@@ -489,14 +488,12 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
       if (rc == FUPERMOD_SUCCESS) rc = rc2;
     }
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
-    tsum += tmax;
-    esum += e;
+    r->tsum += tmax;
+    r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
   fupermod_fft2d_destroy(plan);
   fupermod_trace_free(&phases);
-  r->tsum += tsum;
-  r->esum += esum;
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
@@ -643,8 +640,8 @@ static int run_agrees(const run_t *r, int i, const app_t *a) {
 }
 
 static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
-                          const fupermod_points *measured, const double *scatter, int size, const fupermod_front *front, int chosen, const tool_proc *tp, const char **hosts,
-                          const int *leader) {
+                          const fupermod_points *measured, const double *scatter, int size, const fupermod_front *front,
+                          int chosen, const tool_proc *tp, const char **hosts, const int *leader) {
   char path[4200], script[4200];
   fupermod_atomic_file af;
   const run_t *even = &runs[nruns - 1], *best = &runs[0];
@@ -795,7 +792,8 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
   int rank, rc = FUPERMOD_SUCCESS;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0 && o->smooth > 0) {
-    if (!(*raw = calloc((size_t)size, sizeof **raw))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    if (!scatter || !(*raw = calloc((size_t)size, sizeof **raw)))
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
     for (int i = 0; i < size && rc == FUPERMOD_SUCCESS; i++) {
       fupermod_points sm;
       if ((rc = fupermod_points_smooth(&all[i], o->smooth, o->prec.cl, &sm, &scatter[i], NULL)) != FUPERMOD_SUCCESS) break;
@@ -848,7 +846,7 @@ static int run_app(const options *o, app_t *a) {
       fprintf(stderr, "fupermod run: %s round %d of %d (a run on each of %d distributions)\n", a->name, round + 1, o->reps,
               nruns);
     for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
-      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k], 1) : run_fft(o, &tp, a, share, &runs[k], 1);
+      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) gather_reps(o, &runs[k], rank, size);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
