@@ -83,6 +83,13 @@ void fupermod_fft2d_phase_times(const fupermod_fft2d *plan, double *rows, double
  * fupermod_share_busy: how long the cores of processes sharing them computed). */
 int fupermod_fft2d_compute_trace(const fupermod_fft2d *plan, fupermod_trace *tr);
 
+/* Append the last execute's busy intervals to tr: the row FFTs with this process's own copies
+ * into the column panels (shared) or its local transpose (transpose), the column FFTs, and its
+ * copies back (or local transpose back); the waits at fences and in MPI_Alltoallw are left out,
+ * so that fupermod_share_busy over a core-sharing group gives how long the core worked for the
+ * group: the application's own measure of a process's speed (bench/fft2d balances on it). */
+int fupermod_fft2d_busy_trace(const fupermod_fft2d *plan, fupermod_trace *tr);
+
 void fupermod_fft2d_destroy(fupermod_fft2d *plan);
 
 /* Floating-point operations credited to one M x N complex 2D FFT, FFTW's convention

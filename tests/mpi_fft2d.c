@@ -256,8 +256,21 @@ static void run_case(const cfg *c) {
            tr.iv[1] <= tr.iv[2] && tr.iv[3] <= t1 && fabs(tr.iv[1] - tr.iv[0] - ph[0]) < 1e-12 &&
            fabs(tr.iv[3] - tr.iv[2] - ph[2]) < 1e-12 && fabs(tr.iv[2] - tr.iv[1] - ph[1]) < 1e-12 &&
            tr.cpu >= 0 && tr.cpu <= fupermod_trace_total(&tr) + 1e-3;
-    fupermod_trace_free(&tr);
     ok(gmax(good ? 0.0 : 1.0) == 0.0, "%s: compute trace = the row and column phases of the last execute", name);
+    /* The busy trace: the row phase with this process's copies (ends within the redistribution
+     * phase, before the column phase), the column phase itself, and the copies back (within the
+     * last phase), in order, inside the execute. */
+    {
+      fupermod_trace b = FUPERMOD_TRACE_INIT;
+      double *c = tr.iv, *v;
+      good = good && fupermod_fft2d_busy_trace(plan, &b) == 0 && b.n == 3;
+      v = b.iv;
+      good = good && v[0] == c[0] && v[1] >= c[1] && v[1] <= c[2] && v[2] == c[2] && v[3] == c[3] && v[4] >= c[3] &&
+             v[4] <= v[5] && v[5] <= t1 && fupermod_trace_total(&b) <= t1 - t0;
+      fupermod_trace_free(&b);
+      ok(gmax(good ? 0.0 : 1.0) == 0.0, "%s: busy trace = rows and copies, columns, copies back, in order", name);
+    }
+    fupermod_trace_free(&tr);
   }
 
   free(y);
@@ -306,6 +319,13 @@ static void errors(void) {
     fupermod_dist_free(other);
   } else {
     skip("needs p > 1: ranks passing different distributions");
+  }
+
+  {
+    fupermod_trace tr = FUPERMOD_TRACE_INIT;
+    ok(fupermod_fft2d_busy_trace(NULL, &tr) == FUPERMOD_ERR_USAGE && tr.n == 0 &&
+           fupermod_fft2d_compute_trace(NULL, &tr) == FUPERMOD_ERR_USAGE,
+       "busy and compute traces of a NULL plan are usage errors that add nothing");
   }
 
   rc = fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, 8, 8, rows, NULL, 1, FFTW_ESTIMATE, 5, &plan);
