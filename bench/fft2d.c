@@ -3,10 +3,12 @@
  * drift hits every variant alike.
  *
  *   mpirun --bind-to none -np P bench/fft2d [--n N] [--m M] [--reps R] [--bind CORES]
- *          [--threads T] [--planner measure|estimate] [--model-reps R]
+ *          [--threads T] [--planner measure|estimate] [--model-reps R] [--balance K]
  *
- * Defaults: N = M = 2048, 7 reps, FFTW_MEASURE for all three variants (planning is not timed;
- * FFTW_ESTIMATE plans of FFTW-MPI are 2-3x slower here and would flatter us).
+ * Defaults: N = M = 2048, 15 reps (the host stalls a vCPU for tens of ms at times: with 7 the
+ * model variant's best was still hit in 3 of 8 runs), FFTW_MEASURE for all three variants
+ * (planning is not timed; FFTW_ESTIMATE plans of FFTW-MPI are 2-3x slower here and would
+ * flatter us).
  *
  * Variants (forward transform, natural-order output, in place):
  *   fftw-mpi    fftw_mpi_plan_dft_2d, FFTW-MPI's own (even) block distribution: the reference
@@ -15,7 +17,8 @@
  *               benchmarks the computation of d rows (row FFTs and column FFTs in place, planned
  *               like the variant; the transposes replaced by copies) together with the others
  *               (fupermod_benchmark, all processes in step) at d = M/2p, M/p, 2M/p; piecewise
- *               models + the geometric partitioner
+ *               models + the geometric partitioner; then K (default 3, 0: none) steps of load
+ *               balancing on the application's own busy times (see balance())
  * --bind CORES (e.g. 0,1,1,1): rank r binds itself to logical core CORES[r] with hwloc
  * (fupermod_bind_apply "core:X"); give mpirun --bind-to none so that Open MPI does not bind.
  * GFLOP/s = 5 M N log2(M N) / t (for N x N: 5 N^2 log2 N^2), t = the best time of the slowest
@@ -48,52 +51,84 @@ static void fill(double *a, long first, long d, long N) {
 }
 
 /* The kernel measured for the models: the computation of one process holding d rows, as in
- * fupermod_fft2d_execute: d row FFTs and c = d N / M column FFTs, in place, planned with the
- * variant's own flags (ESTIMATE plans of the same sizes are up to 5x slower and slow the processes
- * unequally), and one copy of the block each way standing in for the pack and unpack of the two
- * MPI_Alltoallw (Clarke sec. 1.7: communication replaced by local copies). */
+ * fupermod_fft2d_execute with the shared strategy (what AUTO takes on one node): d row FFTs, the
+ * copy of the rows into PANEL-wide column panels (blocks of ROWS rows; each panel's slice of the
+ * d rows is contiguous, as where the app writes into the other processes' panels), c = d N / M
+ * column FFTs within panels of M rows, and the copy back, all planned with the variant's own flags
+ * (ESTIMATE plans of the same sizes are up to 5x slower and slow the processes unequally).
+ * Communication is replaced by local copies (Clarke sec. 1.7); the copies are the app's own access
+ * pattern, not memcpy of whole blocks, which ran 1.5-2x faster than the strided panel copies. */
+#define PANEL 4 /* as in apps/fft2d.c */
+#define ROWS 32
 typedef struct rows_ctx {
   long M, N, d, c;
   unsigned flags;
   int threads;
   fftw_complex *a, *u;
-  fftw_plan row, col;
+  fftw_plan row, col, tail;
 } rows_ctx;
 
 static int rows_create(const char *s, void **ctx) { return FUPERMOD_SUCCESS; }
 static double rows_complexity(long d, void *ctx) { return (double)d; }
 static int rows_init(long d, void *c) {
   rows_ctx *r = c;
-  int n = (int)r->N, m = (int)r->M;
+  int n = (int)r->N, m = (int)r->M, w[2];
+  size_t nu;
   r->d = d;
   r->c = (long)((double)d * (double)r->N / (double)r->M + 0.5);
   if (r->c < 1) r->c = 1;
+  nu = (size_t)r->c * (size_t)r->M;
+  if (nu < (size_t)d * (size_t)r->N) nu = (size_t)d * (size_t)r->N;
   r->a = fftw_alloc_complex((size_t)d * (size_t)r->N);
-  r->u = fftw_alloc_complex((size_t)r->c * (size_t)r->M);
+  r->u = fftw_alloc_complex(nu);
   if (!r->a || !r->u) return fupermod_error(FUPERMOD_ERR_NOMEM, "fft kernel: out of memory");
   fftw_plan_with_nthreads(r->threads);
   r->row = fftw_plan_many_dft(1, &n, (int)d, r->a, NULL, 1, n, r->a, NULL, 1, n, FFTW_FORWARD, r->flags);
-  r->col = fftw_plan_many_dft(1, &m, (int)r->c, r->u, NULL, 1, m, r->u, NULL, 1, m, FFTW_FORWARD, r->flags);
-  if (!r->row || !r->col) return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft kernel: FFTW cannot plan");
+  w[0] = r->c >= PANEL ? PANEL : 0;
+  w[1] = (int)(r->c % PANEL);
+  r->col = w[0] ? fftw_plan_many_dft(1, &m, w[0], r->u, NULL, w[0], 1, r->u, NULL, w[0], 1, FFTW_FORWARD, r->flags) : NULL;
+  r->tail = w[1] ? fftw_plan_many_dft(1, &m, w[1], r->u, NULL, w[1], 1, r->u, NULL, w[1], 1, FFTW_FORWARD, r->flags) : NULL;
+  if (!r->row || (w[0] && !r->col) || (w[1] && !r->tail))
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft kernel: FFTW cannot plan");
   /* after planning: MEASURE overwrites the arrays */
   fill((double *)r->a, 0, d, r->N);
-  memset(r->u, 0, (size_t)r->c * (size_t)r->M * sizeof(fftw_complex));
+  memset(r->u, 0, nu * sizeof(fftw_complex));
   return FUPERMOD_SUCCESS;
+}
+/* rows <-> panels: column group g of the d rows is the contiguous d x PANEL slice at g d PANEL */
+static void rows_copy(rows_ctx *r, int to_panels) {
+  long d = r->d, N = r->N;
+  for (long i0 = 0; i0 < d; i0 += ROWS) {
+    long i1 = d - i0 < ROWS ? d : i0 + ROWS;
+    for (long j = 0; j < N; j += PANEL) {
+      long w = N - j < PANEL ? N - j : PANEL;
+      fftw_complex *row = r->a + (size_t)i0 * (size_t)N + j, *t = r->u + (size_t)j * (size_t)d + (size_t)i0 * (size_t)w;
+      if (w == PANEL) /* constant size, inlined, as in the app */
+        for (long i = i0; i < i1; i++, row += N, t += PANEL)
+          if (to_panels) memcpy(t, row, PANEL * sizeof(fftw_complex));
+          else memcpy(row, t, PANEL * sizeof(fftw_complex));
+      else
+        for (long i = i0; i < i1; i++, row += N, t += w)
+          if (to_panels) memcpy(t, row, (size_t)w * sizeof(fftw_complex));
+          else memcpy(row, t, (size_t)w * sizeof(fftw_complex));
+    }
+  }
 }
 static int rows_exec(void *c) {
   rows_ctx *r = c;
-  size_t ns = (size_t)r->d * (size_t)r->N, nu = (size_t)r->c * (size_t)r->M;
-  nu = nu < ns ? nu : ns;
   fftw_execute(r->row);
-  memcpy(r->u, r->a, nu * sizeof(fftw_complex));
-  fftw_execute(r->col);
-  memcpy(r->a, r->u, nu * sizeof(fftw_complex));
+  rows_copy(r, 1);
+  for (long j = 0; j < r->c; j += PANEL) {
+    fftw_complex *at = r->u + (size_t)j * (size_t)r->M;
+    fftw_execute_dft(r->c - j >= PANEL ? r->col : r->tail, at, at);
+  }
+  rows_copy(r, 0);
   return FUPERMOD_SUCCESS;
 }
 static int rows_fini(void *c) {
   rows_ctx *r = c;
-  fftw_plan *pl[2] = {&r->row, &r->col};
-  for (int i = 0; i < 2; i++)
+  fftw_plan *pl[3] = {&r->row, &r->col, &r->tail};
+  for (int i = 0; i < 3; i++)
     if (*pl[i]) fftw_destroy_plan(*pl[i]), *pl[i] = NULL;
   fftw_free(r->a);
   fftw_free(r->u);
@@ -106,9 +141,14 @@ static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-l
                                              rows_complexity, rows_init, rows_exec, rows_fini, rows_destroy,
                                              NULL, NULL};
 
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 /* Model-based distribution: identical on every rank (computed from the gathered points). */
 static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {
-  rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL};
+  rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL, NULL};
   fupermod_kernel k = {&rows_ops, &ctx, NULL, NULL};
   fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0, 0};
   long sizes[3] = {M / (2 * size), M / size, (2 * M) / size};
@@ -143,6 +183,91 @@ static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, in
   return dist;
 }
 
+/* Balancing on the application itself, steps times: run the 2D FFT on the current distribution
+ * (a warm-up and BAL_REPS timed runs) and take each process's busy time (fupermod_fft2d_busy_trace:
+ * its computation and its own copies, not the waits at the fences; for processes sharing a core
+ * the union of theirs, fupermod_share_busy), the best over the runs, as the timed comparison
+ * does. Each process's speed is then its best over the steps (rows / busy seconds), and the
+ * geometric partitioner re-partitions on constant (cpm) models of these speeds.
+ * Why: the kernel's models put the best distribution within 10-15 % (measured in step, the three
+ * sharers of core 1 slow the lone process 30 % in the benchmark but hardly at all in the
+ * application), and 10 % fewer rows for it cost 10-15 % of the time. Why the best constant
+ * speeds: near the balance the time is linear in d, and the best of one step's runs can still be
+ * 25-40 % slow when the host stalls one vCPU for a while (a stall only adds time); piecewise
+ * partial models through such points (fupermod_dynamic_step) swung the lone process between 865
+ * and 1091 rows in runs minutes apart, and speeds averaged over the steps between 930 and 1077. */
+#define BAL_REPS 7
+static void balance(long M, long N, int threads, unsigned flags, int steps, fupermod_dist *dist, double *secs) {
+  fupermod_trace tr = FUPERMOD_TRACE_INIT;
+  fupermod_model **models = calloc((size_t)size, sizeof *models);
+  double *spr = calloc((size_t)size, sizeof *spr), *got = calloc(2 * (size_t)size, sizeof *got);
+  double t0 = fupermod_time();
+  MPI_Comm share;
+  if (!models || !spr || !got) die("balance: out of memory");
+  for (int i = 0; i < size; i++)
+    if (steps > 0 && dist->parts[i].d == 0) {
+      if (rank == 0) printf("# balance: skipped (process %d has no rows to measure)\n", i);
+      steps = 0;
+    }
+  if (fupermod_share_comm(MPI_COMM_WORLD, &share) != FUPERMOD_SUCCESS) die("share");
+  for (int step = 1; step <= steps; step++) {
+    fupermod_fft2d *plan;
+    long first, d;
+    double *a, best = INFINITY, mine[2], tmin = INFINITY, tmax = 0.0;
+    if (fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, dist, NULL, threads, flags, &plan) != FUPERMOD_SUCCESS)
+      die("balance: plan");
+    a = fupermod_fft2d_local(plan);
+    d = fupermod_fft2d_local_rows(plan, &first);
+    for (int r = -1; r < BAL_REPS; r++) {
+      double busy;
+      fill(a, first, d, N);
+      MPI_Barrier(MPI_COMM_WORLD);
+      if (fupermod_fft2d_execute(plan, FUPERMOD_FFT2D_FORWARD, NULL) != FUPERMOD_SUCCESS) die("balance: execute");
+      fupermod_trace_clear(&tr);
+      if (fupermod_fft2d_busy_trace(plan, &tr) != FUPERMOD_SUCCESS || fupermod_share_busy(share, &tr, &busy) != FUPERMOD_SUCCESS)
+        die("balance: busy time");
+      if (r >= 0 && busy < best) best = busy;
+    }
+    fupermod_fft2d_destroy(plan);
+    mine[0] = (double)d;
+    mine[1] = best;
+    MPI_Allgather(mine, 2, MPI_DOUBLE, got, 2, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int i = 0; i < size; i++) {
+      fupermod_points pts = {0, NULL, 0};
+      fupermod_point pt = FUPERMOD_POINT_INIT;
+      if (!(got[2 * i + 1] > 0.0)) {
+        if (rank == 0) fprintf(stderr, "bench/fft2d: balance: process %d measured no busy time\n", i);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      tmin = fmin(tmin, got[2 * i + 1]);
+      tmax = fmax(tmax, got[2 * i + 1]);
+      if (step == 1 || got[2 * i + 1] / got[2 * i] < spr[i]) spr[i] = got[2 * i + 1] / got[2 * i]; /* s per row */
+      pt.d = (long)got[2 * i];
+      pt.t = got[2 * i] * spr[i]; /* the best speed, at this size */
+      fupermod_model_free(models[i]);
+      models[i] = NULL;
+      if (fupermod_points_insert(&pts, &pt) != FUPERMOD_SUCCESS || fupermod_model_create("cpm", &pts, M, &models[i]) != FUPERMOD_SUCCESS)
+        die("balance: model");
+      fupermod_points_free(&pts);
+    }
+    if (fupermod_partitioner_find("geometric")->continuous(size, models, dist) != FUPERMOD_SUCCESS) die("balance: partition");
+    if (rank == 0) {
+      printf("# balance step %d: imbalance %.1f %%; measured (rows: best busy ms)", step, 100.0 * (tmax - tmin) / tmin);
+      for (int i = 0; i < size; i++) printf(" %.0f: %.2f", got[2 * i], 1e3 * got[2 * i + 1]);
+      printf("; next rows");
+      for (int i = 0; i < size; i++) printf(" %ld", dist->parts[i].d);
+      printf("\n");
+    }
+  }
+  for (int i = 0; i < size; i++) fupermod_model_free(models[i]);
+  free(models);
+  free(spr);
+  free(got);
+  fupermod_trace_free(&tr);
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
+  *secs = fupermod_time() - t0;
+}
+
 typedef struct variant {
   const char *name;
   fupermod_fft2d *plan;  /* ours */
@@ -153,30 +278,26 @@ typedef struct variant {
   double *ph; /* ours: this rank's phase times, 4 per rep */
 } variant;
 
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 int main(int argc, char **argv) {
   static const struct option opts[] = {{"n", required_argument, NULL, 'n'},        {"m", required_argument, NULL, 'm'},
                                        {"reps", required_argument, NULL, 'r'},     {"bind", required_argument, NULL, 'b'},
                                        {"threads", required_argument, NULL, 't'},  {"planner", required_argument, NULL, 'p'},
-                                       {"model-reps", required_argument, NULL, 'R'}, {NULL, 0, NULL, 0}};
+                                       {"model-reps", required_argument, NULL, 'R'}, {"balance", required_argument, NULL, 'B'},
+                                       {NULL, 0, NULL, 0}};
   long N = 2048, M = -1;
-  int reps = 7, threads = 1, model_reps = 3, o;
+  int reps = 15, threads = 1, model_reps = 3, steps = 3, o;
   unsigned flags = FFTW_MEASURE;
   const char *bind = NULL, *planner = "measure";
   char mybind[64] = "none";
   ptrdiff_t ln0, l0s, alloc;
-  double model_secs = 0.0;
+  double model_secs = 0.0, balance_secs = 0.0;
 
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     long v = 0;
-    if (o != 'b' && o != 'p' && (fupermod_parse_long(optarg, &v) || v < 1)) {
+    if (o != 'b' && o != 'p' && (fupermod_parse_long(optarg, &v) || v < (o == 'B' ? 0 : 1))) {
       if (rank == 0) fprintf(stderr, "bench/fft2d: bad option value '%s'\n", optarg ? optarg : "");
       MPI_Finalize();
       return 2;
@@ -187,6 +308,7 @@ int main(int argc, char **argv) {
     case 'r': reps = (int)v; break;
     case 't': threads = (int)v; break;
     case 'R': model_reps = (int)v; break;
+    case 'B': steps = (int)v; break;
     case 'b': bind = optarg; break;
     case 'p':
       planner = optarg;
@@ -245,6 +367,7 @@ int main(int argc, char **argv) {
   /* the kernel's relative speeds are what matters: cheap plans, re-made at every size */
   fupermod_dist *even = fupermod_dist_alloc(M, size),
                 *model = model_dist(M, N, threads, flags, model_reps, &model_secs);
+  balance(M, N, threads, flags, steps, model, &balance_secs);
   variant v[3] = {{.name = "fftw-mpi"}, {.name = "ours-even"}, {.name = "ours-model"}};
 
   /* FFTW-MPI, natural order in and out (the same contract as ours). */
@@ -334,7 +457,8 @@ int main(int argc, char **argv) {
       printf("; %s", v[k].name);
       for (int i = 0; i < size; i++) printf(" %ld", (k == 1 ? even : model)->parts[i].d);
     }
-    printf("\n# model building took %.2f s (not in the times); strategies: ours-even %s, ours-model %s\n", model_secs,
+    printf("\n# model building took %.2f s, balancing %.2f s (not in the times); strategies: ours-even %s, ours-model %s\n",
+           model_secs, balance_secs,
            fupermod_fft2d_strategy_name(fupermod_fft2d_strategy(v[1].plan)),
            fupermod_fft2d_strategy_name(fupermod_fft2d_strategy(v[2].plan)));
     printf("%-11s %10s %10s %9s %14s %14s\n", "variant", "best_s", "median_s", "GFLOP/s", "fftw-mpi/this",
