@@ -5,8 +5,9 @@
  *   mpirun --bind-to none -np P bench/fft2d [--n N] [--m M] [--reps R] [--bind CORES]
  *          [--threads T] [--planner measure|estimate] [--model-reps R] [--balance K]
  *
- * Defaults: N = M = 2048, 15 reps (the host stalls a vCPU for tens of ms at times: with 7 the
- * model variant's best was still hit in 3 of 8 runs), FFTW_MEASURE for all three variants
+ * Defaults: N = M = 2048, 25 reps (the host slows a vCPU for tens of ms to seconds at times, which
+ * hits the model variant, whose lone process does half the work: its best was still hit in 3
+ * of 8 runs with 7 reps and 2 of 12 with 15), FFTW_MEASURE for all three variants
  * (planning is not timed; FFTW_ESTIMATE plans of FFTW-MPI are 2-3x slower here and would
  * flatter us).
  *
@@ -285,7 +286,7 @@ int main(int argc, char **argv) {
                                        {"model-reps", required_argument, NULL, 'R'}, {"balance", required_argument, NULL, 'B'},
                                        {NULL, 0, NULL, 0}};
   long N = 2048, M = -1;
-  int reps = 15, threads = 1, model_reps = 3, steps = 3, o;
+  int reps = 25, threads = 1, model_reps = 3, steps = 3, o;
   unsigned flags = FFTW_MEASURE;
   const char *bind = NULL, *planner = "measure";
   char mybind[64] = "none";
