@@ -51,8 +51,8 @@ struct fupermod_fft2d {
   MPI_Datatype cplx;
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
   double stamp[5]; /* the last execute's phase boundaries: rows, transpose, cols, transpose back */
-  double busy[6];  /* the last execute's busy intervals: rows (+ own copies or local transpose),
-                    * cols, own copies back (or local transpose back); no MPI waits */
+  double copied, back; /* the last execute's end of own copies (or local transpose) before the first
+                        * fence or Alltoallw, start of own copies back after the second */
   double cpu[2];   /* this thread's CPU seconds in the row and column phases (not FFTW's threads) */
 };
 
@@ -512,7 +512,7 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   if (p->tr_AS) fftw_execute_dft(p->tr_AS, A, p->S);
   X = p->tr_AS ? p->S : A;
   if (p->win != MPI_WIN_NULL) shared_copy(p, A, 1);
-  p->busy[1] = fupermod_time();
+  p->copied = fupermod_time();
   if (p->win != MPI_WIN_NULL) {
     rc = shared_fence(p);
   } else if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
@@ -534,13 +534,13 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
     /* No fence after the copy back: the next execute writes only my rows of each T, which no
      * other process reads, and transforms a T only after its first fence. */
     if ((rc = shared_fence(p)) == FUPERMOD_SUCCESS) {
-      p->busy[4] = fupermod_time();
+      p->back = fupermod_time();
       shared_copy(p, A, 0);
     }
   } else if (rc == FUPERMOD_SUCCESS &&
              MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
-  if (p->win == MPI_WIN_NULL) p->busy[4] = fupermod_time();
+  if (p->win == MPI_WIN_NULL) p->back = fupermod_time();
   if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
   t4 = fupermod_time();
   p->stamp[0] = t0;
@@ -548,10 +548,6 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   p->stamp[2] = t2;
   p->stamp[3] = t3;
   p->stamp[4] = t4;
-  p->busy[0] = t0;
-  p->busy[2] = t2;
-  p->busy[3] = t3;
-  p->busy[5] = t4;
   return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
 }
 
@@ -570,10 +566,12 @@ int fupermod_fft2d_compute_trace(const fupermod_fft2d *p, fupermod_trace *tr) {
 }
 
 int fupermod_fft2d_busy_trace(const fupermod_fft2d *p, fupermod_trace *tr) {
-  int rc = FUPERMOD_SUCCESS;
+  int rc;
   if (!p || !tr) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: NULL plan or trace");
-  for (int i = 0; i < 3 && rc == FUPERMOD_SUCCESS; i++) rc = fupermod_trace_add(tr, p->busy[2 * i], p->busy[2 * i + 1]);
-  return rc;
+  if ((rc = fupermod_trace_add(tr, p->stamp[0], p->copied)) != FUPERMOD_SUCCESS ||
+      (rc = fupermod_trace_add(tr, p->stamp[2], p->stamp[3])) != FUPERMOD_SUCCESS)
+    return rc;
+  return fupermod_trace_add(tr, p->back, p->stamp[4]);
 }
 
 void fupermod_fft2d_destroy(fupermod_fft2d *p) {

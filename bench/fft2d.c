@@ -142,11 +142,6 @@ static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-l
                                              rows_complexity, rows_init, rows_exec, rows_fini, rows_destroy,
                                              NULL, NULL};
 
-static int cmpd(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Model-based distribution: identical on every rank (computed from the gathered points). */
 static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {
   rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL, NULL};
@@ -279,6 +274,11 @@ typedef struct variant {
   double *ph; /* ours: this rank's phase times, 4 per rep */
 } variant;
 
+static int cmpd(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int main(int argc, char **argv) {
   static const struct option opts[] = {{"n", required_argument, NULL, 'n'},        {"m", required_argument, NULL, 'm'},
                                        {"reps", required_argument, NULL, 'r'},     {"bind", required_argument, NULL, 'b'},
@@ -365,7 +365,7 @@ int main(int argc, char **argv) {
     printf("# GFLOP/s = 5 M N log2(M N) / t, t = best over reps of the slowest process\n");
   }
 
-  /* the kernel's relative speeds are what matters: cheap plans, re-made at every size */
+  /* models first, then balancing on the application (neither is in the times) */
   fupermod_dist *even = fupermod_dist_alloc(M, size),
                 *model = model_dist(M, N, threads, flags, model_reps, &model_secs);
   balance(M, N, threads, flags, steps, model, &balance_secs);
