@@ -66,14 +66,15 @@ done
 ok $extra "each library exports only functions its installed headers declare"
 sort -u exported -o exported
 comm -13 exported declared >undefined
-ok "$([ -s undefined ]; [ $? -ne 0 ]; echo $?)" "every declared function is exported by one of them ($(wc -l <declared) functions)"
+ok "$([ ! -s undefined ] && [ "$(wc -l <declared)" -gt 150 ]; echo $?)" \
+  "every declared function is exported by one of them ($(wc -l <declared) functions)"
 sed 's/^/# not exported: /' undefined
 
 # docs/kernels.md, "With fupermod installed", verbatim
 awk '/<!-- installed build end -->/ { p = 0 } p && !/^```/ { print } /<!-- installed build begin -->/ { p = 1 }' \
   "$top_srcdir/docs/kernels.md" >guide.sh
 mkdir guide && cp "$top_srcdir/kernels/example/triad.c" "$top_srcdir/kernels/example/check.c" guide/
-(cd guide && bash -e ../guide.sh) >guide.out 2>&1
+[ "$(grep -c '^./check' guide.sh)" -eq 2 ] && (cd guide && bash -e ../guide.sh) >guide.out 2>&1
 ok $? "the installed-build commands of docs/kernels.md run as shown ($(grep -c . guide.sh) lines)"
 sed 's/^/# /' guide.out | tail -20
 ok "$([ "$(grep -c '^verify: pass' guide.out)" -eq 2 ]; echo $?)" \
