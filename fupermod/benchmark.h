@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_precision {
   int reps_min;     /* at least this many runs (>= 1) */
@@ -58,6 +59,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
 /* Monotonic wall clock in seconds. */
 double fupermod_time(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* One measurement: d units took t seconds (mean of reps runs, Student-t half-width ci),
  * e joules of dynamic energy (half-width e_ci). e < 0 means "no energy measured". */
@@ -55,6 +56,7 @@ void fupermod_points_free(fupermod_points *set);
 int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
                            double *escatter);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
