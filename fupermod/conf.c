@@ -7,6 +7,7 @@
 #include <hwloc.h>
 #include "fupermod/conf.h"
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/util.h"
 
 static int valid_bind(const char *b) {
@@ -43,38 +44,23 @@ void fupermod_conf_free(fupermod_conf *conf) {
 }
 
 int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod_conf *out) {
-  size_t pos = 0;
-  int line = 0, rc = FUPERMOD_SUCCESS, cap = 0;
-  char buf[2048];
+  int rc = FUPERMOD_SUCCESS, cap = 0;
+  fupermod_lines rd;
+  char *buf;
   memset(out, 0, sizeof *out);
   if (!name) name = "(configuration)";
   out->source = strdup(name);
+  fupermod_lines_init(&rd, text, len, name);
   if (memchr(text, '\0', len)) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a configuration file", name);
     goto fail;
   }
-  while (pos < len) {
-    size_t end = pos, n;
-    char *tok[6], *hash, *s;
-    int nt = 0;
+  while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
+    const int line = rd.line;
+    char *tok[5];
+    int nt = fupermod_fields(buf, tok, 5);
     long r;
     fupermod_process_conf pc;
-    while (end < len && text[end] != '\n') end++;
-    line++;
-    n = end - pos;
-    if (n >= sizeof buf) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
-      goto fail;
-    }
-    memcpy(buf, text + pos, n);
-    buf[n] = '\0';
-    pos = end + 1;
-    if ((hash = strchr(buf, '#'))) *hash = '\0';
-    for (s = strtok(buf, " \t\r"); s; s = strtok(NULL, " \t\r")) {
-      if (nt == 6) break;
-      tok[nt++] = s;
-    }
-    if (nt == 0) continue;
     if (nt < 4 || nt > 5) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT,
                           "%s:%d: expected 'hostname rank_intra bind device_type [subopts]', got %d fields",
@@ -131,12 +117,15 @@ int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod
       goto fail;
     }
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (out->count == 0) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no process lines (empty configuration)", name);
     goto fail;
   }
+  fupermod_lines_free(&rd);
   return FUPERMOD_SUCCESS;
 fail:
+  fupermod_lines_free(&rd);
   fupermod_conf_free(out);
   return rc;
 }

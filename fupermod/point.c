@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/point.h"
 #include "fupermod/util.h"
 
@@ -19,25 +20,11 @@ static int cmp_lined(const void *a, const void *b) {
   return x->line - y->line;
 }
 
-/* Split a line into at most max whitespace-separated tokens; returns the count, or max+1. */
-static int tokenize(char *s, char **tok, int max) {
-  int n = 0;
-  while (*s) {
-    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\v' || *s == '\f') s++;
-    if (!*s) break;
-    if (n == max) return max + 1;
-    tok[n++] = s;
-    while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f') s++;
-    if (*s) *s++ = '\0';
-  }
-  return n;
-}
-
 static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   char *tok[6];
   long v;
   double x;
-  int n = tokenize(s, tok, 6);
+  int n = fupermod_fields(s, tok, 6);
   fupermod_point p = FUPERMOD_POINT_INIT;
   if (n > 6)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 6: d t reps ci e e_ci)",
@@ -88,31 +75,19 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
 
 int fupermod_points_parse(const char *text, size_t len, const char *name, fupermod_points *out) {
   lined_point *lp = NULL;
-  int count = 0, cap = 0, line = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0;
+  int count = 0, cap = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0;
   int first_e_line = 0, first_noe_line = 0;
-  size_t pos = 0;
-  char buf[1024];
+  fupermod_lines rd;
+  char *buf;
   out->count = 0;
   out->pts = NULL;
   out->has_energy = 0;
   if (!name) name = "(points)";
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
-  while (pos < len) {
-    size_t end = pos, n;
-    char *hash;
-    while (end < len && text[end] != '\n') end++;
-    line++;
-    n = end - pos;
-    if (n >= sizeof buf) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
-      goto fail;
-    }
-    memcpy(buf, text + pos, n);
-    buf[n] = '\0';
-    pos = end + 1;
-    if ((hash = strchr(buf, '#'))) *hash = '\0';
-    if (!buf[strspn(buf, " \t\r\v\f")]) continue; /* the same blanks as tokenize() */
+  fupermod_lines_init(&rd, text, len, name);
+  while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
+    const int line = rd.line;
     if (count == cap) {
       int nc = cap ? cap * 2 : 64;
       lined_point *np = realloc(lp, (size_t)nc * sizeof *lp);
@@ -132,6 +107,7 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
     }
     count++;
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (count == 0) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no data points (empty point file)", name);
     goto fail;
@@ -158,9 +134,11 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
   out->count = count;
   out->has_energy = with_e > 0;
   free(lp);
+  fupermod_lines_free(&rd);
   return FUPERMOD_SUCCESS;
 fail:
   free(lp);
+  fupermod_lines_free(&rd);
   return rc;
 }
 

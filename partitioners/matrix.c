@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fupermod/lines.h"
 #include "partitioners/matrix.h"
 
 #define LAYOUT_P_MAX 10000000
@@ -589,27 +590,20 @@ static int parse_int(const char *s, int *v) {
 }
 
 int fupermod_layout_parse(const char *input, size_t len, const char *name, fupermod_layout **out) {
-  char *text, *line, *next;
-  int rc = FUPERMOD_SUCCESS, lineno = 0, seen_count = 0;
-  char *seen = NULL;
+  int rc = FUPERMOD_SUCCESS, seen_count = 0;
+  char *seen = NULL, *line;
   fupermod_layout *l = NULL;
+  fupermod_lines rd;
   if (!out) return fupermod_error(FUPERMOD_ERR_USAGE, "layout parse: out is NULL");
   *out = NULL;
   if (!input) return fupermod_error(FUPERMOD_ERR_USAGE, "layout parse: text is NULL");
   if (!name) name = "(layout)";
   if (memchr(input, '\0', len)) return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data in a layout file", name);
-  if (!(text = malloc(len + 1))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  memcpy(text, input, len);
-  text[len] = '\0';
-  for (line = text; line; line = next) {
-    char *nl = strchr(line, '\n'), *hash, *tok[7], *sv = NULL;
-    int n = 0, v[6];
-    next = nl ? nl + 1 : NULL;
-    if (nl) *nl = '\0';
-    lineno++;
-    if ((hash = strchr(line, '#'))) *hash = '\0';
-    for (char *t = strtok_r(line, " \t\r", &sv); t && n < 7; t = strtok_r(NULL, " \t\r", &sv)) tok[n++] = t;
-    if (n == 0) continue;
+  fupermod_lines_init(&rd, input, len, name);
+  while ((rc = fupermod_lines_next(&rd, &line)) == FUPERMOD_SUCCESS && line) {
+    const int lineno = rd.line;
+    char *tok[6];
+    int n = fupermod_fields(line, tok, 6), v[6];
     for (int k = 0; k < n && k < 6; k++)
       if (parse_int(tok[k], &v[k])) {
         rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: field %d ('%s') is not an integer", name, lineno, k + 1,
@@ -653,6 +647,7 @@ int fupermod_layout_parse(const char *input, size_t len, const char *name, fuper
     l->rects[v[0]] = (fupermod_rect){v[1], v[2], v[3], v[4]};
     l->column[v[0]] = v[5];
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (!l) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: empty layout file", name);
     goto fail;
@@ -666,12 +661,12 @@ int fupermod_layout_parse(const char *input, size_t len, const char *name, fuper
     goto fail;
   }
   free(seen);
-  free(text);
+  fupermod_lines_free(&rd);
   *out = l;
   return FUPERMOD_SUCCESS;
 fail:
   free(seen);
-  free(text);
+  fupermod_lines_free(&rd);
   fupermod_layout_free(l);
   return rc;
 }
