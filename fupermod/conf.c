@@ -58,7 +58,7 @@ int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod
   while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
     const int line = rd.line;
     char *tok[5];
-    int nt = fupermod_fields(buf, tok, 5);
+    int nt = fupermod_lines_fields(buf, tok, 5);
     long r;
     fupermod_process_conf pc;
     if (nt < 4 || nt > 5) {

@@ -159,7 +159,7 @@ int fupermod_dist_parse(const char *input, size_t len, const char *path, fupermo
   while ((rc = fupermod_lines_next(&rd, &line)) == FUPERMOD_SUCCESS && line) {
     const int lineno = rd.line;
     char *tok[4];
-    int n = fupermod_fields(line, tok, 4);
+    int n = fupermod_lines_fields(line, tok, 4);
     if (!have_header) {
       long sz;
       if (n != 2 || fupermod_parse_long(tok[0], &D) || fupermod_parse_long(tok[1], &sz) || D < 0 ||

@@ -52,7 +52,7 @@ int fupermod_lines_next(fupermod_lines *r, char **line) {
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_fields(char *s, char **field, int max) {
+int fupermod_lines_fields(char *s, char **field, int max) {
   int n = 0;
   while (*s) {
     while (blank(*s)) s++;

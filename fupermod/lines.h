@@ -27,6 +27,6 @@ void fupermod_lines_free(fupermod_lines *r);
 
 /* Split s in place into blank-separated fields (blanks: space, \t, \r, \v, \f). Returns the
  * number of fields, or max + 1 when there are more than max (field[] then holds the first max). */
-int fupermod_fields(char *s, char **field, int max);
+int fupermod_lines_fields(char *s, char **field, int max);
 
 #endif

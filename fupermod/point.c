@@ -24,7 +24,7 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   char *tok[6];
   long v;
   double x;
-  int n = fupermod_fields(s, tok, 6);
+  int n = fupermod_lines_fields(s, tok, 6);
   fupermod_point p = FUPERMOD_POINT_INIT;
   if (n > 6)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 6: d t reps ci e e_ci)",

@@ -603,7 +603,7 @@ int fupermod_layout_parse(const char *input, size_t len, const char *name, fuper
   while ((rc = fupermod_lines_next(&rd, &line)) == FUPERMOD_SUCCESS && line) {
     const int lineno = rd.line;
     char *tok[6];
-    int n = fupermod_fields(line, tok, 6), v[6];
+    int n = fupermod_lines_fields(line, tok, 6), v[6];
     for (int k = 0; k < n && k < 6; k++)
       if (parse_int(tok[k], &v[k])) {
         rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: field %d ('%s') is not an integer", name, lineno, k + 1,

@@ -16,7 +16,7 @@ static int read_all(const char *text, size_t len, char *out, size_t size) {
   out[0] = '\0';
   fupermod_lines_init(&rd, text, len, "t");
   while ((rc = fupermod_lines_next(&rd, &line)) == FUPERMOD_SUCCESS && line) {
-    int n = fupermod_fields(line, f, 8);
+    int n = fupermod_lines_fields(line, f, 8);
     k += (size_t)snprintf(out + k, size - k, "%d:", rd.line);
     for (int i = 0; i < n && i < 8; i++) k += (size_t)snprintf(out + k, size - k, "%s%s", i ? "|" : "", f[i]);
     k += (size_t)snprintf(out + k, size - k, ";");
@@ -76,7 +76,7 @@ int main(void) {
   fupermod_lines_free(&rd);
   {
     char s[] = " a  b\tc d ";
-    ok(fupermod_fields(s, f, 3) == 4 && strcmp(f[0], "a") == 0 && strcmp(f[2], "c") == 0,
+    ok(fupermod_lines_fields(s, f, 3) == 4 && strcmp(f[0], "a") == 0 && strcmp(f[2], "c") == 0,
        "fields: more than max gives max + 1");
   }
 
