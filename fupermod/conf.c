@@ -1,6 +1,6 @@
+/* Process configurations (docs/formats.md): parse, save, look up, sub-options, binding. The
+ * collective parts are in conf_mpi.c, the CUDA device count in conf_cuda.c. */
 #include <ctype.h>
-#include <limits.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -173,45 +173,6 @@ int fupermod_conf_find(const fupermod_conf *conf, const char *hostname, int rank
   return -1;
 }
 
-int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, MPI_Comm *comm_intra) {
-  char host[MPI_MAX_PROCESSOR_NAME] = "";
-  int len, rank, size, rank_intra, idx, *all = NULL;
-  MPI_Comm intra;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  MPI_Get_processor_name(host, &len);
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &intra) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "cannot split the intra-node communicator");
-  MPI_Comm_rank(intra, &rank_intra);
-  idx = fupermod_conf_find(conf, host, rank_intra);
-  all = malloc((size_t)size * sizeof *all);
-  if (!all) {
-    MPI_Comm_free(&intra);
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  }
-  MPI_Allgather(&idx, 1, MPI_INT, all, 1, MPI_INT, comm);
-  for (int r = 0; r < size; r++)
-    if (all[r] < 0) {
-      char bad[MPI_MAX_PROCESSOR_NAME];
-      int bad_intra = rank_intra;
-      memcpy(bad, host, sizeof bad);
-      MPI_Bcast(bad, sizeof bad, MPI_CHAR, r, comm);
-      MPI_Bcast(&bad_intra, 1, MPI_INT, r, comm);
-      free(all);
-      MPI_Comm_free(&intra);
-      return fupermod_error(FUPERMOD_ERR_INPUT,
-                            "%s: no line for MPI rank %d (host %s, intra-node rank %d): the job has %d "
-                            "processes, the configuration %d lines",
-                            conf->source ? conf->source : "configuration", r, bad, bad_intra, size,
-                            conf->count);
-    }
-  free(all);
-  *index = idx;
-  if (comm_intra) *comm_intra = intra;
-  else MPI_Comm_free(&intra);
-  return FUPERMOD_SUCCESS;
-}
-
 int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t size) {
   size_t kn = strlen(key);
   const char *s = subopts;
@@ -287,43 +248,4 @@ int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size) {
     snprintf(buf, size, "core:%d", rank_intra * cores / n); /* processes share cores */
   }
   return FUPERMOD_SUCCESS;
-}
-
-int fupermod_cuda_device_count(void) {
-  /* dlopen so that one binary serves CPU-only and GPU hosts; any failure means 0 devices */
-  static const char *const names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                                      "libcudart.so.11.0"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    int (*count)(int *);
-    int n = 0;
-    if (!h) continue;
-    count = (int (*)(int *))dlsym(h, "cudaGetDeviceCount");
-    if (!count || count(&n) != 0) n = 0;
-    dlclose(h);
-    return n > 0 ? n : 0;
-  }
-  return 0;
-}
-
-int fupermod_agree(int rc, MPI_Comm comm) {
-  int rank, me, who;
-  struct {
-    int code;
-    char msg[1000];
-  } m;
-  MPI_Comm_rank(comm, &rank);
-  me = rc != FUPERMOD_SUCCESS ? rank : INT_MAX;
-  if (MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
-  if (who == INT_MAX) return FUPERMOD_SUCCESS;
-  memset(&m, 0, sizeof m);
-  if (rank == who) {
-    m.code = rc;
-    snprintf(m.msg, sizeof m.msg, "%s", fupermod_error_message());
-  }
-  if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, who, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Bcast failed while agreeing on a status");
-  if (rank == who) return rc;
-  return fupermod_error(m.code, "rank %d: %s", who, m.msg);
 }
