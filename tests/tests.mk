@@ -16,3 +16,4 @@ include tests/popta_trace.mk
 include tests/campaign.mk
 include tests/hier.mk
 include tests/api.mk
+include tests/cluster.mk
