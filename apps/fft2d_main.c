@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "apps/fft2d.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank = 0, size = 1, reported = 0;
 
@@ -175,7 +176,14 @@ out:
 
 int main(int argc, char **argv) {
   int rc;
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-fft2d", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "fupermod-fft2d: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   rc = run(argc, argv);

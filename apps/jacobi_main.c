@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apps/jacobi.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank = 0, size = 1, reported = 0;
 
@@ -167,7 +168,14 @@ static int run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   int rc;
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-jacobi", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "fupermod-jacobi: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   rc = run(argc, argv);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "apps/summa.h"
 #include "apps/summa_hybrid.h"
+#include "fupermod/mpi_thread.h"
 
 static void usage(FILE *fp) {
   fprintf(fp, "usage: fupermod-summa-hybrid --conf CONF -n N -b B [--eps1 E] [--eps2 E] [--max-inpa K]\n"
@@ -35,7 +36,14 @@ int main(int argc, char **argv) {
   fupermod_hybrid_layout *hl = NULL;
   double *A = NULL, *B = NULL, *C = NULL;
 
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-summa-hybrid", &provided);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "fupermod-summa-hybrid: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   memset(&res, 0, sizeof res);

@@ -9,6 +9,7 @@
 
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
+#include "fupermod/mpi_thread.h"
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod-summa [options] [POINTS...]\n\n"
@@ -121,7 +122,14 @@ int main(int argc, char **argv) {
   fupermod_layout *l = NULL;
   double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL;
   int row0, rows, col0, cols;
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-summa", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "fupermod-summa: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   opterr = 0;

@@ -34,6 +34,7 @@
 #include <string.h>
 #include "apps/fft2d.h"
 #include "partitioners/partitioners.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -293,7 +294,14 @@ int main(int argc, char **argv) {
   ptrdiff_t ln0, l0s, alloc;
   double model_secs = 0.0, balance_secs = 0.0;
 
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/fft2d", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "bench/fft2d: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {

@@ -25,6 +25,7 @@
 #include <omp.h>
 #include "partitioners/paraleph.h"
 #include "bench/machine.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -111,7 +112,14 @@ int main(int argc, char **argv) {
   int glist[16] = {8, 16, 32, 64, 128}, ng = 5;
   const char *objs = "both", *apps = "both", *seq = "popta";
   double seq_limit = 20.0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/paraleph", &provided);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "bench/paraleph: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int i = 1; i < argc; i++) {

@@ -30,6 +30,7 @@
 
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
+#include "fupermod/mpi_thread.h"
 
 /* ScaLAPACK ships no C header */
 extern void Cblacs_get(int ctxt, int what, int *val);
@@ -215,7 +216,14 @@ int main(int argc, char **argv) {
   summa_data even = {0}, model = {0};
   pd_data pd;
   method m[3];
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/summa", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "bench/summa: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   while ((c = getopt_long(argc, argv, "n:b:r:p:h", opts, NULL)) != -1) {

@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <omp.h>
 #include "partitioners/paraleph_impl.h"
+#include "fupermod/mpi_thread.h"
 
 #define PL_TAG 7321
 #define PL_BAND 64    /* default band of anti-diagonals (measured: docs/algorithms.md, PARALEPH) */
@@ -67,6 +68,16 @@ int fupermod_paraleph_ctx_open(MPI_Comm comm, int root, pl_ctx *ctx) {
   if (root < 0 || root >= ctx->size)
     return fupermod_error(FUPERMOD_ERR_USAGE, "paraleph: root %d not in a communicator of %d ranks", root,
                           ctx->size);
+  if (ctx->size > 1) {
+    /* OpenMP threads run while one thread calls MPI; the level must allow that on every rank */
+    int ok = fupermod_mpi_check_thread(MPI_THREAD_FUNNELED, "paraleph") == FUPERMOD_SUCCESS, all = 0;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", ok ? "" : fupermod_error_message());
+    if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+      return fupermod_error(FUPERMOD_ERR_MPI, "paraleph: MPI_Allreduce failed");
+    if (!all)
+      return fupermod_error(FUPERMOD_ERR_MPI, "%s", ok ? "paraleph: another rank's MPI thread level is too low" : msg);
+  }
   /* own communicator: our messages cannot match the application's */
   if (ctx->size > 1 && MPI_Comm_dup(comm, &ctx->comm) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "paraleph: MPI_Comm_dup failed");

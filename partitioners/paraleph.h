@@ -9,8 +9,10 @@
  * blocks over the ranks of comm, the cells of a diagonal over OpenMP threads; neighbour ranks
  * exchange one double per diagonal. Every (ranks, threads) run gives a table bitwise equal to
  * fupermod_paraleph_sequential. Inputs are read on root only; results are on every rank.
- * Errors are agreed: every rank returns the same status. If threads > 1 and comm has more than
- * one rank, initialise MPI with at least MPI_THREAD_FUNNELED (MPI is called by one thread). */
+ * Errors are agreed: every rank returns the same status. When comm has more than one rank, MPI
+ * must allow MPI_THREAD_FUNNELED (MPI_THREAD_SERIALIZED when called from a thread other than the
+ * main one): OpenMP threads compute while the calling thread uses MPI. A lower level gives
+ * FUPERMOD_ERR_MPI on every rank. */
 #ifndef FUPERMOD_PARALEPH_H
 #define FUPERMOD_PARALEPH_H
 #include <stddef.h>

@@ -11,6 +11,7 @@
 #include "fupermod/fupermod.h"
 #include "partitioners/partitioners.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 static double speed(int dev, double x) {
   if (dev == 1) return 50.0;
@@ -36,7 +37,11 @@ int main(int argc, char **argv) {
   double imb[8], worst_after = 0.0;
   fupermod_dynamic dyn;
   const fupermod_partitioner *gpa;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_balance", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

@@ -11,6 +11,7 @@
 #include <mpi.h>
 #include "fupermod/fupermod.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 /* wake-up latency of a sleeping emulated device on an oversubscribed host (4 processes on
  * 2 cores), allowed on top of the interval: the interval measures dispersion, not this bias */
@@ -41,7 +42,11 @@ int main(int argc, char **argv) {
   char path[256], sub[512];
   fupermod_kernel *k = NULL;
   MPI_Comm intra;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_benchmark", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

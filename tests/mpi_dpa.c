@@ -14,6 +14,7 @@
 #include "fupermod/fupermod.h"
 #include "partitioners/partitioners.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 /* T7 true speed (units/s) of device dev at x units: piecewise linear, flat outside. */
 static double speed(int dev, double x) {
@@ -51,7 +52,11 @@ int main(int argc, char **argv) {
   const fupermod_partitioner *gpa;
   fupermod_dynamic dyn;
   char path[256], sub[512];
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_dpa", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "apps/fft2d.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -351,7 +352,11 @@ static void errors(void) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_fft2d", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

@@ -7,6 +7,7 @@
 #include "tests/tap.h"
 #include "tests/oracle_time.h"
 #include "partitioners/hier.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -260,7 +261,11 @@ static void hipopta_paraleph(void) {
 int main(int argc, char **argv) {
   int provided, status;
   fupermod_hier_comm hc;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_hier", &provided) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

@@ -15,6 +15,7 @@
 #include "fupermod/fupermod.h"
 #include "fupermod/meter.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 static char dir[256];
 
@@ -87,7 +88,11 @@ int main(int argc, char **argv) {
   fupermod_precision prec = {3, 6, 0.95, 0.5, 20.0, 0.0, 0};
   char sub[1024];
   double es[2];
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_meters", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

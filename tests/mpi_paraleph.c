@@ -18,6 +18,7 @@
 #include <omp.h>
 #include "partitioners/paraleph.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -432,7 +433,11 @@ int main(int argc, char **argv) {
     setenv("OMP_WAIT_POLICY", "passive", 1);
     execv("/proc/self/exe", argv);
   }
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_paraleph", &provided) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

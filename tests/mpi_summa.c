@@ -11,6 +11,7 @@
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -271,7 +272,11 @@ static void test_bad_input(void) {
 
 int main(int argc, char **argv) {
   int status;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_summa", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

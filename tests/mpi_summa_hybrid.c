@@ -6,6 +6,7 @@
 #include "tests/tap.h"
 #include "apps/summa.h"
 #include "apps/summa_hybrid.h"
+#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -62,7 +63,11 @@ int main(int argc, char **argv) {
   fupermod_conf conf;
   fupermod_hier_comm hc;
   fupermod_hybrid_device cpu = {-1, 0.0}, mine;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_summa_hybrid", &provided) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

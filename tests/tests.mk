@@ -17,3 +17,4 @@ include tests/campaign.mk
 include tests/hier.mk
 include tests/api.mk
 include tests/cluster.mk
+include tests/threads.mk

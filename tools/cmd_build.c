@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <mpi.h>
 #include "tools/build_common.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "build";
 
@@ -252,7 +253,10 @@ int cmd_build(int argc, char **argv) {
     free(sizes);
     return tool_fail(SUB, FUPERMOD_ERR_USAGE);
   }
-  MPI_Init(&argc, &argv);
+  if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) {
+    free(sizes);
+    return rc;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, confpath, kname, quiet, &en)) != FUPERMOD_SUCCESS) goto done;

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <mpi.h>
 #include "tools/tools.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "config";
 
@@ -40,7 +41,7 @@ int cmd_config(int argc, char **argv) {
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (strchr(subopts, ' ') || strchr(subopts, '\t') || (subopts[0] && !strchr(subopts, '=')))
     return tool_usage(SUB, "-s '%s' must be key=value[,key=value...] without spaces", subopts);
-  MPI_Init(&argc, &argv);
+  if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   memset(&me, 0, sizeof me);

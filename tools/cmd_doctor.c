@@ -12,6 +12,8 @@
 #include <mpi.h>
 #include "config.h"
 #include "tools/tools.h"
+#include "fupermod/mpi_thread.h"
+#include "tools/mpi_init.h"
 
 extern char *openblas_get_config(void);
 extern int openblas_get_num_threads(void);
@@ -41,12 +43,14 @@ static int in_path(const char *prog) {
 
 static void check_mpi(int *argc, char ***argv) {
   char msg[512], ver[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len, provided;
-  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  int len, provided = MPI_THREAD_SINGLE, rc;
+  rc = fupermod_mpi_init_thread(argc, argv, TOOL_MPI_LEVEL, "fupermod", &provided);
   MPI_Get_library_version(ver, &len);
   ver[strcspn(ver, ",\n")] = '\0';
-  snprintf(msg, sizeof msg, "MPI initialises (%s, thread level %d)", ver, provided);
+  snprintf(msg, sizeof msg, "MPI initialises (%s, thread level %s)", ver, fupermod_mpi_thread_name(provided));
   report(0, msg, NULL);
+  report(rc == FUPERMOD_SUCCESS ? 0 : 2, "MPI gives the thread level fupermod needs (MPI_THREAD_FUNNELED)",
+         "an MPI built with thread support (Open MPI from Debian has it)");
   report(in_path("mpirun") || in_path("mpiexec") ? 0 : 2, "mpirun on PATH", "apt-get install openmpi-bin");
   if (getuid() == 0 && !(getenv("OMPI_ALLOW_RUN_AS_ROOT") && getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))
     report(1, "running as root without OMPI_ALLOW_RUN_AS_ROOT: mpirun will refuse to start",

@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include "partitioners/partitioners.h"
 #include "tools/build_common.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "dypart";
 
@@ -95,7 +96,7 @@ int cmd_dypart(int argc, char **argv) {
                            "numerical or cpm", algname);
   if (!model_type) model_type = alg->model_type ? alg->model_type : "piecewise";
   if (fupermod_precision_check(&prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
-  MPI_Init(&argc, &argv);
+  if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, confpath, kname, quiet, &pr)) != FUPERMOD_SUCCESS) goto done;

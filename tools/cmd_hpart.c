@@ -5,6 +5,7 @@
 #include <string.h>
 #include "partitioners/hier.h"
 #include "tools/tools.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "hpartition";
 
@@ -81,9 +82,7 @@ int cmd_hpartition(int argc, char **argv) {
   if (outer_name && (rc = fupermod_hier_algo_named(outer_name, &outer)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
   /* paraleph needs MPI; as the outer algorithm it uses every process of the job */
   if ((inner_name && strcmp(inner_name, "paraleph") == 0) || (outer_name && strcmp(outer_name, "paraleph") == 0)) {
-    int provided, init;
-    MPI_Initialized(&init);
-    if (!init) MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if ((rc = tool_mpi_init(SUB, NULL, NULL, TOOL_MPI_LEVEL)) != 0) return rc;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     mpi = 1;
     if (outer_name && strcmp(outer_name, "paraleph") == 0) fupermod_hier_algo_paraleph(&pctx, MPI_COMM_WORLD, 0, &outer);

@@ -6,6 +6,7 @@
 #include "partitioners/partitioners.h"
 #include "partitioners/paraleph.h"
 #include "tools/tools.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "partition";
 
@@ -130,13 +131,12 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
 /* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
 static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
                         long D, long P, int objective, double static_power, int threads, int json, const char *out) {
-  int rank, rc = FUPERMOD_SUCCESS, provided, status = 0, initialized, has_energy = 1, n = 0, p = 0;
+  int rank, rc = FUPERMOD_SUCCESS, status = 0, has_energy = 1, n = 0, p = 0;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;
   fupermod_dist *dist = NULL;
   fupermod_front front = {0, NULL};
-  MPI_Initialized(&initialized);
-  if (!initialized) MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+  if ((status = tool_mpi_init(SUB, NULL, NULL, TOOL_MPI_LEVEL)) != 0) return status;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
     rc = tool_load_points(nf, files, conf, data, &pts, &n);

@@ -16,6 +16,7 @@
 #include "partitioners/paraleph.h"
 #include "partitioners/partitioners.h"
 #include "tools/build_common.h"
+#include "tools/mpi_init.h"
 
 static const char *SUB = "run";
 
@@ -884,7 +885,7 @@ int cmd_run(int argc, char **argv) {
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
     {"rebuild", no_argument, NULL, 'b'}, {"smooth", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
-  int c, rc = FUPERMOD_SUCCESS, provided, rank, size;
+  int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
   double t0;
   o.prec.reps_min = 3;
@@ -951,7 +952,7 @@ int cmd_run(int argc, char **argv) {
       return tool_usage(SUB, "fft: n=%ld must be a multiple of --points %ld", o.fft_n, o.K);
     (void)d;
   }
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   t0 = fupermod_time();

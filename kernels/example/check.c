@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <mpi.h>
 #include <fupermod/fupermod.h>
+#include "fupermod/mpi_thread.h"
 
 int main(int argc, char **argv) {
   fupermod_precision prec = FUPERMOD_PRECISION_DEFAULT;
@@ -16,7 +17,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: %s KERNEL SUBOPTS D...\n", argv[0]);
     return 2;
   }
-  MPI_Init(&argc, &argv);
+  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "check", NULL);
+    if (trc != FUPERMOD_SUCCESS) {
+      fprintf(stderr, "check: %s\n", fupermod_error_message());
+      MPI_Finalize();
+      return fupermod_exit_status(trc);
+    }
+  }
   prec.time_max = 5.0; /* seconds per size at most */
   if ((rc = fupermod_kernel_load(argv[1], argv[2], &k)) != FUPERMOD_SUCCESS) {
     fprintf(stderr, "check: %s\n", fupermod_error_message());

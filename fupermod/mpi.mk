@@ -1,0 +1,3 @@
+# MPI thread levels (fupermod/mpi_thread.h).
+libfupermod_la_SOURCES += fupermod/mpi_thread.c
+fupermodinclude_HEADERS += fupermod/mpi_thread.h
