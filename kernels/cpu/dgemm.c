@@ -6,7 +6,8 @@
  * and block row of B_i in place, as the owner of a pivot does in SUMMA; the receives of the
  * panels are communication, which the application does not count as computation either.
  * complexity = 2 rows cols b.
- * Sub-options: b=BLOCK (default 64), threads=N (openblas_set_num_threads; default: unchanged). */
+ * Sub-options: b=BLOCK (default 64), threads=N (openblas_set_num_threads from initialize to
+ * finalize, which restores the program's count; default: unchanged). */
 #define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
 #include "kernels/cpu/blas.h"
@@ -17,6 +18,7 @@
 typedef struct {
   kern_dgemm_fn gemm; /* OpenBLAS's, whatever the global scope holds (blas.h) */
   long b, threads;
+  int saved_threads; /* OpenBLAS's thread count before initialize; 0: nothing to restore */
   long d, m, iter;
   size_t rows, cols; /* m*b, about d b^2 / rows */
   double *A, *B, *C;
@@ -44,6 +46,9 @@ static double complexity(long d, void *ctx) {
 
 static int finalize(void *ctx) {
   dgemm_ctx *k = ctx;
+  /* the thread count is process-wide: give the program back its own */
+  if (k->saved_threads > 0) openblas_set_num_threads(k->saved_threads);
+  k->saved_threads = 0;
   free(k->A), free(k->B), free(k->C);
   k->A = k->B = k->C = NULL;
   k->d = 0;
@@ -80,7 +85,10 @@ static int initialize(long d, void *ctx) {
   kern_fill(k->C, rc_elems, 3);
   k->d = d;
   k->iter = 0;
-  if (k->threads > 0) openblas_set_num_threads((int)k->threads);
+  if (k->threads > 0) {
+    k->saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads((int)k->threads);
+  }
   return FUPERMOD_SUCCESS;
 }
 
@@ -103,7 +111,7 @@ static void destroy(void *ctx) {
 
 /* Run the kernel for (b, d) and compare C with C_0 + sum of the pivot products by a triple loop. */
 static int check_one(long b, long d, long threads) {
-  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};
   const int runs = 3;
   double *ref, err;
   size_t n;

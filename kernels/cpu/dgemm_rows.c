@@ -1,7 +1,8 @@
 /* dgemm-rows: C_i = A_i B + C_i for a block of d rows of an N x N product (the row formulation of
  * the Khaleghzadeh thesis, chapters 4-5): A_i and C_i are d x N, B is the whole N x N matrix.
  * One unit is one row; complexity = 2 d N^2.
- * Sub-options: n=N (matrix order, default 2048), threads=N (openblas_set_num_threads). */
+ * Sub-options: n=N (matrix order, default 2048), threads=N (openblas_set_num_threads from
+ * initialize to finalize, which restores the program's count). */
 #define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
 #include "kernels/cpu/blas.h"
@@ -12,6 +13,7 @@
 typedef struct {
   kern_dgemm_fn gemm; /* OpenBLAS's, whatever the global scope holds (blas.h) */
   long n, threads;
+  int saved_threads; /* OpenBLAS's thread count before initialize; 0: nothing to restore */
   long d;
   double *A, *B, *C;
 } rows_ctx;
@@ -37,6 +39,9 @@ static double complexity(long d, void *ctx) {
 
 static int finalize(void *ctx) {
   rows_ctx *k = ctx;
+  /* the thread count is process-wide: give the program back its own */
+  if (k->saved_threads > 0) openblas_set_num_threads(k->saved_threads);
+  k->saved_threads = 0;
   free(k->A), free(k->B), free(k->C);
   k->A = k->B = k->C = NULL;
   k->d = 0;
@@ -66,7 +71,10 @@ static int initialize(long d, void *ctx) {
   kern_fill(k->B, n * n, 12);
   kern_fill(k->C, (size_t)d * n, 13);
   k->d = d;
-  if (k->threads > 0) openblas_set_num_threads((int)k->threads);
+  if (k->threads > 0) {
+    k->saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads((int)k->threads);
+  }
   return FUPERMOD_SUCCESS;
 }
 
@@ -86,7 +94,7 @@ static void destroy(void *ctx) {
 
 /* Two runs against C_0 + A B + A B by a triple loop. */
 static int check_one(long n, long d, long threads) {
-  rows_ctx k = {kern_openblas_dgemm(), n, threads, 0, NULL, NULL, NULL};
+  rows_ctx k = {kern_openblas_dgemm(), n, threads, 0, 0, NULL, NULL, NULL};
   double *ref, err;
   size_t len = (size_t)(d * n);
   int rc = initialize(d, &k);

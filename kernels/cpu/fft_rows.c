@@ -4,7 +4,8 @@
  * one moves twice the memory and measured 1.3-1.7x slower here); each run transforms the last
  * run's output, so the input is refilled every REFILL runs before the values can overflow.
  * Planning happens in initialize, never in execute.
- * Sub-options: n=N (row length, default 4096, >= 2), threads=T (FFTW OpenMP threads, default 1),
+ * Sub-options: n=N (row length, default 4096, >= 2), threads=T (FFTW OpenMP threads of the plan,
+ * default 1; the planner setting of the program is restored after planning),
  * place=in|out (default in; out keeps the input, every run transforms the same data),
  * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE). */
 #include <pthread.h>
@@ -75,7 +76,7 @@ static int initialize(long d, void *ctx) {
   fft_ctx *k = ctx;
   double bytes = (k->inplace ? 1.0 : 2.0) * 16.0 * (double)d * (double)k->n;
   size_t len;
-  int n = (int)k->n, rc;
+  int n = (int)k->n, rc, saved;
   if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
   finalize(k);
   if ((rc = kern_mem_check(NAME, d, bytes, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
@@ -89,13 +90,16 @@ static int initialize(long d, void *ctx) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);
   }
-  /* the planner's thread count is global FFTW state: set it right before planning */
+  /* the planner's thread count is global FFTW state: set it for this plan only (a plan keeps
+   * its count) and give the program back its own */
+  saved = fftw_planner_nthreads();
   fftw_plan_with_nthreads((int)k->threads);
   if (k->wisdom)
     k->plan = fftw_plan_many_dft(1, &n, (int)d, k->in, NULL, 1, n, k->out, NULL, 1, n, FFTW_FORWARD,
                                  FFTW_MEASURE | FFTW_WISDOM_ONLY);
   if (!k->plan)
     k->plan = fftw_plan_many_dft(1, &n, (int)d, k->in, NULL, 1, n, k->out, NULL, 1, n, FFTW_FORWARD, FFTW_ESTIMATE);
+  fftw_plan_with_nthreads(saved);
   if (!k->plan) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_SYSTEM, NAME " kernel: FFTW could not plan %ld rows of %ld", d, k->n);
