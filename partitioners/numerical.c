@@ -11,7 +11,10 @@
  *    between its two final lines so that sum x = D;
  *  - x is rounded to nearest and the sum fixed by fractional parts, which is exactly
  *    fupermod_dist_round (floor + largest remainders, ties to the lower rank).
- * GSL's error handler is switched off during the solve (it would abort), and restored. */
+ * GSL's error handler is process-wide state, so the solve leaves it alone: every GSL call gets
+ * inputs it accepts (sizes fixed at allocation, finite tolerances, indices in range) and reports
+ * through return values; vectors are views of our own memory. Only GSL's allocation of the
+ * solver could still reach the handler, when memory runs out. */
 #include <math.h>
 #include <stdlib.h>
 #include <gsl/gsl_errno.h>
@@ -121,23 +124,22 @@ static int npa_df(const gsl_vector *x, void *params, gsl_matrix *J) {
  * gsl_multiroot_test_residual accepts the scaled F. */
 static int residuals(npa_ctx *c, const double *x, double *rD, double *rT, int *conv) {
   double xfloor = NPA_XFLOOR * (double)c->D, T, maxT = 0.0;
-  gsl_vector *r;
+  gsl_vector_view r;
   int rc = fupermod_numerical_system(c->size, c->models, c->D, x, c->F, NULL);
   if (rc != FUPERMOD_SUCCESS) return rc;
   if ((rc = q_and_g(c->models[0], 0, x[0] > xfloor ? x[0] : xfloor, xfloor, &T, NULL))) return rc;
-  if (!(r = gsl_vector_alloc((size_t)c->size)))
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  gsl_vector_set(r, 0, c->F[0] / (double)c->D);
+  /* scaled in place: F is scratch, recomputed at every use */
+  c->F[0] /= (double)c->D;
   for (int i = 1; i < c->size; i++) {
     double v = c->F[i] / T;
-    gsl_vector_set(r, i, v);
+    c->F[i] = v;
     if (fabs(v) > maxT || !isfinite(v)) maxT = fabs(v);
   }
-  *rD = fabs(c->F[0]) / (double)c->D;
+  *rD = fabs(c->F[0]);
   *rT = maxT;
+  r = gsl_vector_view_array(c->F, (size_t)c->size);
   *conv = isfinite(*rD) && isfinite(maxT) &&
-          gsl_multiroot_test_residual(r, NPA_RTOL * c->size) == GSL_SUCCESS;
-  gsl_vector_free(r);
+          gsl_multiroot_test_residual(&r.vector, NPA_RTOL * c->size) == GSL_SUCCESS;
   return FUPERMOD_SUCCESS;
 }
 
@@ -151,16 +153,19 @@ static int in_range(const double *x, int n, long D) {
 static int hybrid(npa_ctx *c, double *x, fupermod_npa_info *st, int *solved) {
   gsl_multiroot_function_fdf fdf = {npa_f, npa_df, npa_fdf, (size_t)c->size, c};
   gsl_multiroot_fdfsolver *s;
+  gsl_vector_view xview;
   gsl_vector *xv;
-  double xfloor = NPA_XFLOOR * (double)c->D;
+  double xfloor = NPA_XFLOOR * (double)c->D, *start = malloc((size_t)c->size * sizeof *start);
   int n = c->size, status, conv = 0, rc = FUPERMOD_SUCCESS;
   *solved = 0;
-  s = gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_hybridsj, (size_t)n);
-  xv = gsl_vector_alloc((size_t)n);
-  if (!s || !xv) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    goto done;
+  /* no allocation by GSL when ours already failed: its failure would go to the handler */
+  s = start ? gsl_multiroot_fdfsolver_alloc(gsl_multiroot_fdfsolver_hybridsj, (size_t)n) : NULL;
+  if (!s) {
+    free(start);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
+  xview = gsl_vector_view_array(start, (size_t)n);
+  xv = &xview.vector;
   gsl_vector_set_all(xv, (double)c->D / n);
   status = gsl_multiroot_fdfsolver_set(s, &fdf, xv);
   for (;;) {
@@ -190,7 +195,7 @@ static int hybrid(npa_ctx *c, double *x, fupermod_npa_info *st, int *solved) {
   *solved = conv;
 done:
   gsl_multiroot_fdfsolver_free(s);
-  gsl_vector_free(xv);
+  free(start);
   return rc;
 }
 
@@ -198,7 +203,6 @@ int fupermod_numerical_solve(int size, fupermod_model **models, long D, double *
                              fupermod_npa_info *info) {
   fupermod_npa_info st = {0, 0, 0, 0.0, 0.0};
   npa_ctx c = {size, models, D, NULL, NULL, NULL, 0};
-  gsl_error_handler_t *old;
   int rc, solved = 0, conv;
   if (size < 1 || D < 0 || !x)
     return fupermod_error(FUPERMOD_ERR_USAGE, "need size >= 1, D >= 0 and an output array");
@@ -215,9 +219,7 @@ int fupermod_numerical_solve(int size, fupermod_model **models, long D, double *
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
     goto done;
   }
-  old = gsl_set_error_handler_off();
   rc = hybrid(&c, x, &st, &solved);
-  gsl_set_error_handler(old);
   if (rc != FUPERMOD_SUCCESS) goto done;
   if (!solved || !in_range(x, size, D)) {
     /* fallback: GPA's bisection on the common time, run to a fine bracket */
