@@ -24,7 +24,8 @@ typedef struct fupermod_model_ops {
   double (*e)(const fupermod_model *m, double x);
   /* dt/dx at x; FUPERMOD_ERR_USAGE where not defined. */
   int (*dtdx)(const fupermod_model *m, double x, double *deriv);
-  /* Add (or replace, same d) a point and refit the approximation. */
+  /* Add (or replace, same d) a point and refit the approximation; pt NULL: refit only (after
+   * fupermod_model_set_complexity or fupermod_model_set_D). */
   int (*update)(fupermod_model *m, const fupermod_point *pt);
   void (*destroy)(fupermod_model *m);
 } fupermod_model_ops;
@@ -32,6 +33,7 @@ typedef struct fupermod_model_ops {
 struct fupermod_model {
   const fupermod_model_ops *ops;
   fupermod_points points;            /* raw points, always kept */
+  /* Read-only after create: change D and the complexity with the setters below, which refit. */
   long D;                            /* problem size served (partial Akima edges); 0 = unknown */
   fupermod_complexity_fn complexity; /* NULL: C(x) = x */
   void *complexity_ctx;
@@ -60,6 +62,11 @@ double fupermod_model_time(const fupermod_model *m, double x);
 double fupermod_model_speed(const fupermod_model *m, double x);
 double fupermod_model_energy(const fupermod_model *m, double x);
 int fupermod_model_update(fupermod_model *m, const fupermod_point *pt);
+/* Set the complexity (fn NULL: C(x) = x) or D and refit. On failure the model keeps its old
+ * complexity, D and fit. Evaluation never refits, so evaluating one model from several threads
+ * is safe between these calls (docs/models.md, "Threads"). */
+int fupermod_model_set_complexity(fupermod_model *m, fupermod_complexity_fn fn, void *ctx);
+int fupermod_model_set_D(fupermod_model *m, long D);
 
 /* Constructors behind fupermod_model_create (one file each). */
 int fupermod_model_cpm_create(fupermod_model *m);

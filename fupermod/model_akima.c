@@ -125,10 +125,10 @@ fail:
   return rc;
 }
 
+/* Evaluation only reads: safe from several threads at once. */
 static int akima_ready(const fupermod_model *m) {
-  akima_impl *im = m->impl;
-  if (fupermod_fit_stale(m, &im->key) && akima_fit((fupermod_model *)m) != FUPERMOD_SUCCESS) return 0;
-  return im->n > 0;
+  const akima_impl *im = m->impl;
+  return !fupermod_fit_stale(m, &im->key) && im->n > 0;
 }
 
 /* Speed and (if ds) its derivative; constant outside the nodes, floored inside. */
@@ -165,7 +165,7 @@ static int akima_dtdx(const fupermod_model *m, double x, double *deriv) {
   if (!deriv) return fupermod_error(FUPERMOD_ERR_USAGE, "akima model: deriv is NULL");
   if (isnan(x)) return fupermod_error(FUPERMOD_ERR_USAGE, "akima model: x is NaN");
   if (m->points.count == 0) return fupermod_error(FUPERMOD_ERR_USAGE, "akima model: no points, dt/dx undefined");
-  if (!akima_ready(m)) return FUPERMOD_ERR_INPUT; /* the refit recorded why */
+  if (!akima_ready(m)) return fupermod_fit_stale_error(m);
   s = akima_speed(m->impl, x, &ds);
   *deriv = (fupermod_model_dcdx(m, x) * s - fupermod_model_complexity(m, x) * ds) / (s * s);
   if (!isfinite(*deriv))
@@ -174,7 +174,7 @@ static int akima_dtdx(const fupermod_model *m, double x, double *deriv) {
 }
 
 static int akima_update(fupermod_model *m, const fupermod_point *pt) {
-  if (!pt) return fupermod_error(FUPERMOD_ERR_USAGE, "akima model: update point is NULL");
+  (void)pt; /* NULL: a refit for a new complexity or D */
   return akima_fit(m);
 }
 

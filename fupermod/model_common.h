@@ -9,8 +9,10 @@
 #include "fupermod/error.h"
 #include "fupermod/model.h"
 
-/* The complexity and D an approximation was fitted with. Users may set m->complexity or m->D
- * after fupermod_model_create; evaluating then refits instead of mixing two C's. */
+/* The complexity and D an approximation was fitted with. fupermod_model_set_complexity and
+ * fupermod_model_set_D refit (ops->update with a NULL point); evaluation never writes to the
+ * model, so a model whose fields were changed directly is stale: t and e give NAN and dt/dx
+ * FUPERMOD_ERR_USAGE, instead of mixing two C's. */
 typedef struct fupermod_fit_key {
   int valid;
   fupermod_complexity_fn fn;
@@ -20,6 +22,13 @@ typedef struct fupermod_fit_key {
 
 static inline int fupermod_fit_stale(const fupermod_model *m, const fupermod_fit_key *k) {
   return !k->valid || k->fn != m->complexity || k->ctx != m->complexity_ctx || k->D != m->D;
+}
+
+static inline int fupermod_fit_stale_error(const fupermod_model *m) {
+  return fupermod_error(FUPERMOD_ERR_USAGE,
+                        "%s model: complexity or D changed since the fit; set them with "
+                        "fupermod_model_set_complexity / fupermod_model_set_D",
+                        m->ops->name);
 }
 
 static inline void fupermod_fit_mark(const fupermod_model *m, fupermod_fit_key *k) {

@@ -32,12 +32,8 @@ static int cpm_fit(fupermod_model *m) {
   return FUPERMOD_SUCCESS;
 }
 
-/* Evaluation is const for callers; a changed complexity refits the cached speed. */
-static int cpm_ready(const fupermod_model *m) {
-  cpm_impl *im = m->impl;
-  if (!fupermod_fit_stale(m, &im->key)) return 1;
-  return cpm_fit((fupermod_model *)m) == FUPERMOD_SUCCESS;
-}
+/* Evaluation only reads: safe from several threads at once. */
+static int cpm_ready(const fupermod_model *m) { return !fupermod_fit_stale(m, &((const cpm_impl *)m->impl)->key); }
 
 static double cpm_t(const fupermod_model *m, double x) {
   if (!cpm_ready(m)) return NAN;
@@ -52,7 +48,7 @@ static double cpm_e(const fupermod_model *m, double x) {
 static int cpm_dtdx(const fupermod_model *m, double x, double *deriv) {
   if (!deriv) return fupermod_error(FUPERMOD_ERR_USAGE, "cpm model: deriv is NULL");
   if (m->points.count == 0) return fupermod_error(FUPERMOD_ERR_USAGE, "cpm model: no points, dt/dx undefined");
-  if (!cpm_ready(m)) return FUPERMOD_ERR_INPUT;
+  if (!cpm_ready(m)) return fupermod_fit_stale_error(m);
   *deriv = fupermod_model_dcdx(m, x) / ((cpm_impl *)m->impl)->s;
   return FUPERMOD_SUCCESS;
 }
@@ -61,7 +57,7 @@ static int cpm_update(fupermod_model *m, const fupermod_point *pt) {
   cpm_impl *im = m->impl;
   long old = im->d_ref;
   int rc;
-  if (!pt) return fupermod_error(FUPERMOD_ERR_USAGE, "cpm model: update point is NULL");
+  if (!pt) return cpm_fit(m); /* a refit for a new complexity or D */
   im->d_ref = pt->d;
   if ((rc = cpm_fit(m)) != FUPERMOD_SUCCESS) im->d_ref = old;
   return rc;

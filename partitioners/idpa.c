@@ -76,10 +76,11 @@ int fupermod_idpa(const fupermod_hier_comm *hc, long bm, long bn, double eps2, i
   for (int i = 0; i < p; i++) {
     fupermod_model_free(dyn.models[i]);
     dyn.models[i] = models[i];
-    models[i]->D = bn;
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_model_set_D(models[i], bn);
   }
+  rc = fupermod_agree(rc, hc->comm_node);
   fresh = models[0]->points.count == 0;
-  if (fresh) {
+  if (rc == FUPERMOD_SUCCESS && fresh) {
     /* bootstrap: one column each gives every model its first point (IDPA step 1), then even */
     for (int i = 0; i < p; i++) dyn.dist->parts[i].d = 1;
     if ((rc = measure_at(hc->comm_node, bm, 1, measure, ctx, &pt)) == FUPERMOD_SUCCESS)
@@ -91,7 +92,7 @@ int fupermod_idpa(const fupermod_hier_comm *hc, long bm, long bn, double eps2, i
       fupermod_dist_free(even);
       rc = fupermod_agree(rc, hc->comm_node);
     }
-  } else
+  } else if (rc == FUPERMOD_SUCCESS)
     rc = partition_root(hc->comm_node, inner, p, dyn.models, dyn.dist);
   conv = 0;
   /* the bootstrap point does not count against the cap */

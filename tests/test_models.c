@@ -506,8 +506,7 @@ static void test_complexity(void) {
       continue;
     }
     for (i = 0; i < 50; i++) t0[i] = fupermod_model_time(m, 1.0 + 5.0 * i);
-    m->complexity = c2; /* set after creation, as tools do */
-    m->complexity_ctx = &c;
+    if (fupermod_model_set_complexity(m, c2, &c) != FUPERMOD_SUCCESS) bad++; /* set after creation */
     for (i = 0; i < 50; i++) {
       double x = 1.0 + 5.0 * i;
       if (relerr(fupermod_model_time(m, x), t0[i]) > 1e-12 ||

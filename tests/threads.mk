@@ -13,3 +13,7 @@ tests_test_kernel_state_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFL
 tests_test_kernel_state_LDADD = $(TEST_LDADD) $(OPENBLAS_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 TESTS += tests/threads_mpi_levels.sh
 EXTRA_DIST += tests/threads_mpi_levels.sh
+check_PROGRAMS += tests/test_model_threads
+TESTS += tests/test_model_threads
+tests_test_model_threads_SOURCES = tests/test_model_threads.c tests/tap.h
+tests_test_model_threads_LDADD = $(TEST_LDADD)
