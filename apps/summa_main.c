@@ -43,19 +43,24 @@ static int usage(int rank, const char *fmt, ...) {
   return 2;
 }
 
+/* Every comma-separated token counts, empty ones included: "1,,2" is an error, not two areas. */
 static int parse_areas(const char *s, int p, double *a) {
-  char *copy = strdup(s), *save = NULL;
+  char tok[64];
   int n = 0;
-  if (!copy) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (n == p || fupermod_parse_double(t, &a[n]) || a[n] < 0) {
-      free(copy);
-      return fupermod_error(FUPERMOD_ERR_USAGE, "-a: '%s' is not %d non-negative numbers", s, p);
-    }
-    n++;
+  for (const char *t = s;; n++) {
+    const char *end = strchr(t, ',');
+    size_t len = end ? (size_t)(end - t) : strlen(t);
+    if (len == 0) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: empty area in '%s'", s);
+    if (len >= sizeof tok) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: area '%.*s' is too long", (int)len, t);
+    memcpy(tok, t, len);
+    tok[len] = '\0';
+    if (n == p) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: more than %d areas in '%s'", p, s);
+    if (fupermod_parse_double(tok, &a[n]) || !(a[n] >= 0) || !isfinite(a[n]))
+      return fupermod_error(FUPERMOD_ERR_USAGE, "-a: '%s' is not a non-negative number", tok);
+    if (!end) break;
+    t = end + 1;
   }
-  free(copy);
-  if (n != p) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: %d areas given for %d processes", n, p);
+  if (n + 1 != p) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: %d areas given for %d processes", n + 1, p);
   return FUPERMOD_SUCCESS;
 }
 

@@ -17,3 +17,5 @@ check_PROGRAMS += tests/test_model_threads
 TESTS += tests/test_model_threads
 tests_test_model_threads_SOURCES = tests/test_model_threads.c tests/tap.h
 tests_test_model_threads_LDADD = $(TEST_LDADD)
+TESTS += tests/apps_summa_areas.sh
+EXTRA_DIST += tests/apps_summa_areas.sh
