@@ -19,3 +19,5 @@ tests_test_model_threads_SOURCES = tests/test_model_threads.c tests/tap.h
 tests_test_model_threads_LDADD = $(TEST_LDADD)
 TESTS += tests/apps_summa_areas.sh
 EXTRA_DIST += tests/apps_summa_areas.sh
+TESTS += tests/campaign_walltime.sh
+EXTRA_DIST += tests/campaign_walltime.sh

@@ -84,12 +84,21 @@ static int parse_count(const campaign *c, int k, const char *v, long lo, long hi
 static int parse_walltime(const campaign *c, const char *v, char **out) {
   long f[3] = {0, 0, 0};
   int n = 0;
-  char buf[64], *save = NULL;
+  char buf[64];
   snprintf(buf, sizeof buf, "%s", v);
-  for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save)) {
-    if (n == 3 || fupermod_parse_long(t, &f[n]) || f[n] < 0 || !isdigit((unsigned char)t[0])) n = 9;
-    if (n == 9) break;
-    n++;
+  /* every field counts: "1::30" has an empty one (strtok_r would skip it) */
+  for (char *t = buf;; n++) {
+    char *colon = strchr(t, ':');
+    if (colon) *colon = '\0';
+    if (n == 3 || !isdigit((unsigned char)t[0]) || fupermod_parse_long(t, &f[n]) || f[n] < 0) {
+      n = 9;
+      break;
+    }
+    if (!colon) {
+      n++;
+      break;
+    }
+    t = colon + 1;
   }
   if (strlen(v) >= sizeof buf || n < 2 || n > 3 || f[1] > 59 || f[2] > 59 || f[0] > 100000 ||
       f[0] + f[1] + f[2] == 0)
