@@ -54,7 +54,9 @@ static int smooth_field(const fupermod_points *in, int w, double cl, int energy,
   }
   /* degrees of freedom: the residuals used less the trace of the smoother over them */
   *s = used - nu > 0.5 ? sqrt(ss / (used - nu)) : NAN;
-  q = used - nu > 0.5 ? gsl_cdf_tdist_Pinv((1.0 + cl) / 2.0, used - nu) : NAN;
+  /* below one degree of freedom GSL's t quantile fails through its error handler (which aborts
+   * by default) for many cl: the interval is then unknown, hence infinite */
+  q = used - nu >= 1.0 ? gsl_cdf_tdist_Pinv((1.0 + cl) / 2.0, used - nu) : NAN;
   for (int i = 0; i < n; i++) {
     fupermod_point *o = &out->pts[i];
     /* a non-positive fit (wild scatter at the smallest sizes) keeps the measured point */

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <gsl/gsl_errno.h>
 #include "fupermod/fupermod.h"
 #include "partitioners/continuous.h"
@@ -181,9 +183,70 @@ static void test_gsl_handler(void) {
   }
 }
 
+/* Smoothing with residuals left out can keep under one degree of freedom; GSL's t quantile then
+ * went to the handler, which aborts by default. */
+static void smooth_case(int *errors) {
+  static const long d[3] = {5, 12, 26};
+  static const double t[3] = {0.21, 2.31, 9.31};
+  fupermod_points in, out;
+  double sc;
+  memset(&in, 0, sizeof in);
+  for (int i = 0; i < 3; i++) {
+    fupermod_point p = FUPERMOD_POINT_INIT;
+    p.d = d[i];
+    p.t = t[i];
+    fupermod_points_insert(&in, &p);
+  }
+  if (fupermod_points_smooth(&in, 2, 0.15, &out, &sc, NULL) == FUPERMOD_SUCCESS) {
+    for (int i = 0; i < 3; i++)
+      if (!(isinf(out.pts[i].ci) && out.pts[i].t > 0)) (*errors)++;
+    fupermod_points_free(&out);
+  } else
+    (*errors)++;
+  fupermod_points_free(&in);
+}
+
+static void test_smooth_gsl(void) {
+  int errors = 0, status = -1;
+  unsigned seed = 7;
+  pid_t pid;
+  gsl_error_handler_t *before;
+  fflush(stdout);
+  /* GSL's default handler, in a child: an abort there is a failure, not a crash of the test */
+  if ((pid = fork()) == 0) {
+    gsl_set_error_handler(NULL);
+    smooth_case(&errors);
+    _exit(errors ? 1 : 0);
+  }
+  if (pid > 0) waitpid(pid, &status, 0);
+  ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+     "smoothing 3 points (one fit <= 0) at cl 0.15 under GSL's default handler: no abort, infinite half-widths");
+  gsl_calls = 0;
+  before = gsl_set_error_handler(app_handler);
+  for (int it = 0; it < 20000; it++) {
+    int n = 3 + rand_r(&seed) % 4, w = 1 + rand_r(&seed) % 2;
+    fupermod_points in, out;
+    double cl = (rand_r(&seed) % 99 + 1) / 100.0, sc;
+    memset(&in, 0, sizeof in);
+    for (int i = 0; i < n; i++) {
+      fupermod_point p = FUPERMOD_POINT_INIT;
+      p.d = (i + 1) * (1 + rand_r(&seed) % 5) + i * 10;
+      p.t = 0.01 + (rand_r(&seed) % 100) / 10.0;
+      fupermod_points_insert(&in, &p);
+    }
+    if (fupermod_points_smooth(&in, w, cl, &out, &sc, NULL) == FUPERMOD_SUCCESS) fupermod_points_free(&out);
+    else errors++;
+    fupermod_points_free(&in);
+  }
+  gsl_set_error_handler(before);
+  ok(errors == 0 && gsl_calls == 0, "20000 random smoothings of 3-6 points: no GSL error raised (%d), none failed (%d)",
+     gsl_calls, errors);
+}
+
 int main(void) {
   test_no_lazy_refit();
   test_concurrent_evaluation();
   test_gsl_handler();
+  test_smooth_gsl();
   return done_testing();
 }
