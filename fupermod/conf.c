@@ -213,9 +213,14 @@ int fupermod_bind_apply(const char *bind) {
     if (b < a) rc = fupermod_error(FUPERMOD_ERR_INPUT, "binding '%s': bad range", bind);
     for (long i = a; i <= b && rc == FUPERMOD_SUCCESS; i++) {
       hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
-      if (!obj)
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "binding '%s': object %ld does not exist on this host (%d)",
-                            bind, i, hwloc_get_nbobjs_by_type(topo, type));
+      if (!obj) {
+        char host[256] = "this host";
+        gethostname(host, sizeof host - 1);
+        rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                            "binding '%s': %.*s %ld does not exist on %s, which gives this process %d (numbered "
+                            "from 0)",
+                            bind, (int)(strchr(bind, ':') - bind), bind, i, host, hwloc_get_nbobjs_by_type(topo, type));
+      }
       else
         hwloc_bitmap_or(set, set, obj->cpuset);
     }

@@ -47,6 +47,24 @@ int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size);
  * its message, prefixed with "rank R: " on the other ranks), or FUPERMOD_SUCCESS when none
  * failed. Lets MPI code fail together instead of leaving ranks in a later collective. */
 int fupermod_agree(int rc, MPI_Comm comm);
+/* Where one rank of a job runs: its host, intra-node rank, configuration line (0: none), the
+ * binding that line asks for, and the CPUs it may run on (a list such as "0-3,8"). */
+typedef struct fupermod_launch_entry {
+  char host[MPI_MAX_PROCESSOR_NAME];
+  int rank_intra;
+  int line;
+  char bind[64];
+  char cpus[256];
+} fupermod_launch_entry;
+
+/* Collective over comm, after every rank applied its binding: the map of all ranks, on every
+ * rank (*out, size entries of comm, free()). index is this rank's entry of conf (-1: none).
+ * FUPERMOD_ERR_INPUT on every rank when two ranks of a host share CPUs although their lines give
+ * different bindings (the host gave the job fewer CPUs than the configuration assumes). */
+int fupermod_launch_map(const fupermod_conf *conf, int index, MPI_Comm comm, fupermod_launch_entry **out);
+/* Number of distinct hosts in a map of size entries. */
+int fupermod_launch_hosts(const fupermod_launch_entry *map, int size);
+
 /* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
 int fupermod_cuda_device_count(void);
 

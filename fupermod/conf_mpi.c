@@ -6,6 +6,43 @@
 #include "fupermod/conf.h"
 #include "fupermod/error.h"
 
+/* Collective: when the job runs on fewer hosts than the configuration names, say so. That is the
+ * usual reason for a missing line: the launcher started every rank on one node (no remote agent,
+ * no hostfile, a smaller allocation). why is "" otherwise. */
+static void hosts_diagnosis(const fupermod_conf *conf, const char *host, MPI_Comm comm, char *why, size_t size) {
+  char *all;
+  int n, job = 0, named = 0, len = MPI_MAX_PROCESSOR_NAME;
+  size_t used;
+  MPI_Comm_size(comm, &n);
+  why[0] = '\0';
+  if (!(all = calloc((size_t)n, (size_t)len))) return;
+  MPI_Allgather(host, len, MPI_CHAR, all, len, MPI_CHAR, comm);
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int j = 0; j < i && !seen; j++) seen = strcmp(all + (size_t)i * len, all + (size_t)j * len) == 0;
+    job += !seen;
+  }
+  for (int i = 0; i < conf->count; i++) {
+    int seen = strcmp(conf->procs[i].hostname, "localhost") == 0;
+    for (int j = 0; j < i && !seen; j++) seen = strcmp(conf->procs[i].hostname, conf->procs[j].hostname) == 0;
+    named += !seen;
+  }
+  if (job < named) {
+    snprintf(why, size, "; the job runs on %d host%s (", job, job == 1 ? "" : "s");
+    for (int i = 0, k = 0; i < n; i++) {
+      int seen = 0;
+      for (int j = 0; j < i && !seen; j++) seen = strcmp(all + (size_t)i * len, all + (size_t)j * len) == 0;
+      used = strlen(why);
+      if (!seen) snprintf(why + used, size - used, "%s%s", k++ ? ", " : "", all + (size_t)i * len);
+    }
+    used = strlen(why);
+    snprintf(why + used, size - used,
+             ") but the configuration names %d: were the ranks started on the nodes (hostfile or --host, "
+             "remote agent, Slurm allocation)?", named);
+  }
+  free(all);
+}
+
 int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, MPI_Comm *comm_intra) {
   char host[MPI_MAX_PROCESSOR_NAME] = "";
   int len, rank, size, rank_intra, idx, *all = NULL;
@@ -30,13 +67,15 @@ int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, M
       memcpy(bad, host, sizeof bad);
       MPI_Bcast(bad, sizeof bad, MPI_CHAR, r, comm);
       MPI_Bcast(&bad_intra, 1, MPI_INT, r, comm);
+      char why[512];
       free(all);
+      hosts_diagnosis(conf, host, comm, why, sizeof why);
       MPI_Comm_free(&intra);
       return fupermod_error(FUPERMOD_ERR_INPUT,
                             "%s: no line for MPI rank %d (host %s, intra-node rank %d): the job has %d "
-                            "processes, the configuration %d lines",
+                            "processes, the configuration %d lines%s",
                             conf->source ? conf->source : "configuration", r, bad, bad_intra, size,
-                            conf->count);
+                            conf->count, why);
     }
   free(all);
   *index = idx;

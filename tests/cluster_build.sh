@@ -2,7 +2,7 @@
 # fupermod build across two nodes of the virtual cluster: node1 with CPU 0 for one process, node2
 # with CPU 1 shared by two. Points land in one file per host and intra-node rank; the two
 # processes of node2 measure together; a build interrupted across nodes resumes, keeping what was
-# measured and measuring every size once.
+# measured and measuring every size once; when one node dies the job ends and a rerun resumes.
 . "$top_srcdir/tests/tap.sh"
 VC="$top_srcdir/tests/cluster/vcluster"
 if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
@@ -44,5 +44,27 @@ ok "$(grep -v '^#' data/node1.0.points | head -2 | cmp -s - kept; echo $?)" "the
 # the two processes sharing node2's CPU are measured as one group: the same times
 ok "$(cmp -s <(grep -v '^#' data/node2.0.points | cut -d' ' -f1-2) <(grep -v '^#' data/node2.1.points | cut -d' ' -f1-2); echo $?)" \
   "node2's two processes measured together (their CPU's busy time, the same in both files)"
+
+# node2 dies part-way through a fresh build: its processes are killed, node1's go on measuring
+rm -rf data
+build -L 8 -U 512 -s 12 >build3.out 2>&1 &
+job=$!
+for _ in $(seq 600); do [ "$(points data/node2.0.points)" -ge 2 ] && break; sleep 0.1; done
+t0=$(date +%s)
+victims=$("$VC" procs "$CL" | awk '$1 == "node2" && $3 == "fupermod" { print $2 }')
+[ -n "$victims" ] && kill -KILL $victims
+wait "$job"
+rc=$?
+job=""
+t1=$(date +%s)
+ok "$([ $rc -ne 0 ] && [ $((t1 - t0)) -le 30 ]; echo $?)" \
+  "when node2 dies the whole job ends, within 30 s ($((t1 - t0)) s, exit $rc)"
+ok "$(grep -Eq 'node node2 exited on signal|node2.*(lost|died|killed)' build3.out; echo $?)" "with a message that names node2 as the node whose process died"
+grep -i 'node2\|signal\|killed' build3.out | head -3 | sed 's/^/# /'
+for _ in $(seq 300); do "$VC" procs "$CL" | grep -q 'fupermod\|orted' || break; sleep 0.1; done
+grep -v '^#' data/node2.0.points | head -2 >kept2
+build >build4.out 2>&1
+ok "$([ $? -eq 0 ] && [ "$(points data/node2.0.points)" -eq 12 ] && grep -v '^#' data/node2.0.points | head -2 | cmp -s - kept2; echo $?)" \
+  "a rerun resumes: node2's points from before its death are kept, every size is measured once"
 cd "$top_builddir" || exit 1
 done_testing

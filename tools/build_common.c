@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tools/build_common.h"
 
@@ -46,7 +47,7 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   const fupermod_process_conf *pc;
   const char *kn = kname;
   char kbuf[256];
-  int rc;
+  int rc, rank;
   memset(p, 0, sizeof *p);
   p->index = -1;
   p->intra = MPI_COMM_NULL;
@@ -56,7 +57,20 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   if (rc != FUPERMOD_SUCCESS) return rc;
   pc = &p->conf.procs[p->index];
   rc = fupermod_bind_apply(pc->bind);
-  if (rc == FUPERMOD_SUCCESS && !kn) {
+  if (rc != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", confpath, pc->line);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_launch_map(&p->conf, p->index, MPI_COMM_WORLD, &p->map);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  MPI_Comm_size(MPI_COMM_WORLD, &p->nmap);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!quiet && rank == 0) {
+    fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
+            fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
+    for (int r = 0; r < p->nmap; r++)
+      fprintf(stderr, "fupermod %s: rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", sub, r,
+              p->map[r].host, p->map[r].rank_intra, p->map[r].line, p->map[r].bind, p->map[r].cpus);
+  }
+  if (!kn) {
     int got = fupermod_subopt_get(pc->subopts, "kernel", kbuf, sizeof kbuf);
     if (got == 1) kn = kbuf;
     else if (got == 0)
@@ -77,6 +91,8 @@ void tool_proc_free(tool_proc *p) {
   fupermod_kernel_unload(p->kernel);
   fupermod_meter_free(p->meter);
   fupermod_conf_free(&p->conf);
+  free(p->map);
+  p->map = NULL;
   if (p->intra != MPI_COMM_NULL) MPI_Comm_free(&p->intra);
   p->kernel = NULL;
   p->meter = NULL;

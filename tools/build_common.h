@@ -19,9 +19,12 @@ typedef struct tool_proc {
   double static_power;    /* W, given or probed */
   int probed;             /* static power from an idle probe */
   char label[512];        /* energy label of output files; "" without a meter */
+  fupermod_launch_entry *map; /* where every rank runs (host, intra-node rank, line, CPUs) */
+  int nmap;
 } tool_proc;
 
-/* Collective over MPI_COMM_WORLD: load CONF, find this process's line, bind, load the kernel
+/* Collective over MPI_COMM_WORLD: load CONF, find this process's line, bind, check where the ranks
+ * landed (fupermod_launch_map; rank 0 prints the map unless quiet), load the kernel
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe
  * keeps each node idle). Errors are agreed (tool_agree). */
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);

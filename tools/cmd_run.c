@@ -805,6 +805,8 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
+static int map_shown; /* where the ranks run: printed once, with the first application */
+
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
@@ -821,6 +823,13 @@ static int run_app(const options *o, app_t *a) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
+  if (rank == 0 && !map_shown) {
+    map_shown = 1;
+    printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
+    for (int r = 0; r < tp.nmap; r++)
+      printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", r, tp.map[r].host,
+             tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus);
+  }
   if ((rc = build_function(o, &tp, a, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
   scatter = calloc((size_t)size, sizeof *scatter);
