@@ -12,5 +12,6 @@
 #include "conf.h"
 #include "dynamic.h"
 #include "util.h"
+#include "mpi_thread.h"
 
 #endif

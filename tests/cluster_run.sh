@@ -1,6 +1,6 @@
 #!/bin/bash
-# fupermod run across two heterogeneous nodes of the virtual cluster (node1: one process on CPU 0;
-# node2: two processes sharing CPU 1): the report shows where every rank runs, partitions flat
+# fupermod run across two heterogeneous nodes of the virtual cluster (configs/cluster.conf: node1,
+# two processes sharing CPU 0; node2, one process on CPU 1): the report shows where every rank runs, partitions flat
 # (PARALEPH) and hierarchically over the real hosts (HiPOPTA), runs SUMMA and the 2D-FFT across
 # the nodes on every distribution (each product verified), and gives the speedup over even.
 . "$top_srcdir/tests/tap.sh"
@@ -15,19 +15,20 @@ trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
 ok $? "two nodes start"
 cd "$CL" || exit 1
 cp "$top_srcdir/configs/cluster.conf" c.conf
-"$VC" mpirun "$CL" -np 3 --host node1:1,node2:2 --bind-to none "$FUPERMOD" run --conf c.conf --out out \
+"$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$FUPERMOD" run --conf c.conf --out out \
   --size 1024 --points 8 --reps 2 >run.out 2>run.err
 ok $? "fupermod run completes across the nodes"
 sed 's/^/# /' run.err | grep -v 'model: size\|round' | tail -5
 ok "$(grep -q '^   on 2 hosts:' run.out && grep -q '^   rank 0 on node1, intra-node rank 0, line 5, bind core:0, cpus 0$' run.out &&
-  grep -q '^   rank 2 on node2, intra-node rank 1, line 7, bind core:0, cpus 1$' run.out; echo $?)" \
+  grep -q '^   rank 1 on node1, intra-node rank 1, line 6, bind core:0, cpus 0$' run.out &&
+  grep -q '^   rank 2 on node2, intra-node rank 0, line 7, bind core:0, cpus 1$' run.out; echo $?)" \
   "the report shows where every rank runs"
 for app in dgemm fft; do
   ok "$(awk -v app="$app" '/^== / { cur = $2 } cur == app":" && $1 ~ /^(paraleph|hipopta|even)$/ && $3 > 0 { n++ } END { exit n != 3 }' run.out; echo $?)" \
     "$app: PARALEPH, HiPOPTA over the two hosts and even, each run with a measured time"
   ok "$(awk -v app="$app" '/^== / { cur = $2 } cur == app":" && /speedup of paraleph over the even distribution: [0-9.]+ \(measured\)/ { n++ } END { exit n != 1 }' run.out; echo $?)" \
     "$app: the speedup over even as measured on the cluster"
-  ok "$(grep -q 'node1\.0' out/report-$app.csv && grep -q 'node2\.1' out/report-$app.csv; echo $?)" \
+  ok "$(grep -q 'node1\.1' out/report-$app.csv && grep -q 'node2\.0' out/report-$app.csv; echo $?)" \
     "$app: report-$app.csv has a row per process, named by host"
 done
 cd "$top_builddir" || exit 1

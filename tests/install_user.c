@@ -55,7 +55,10 @@ int main(int argc, char **argv) {
   const fupermod_points *fs[P];
   fupermod_dist *dist = NULL;
   int provided, rc;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "install_user", &provided) != FUPERMOD_SUCCESS) {
+    fprintf(stderr, "%s\n", fupermod_error_message());
+    return 1;
+  }
   for (int i = 0; i < P; i++) {
     for (int k = 0; k < M; k++) {
       fupermod_point pt = FUPERMOD_POINT_INIT;
