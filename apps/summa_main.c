@@ -43,17 +43,20 @@ static int usage(int rank, const char *fmt, ...) {
 }
 
 static int parse_areas(const char *s, int p, double *a) {
-  char *copy = strdup(s), *save = NULL;
   int n = 0;
-  if (!copy) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-    if (n == p || fupermod_parse_double(t, &a[n]) || a[n] < 0) {
-      free(copy);
+  for (const char *t = s;; t += strcspn(t, ",") + 1) {
+    char tok[64];
+    size_t len = strcspn(t, ",");
+    if (len == 0 || len >= sizeof tok)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "-a: item %d of '%s' is empty or longer than %zu characters", n + 1, s,
+                            sizeof tok - 1);
+    memcpy(tok, t, len);
+    tok[len] = '\0';
+    if (n == p || fupermod_parse_double(tok, &a[n]) || a[n] < 0)
       return fupermod_error(FUPERMOD_ERR_USAGE, "-a: '%s' is not %d non-negative numbers", s, p);
-    }
     n++;
+    if (!t[len]) break;
   }
-  free(copy);
   if (n != p) return fupermod_error(FUPERMOD_ERR_USAGE, "-a: %d areas given for %d processes", n, p);
   return FUPERMOD_SUCCESS;
 }
