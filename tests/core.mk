@@ -29,6 +29,7 @@ tests_test_point_flags_SOURCES = tests/test_point_flags.c tests/tap.h
 tests_test_point_flags_LDADD = $(TEST_LDADD)
 tests_mpi_abandon_np2_SOURCES = tests/mpi_abandon.c tests/tap.h
 tests_mpi_abandon_np2_LDADD = $(TEST_LDADD)
-TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh tests/tools_valgrind.sh
+TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh tests/tools_valgrind.sh \
+  tests/tools_build_flags.sh
 TESTS += $(TOOL_TESTS)
 EXTRA_DIST += $(TOOL_TESTS) tests/valgrind.supp
