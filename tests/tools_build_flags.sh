@@ -39,6 +39,20 @@ grep -v abandoned "$F" >"$TMPD/measured.points"
 ok $([ $? -eq 0 ] && diff <(grep -v '^#' "$TMPD/p1") <(grep -v '^#' "$TMPD/p2") >/dev/null && echo 0 || echo 1) \
   "fupermod partition gives what it gives without the abandoned lines"
 
+# with energy: an abandoned size has none, and the measured sizes around it still do
+printf 'localhost 0 none cpu kernel=emulated,points=%s/dev.points,meter=model,meter_power=50\n' "$TMPD" >"$TMPD/e.conf"
+$MPI -np 1 "$FUPERMOD" build --conf "$TMPD/e.conf" --data "$TMPD/e" --sizes 200,20,50 -r 3 -R 5 -e 0.5 -z 5e3 -q \
+  >/dev/null 2>"$TMPD/err"
+ok $? "build with a meter, the first size abandoned"
+sed 's/^/# /' "$TMPD/e/localhost.0.points"
+ok $(awk '!/^#/ { if ($NF == "abandoned") ab++; else if (NF == 6 || (NF == 7 && $NF == "imprecise")) e++ }
+          END { exit !(ab == 1 && e == 2) }' \
+     "$TMPD/e/localhost.0.points"; echo $?) "one abandoned line, two with energy"
+$MPI -np 1 "$FUPERMOD" build --conf "$TMPD/e.conf" --data "$TMPD/e" --sizes 200,20,50,100 -r 3 -R 5 -e 0.5 -z 5e3 -q \
+  >/dev/null 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && [ "$(grep -vc '^#' "$TMPD/e/localhost.0.points")" -eq 4 ] && echo 0 || echo 1) \
+  "a rerun with the meter resumes that file"
+
 # a single run has no half-width: every point is marked imprecise, and counted
 $MPI -np 1 "$FUPERMOD" build --conf "$TMPD/one.conf" --data "$TMPD/one" --sizes 20,50,100 -r 1 -R 1 -q \
   >/dev/null 2>"$TMPD/err"
@@ -60,4 +74,7 @@ expect_exit 2 "--apps with an empty item" -- "$FUPERMOD" run --conf "$TMPD/one.c
 stderr_has "--apps: item 2 of 'dgemm,,fft' is empty" "the error names --apps"
 expect_exit 2 "--apps with an oversize item" -- "$FUPERMOD" run --conf "$TMPD/one.conf" --apps dgemm,fftfftfftfftfftfftfft
 stderr_has "--apps: item 2 .* is longer than" "the error names --apps"
+SUMMA=${top_builddir:-..}/apps/fupermod-summa
+expect_exit 2 "fupermod-summa -a with an empty item" -- $MPI -np 3 "$SUMMA" -n 96 -b 16 -l br -a 1,,2,3
+stderr_has "-a: item 2 of '1,,2,3' is empty" "the error names -a"
 done_testing

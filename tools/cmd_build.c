@@ -98,6 +98,13 @@ static int scan_point_file(const char *path, int *kind, int *has_data) {
   return FUPERMOD_SUCCESS;
 }
 
+/* Whether a set holds a measured (not abandoned) point: only those say whether it has energy. */
+static int has_measured(const fupermod_points *p) {
+  for (int i = 0; i < p->count; i++)
+    if (!fupermod_point_abandoned(&p->pts[i])) return 1;
+  return 0;
+}
+
 /* Start a new point file with the format header and the energy label, flushed to disk. */
 static int start_point_file(const char *path, const char *label) {
   char head[1024];
@@ -275,7 +282,7 @@ int cmd_build(int argc, char **argv) {
       } else if (rc == FUPERMOD_SUCCESS) {
         rc = fupermod_points_load_all(path, &have); /* an abandoned size is done too */
         /* a resumed file must not mix measured, estimated and missing energies */
-        if (rc == FUPERMOD_SUCCESS && en.meter && !have.has_energy)
+        if (rc == FUPERMOD_SUCCESS && en.meter && has_measured(&have) && !have.has_energy)
           rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
                               "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
         else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
@@ -302,7 +309,8 @@ int cmd_build(int argc, char **argv) {
         /* the whole node measures together so that contention is part of every point */
         rc = fupermod_benchmark_meter(en.kernel, en.meter, en.static_power, dk, &prec, en.intra, &pt);
         if (rc == FUPERMOD_SUCCESS && need) {
-          if (have.count > 0 && !fupermod_point_abandoned(&pt) && have.has_energy != fupermod_point_has_energy(&pt))
+          if (has_measured(&have) && !fupermod_point_abandoned(&pt) &&
+              have.has_energy != fupermod_point_has_energy(&pt))
             rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: its points %s energy but d=%ld was measured %s: not appended",
                                 path, have.has_energy ? "have" : "lack", dk, have.has_energy ? "without" : "with");
           if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_append(path, &pt);
