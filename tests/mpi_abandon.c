@@ -156,15 +156,15 @@ int main(int argc, char **argv) {
        "a single run has no half-width: flagged imprecise (flags %d)", pt.flags);
   }
   if (size >= 2) {
-    /* the node in step: rank 1 is too slow and drops out after its first run; rank 0 goes on to
-     * its repetitions; nobody hangs, and rank 1 runs its kernel no more */
-    probe p = {rank == 1 ? 40000000L : 2000000L, {1}, 0, 0, 0, 0, pthread_self()};
+    /* the node in step: rank 1 (200 ms a run) is too slow and drops out after its first run;
+     * rank 0 (2 ms) goes on to its repetitions; nobody hangs, and rank 1 runs its kernel no more */
+    probe p = {rank == 1 ? 200000000L : 2000000L, {1}, 0, 0, 0, 0, pthread_self()};
     fupermod_kernel k = {&pr_ops, &p, NULL, NULL};
-    fupermod_precision prec = {6, 6, 0.95, 0.5, 0.0, 100.0, 0};
+    fupermod_precision prec = {6, 6, 0.95, 0.5, 0.0, 20.0, 0}; /* limit 50 ms */
     fupermod_point pt = FUPERMOD_POINT_INIT;
     int rc = fupermod_benchmark(&k, 1, &prec, MPI_COMM_WORLD, &pt), good;
     good = rc == 0 && (rank == 1 ? fupermod_point_abandoned(&pt) && p.entered == 1 && p.exited == 1
-                                 : !fupermod_point_abandoned(&pt) && pt.reps == 6 && fabs(pt.t - 0.002) < 0.001);
+                                 : !fupermod_point_abandoned(&pt) && pt.reps == 6 && pt.t >= 0.002);
     if (!good)
       fprintf(stderr, "rank %d: rc %d flags %d reps %d t %g runs %d/%d\n", rank, rc, pt.flags, pt.reps, pt.t,
               p.entered, p.exited);
