@@ -7,11 +7,13 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* offsets[i] = d_0 + ... + d_{i-1} for i = 0..size (offsets has size+1 entries): the first row
  * (or unit) of each process in a row distribution. */
 int fupermod_dist_offsets(const fupermod_dist *dist, long *offsets);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

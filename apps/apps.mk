@@ -6,6 +6,8 @@ libfupermod_apps_la_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
 libfupermod_apps_la_LIBADD = libfupermod.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) \
   $(FFTW3_LIBS) $(OPENBLAS_LIBS) $(GSL_LIBS) $(LIBS)
 libfupermod_apps_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
+libfupermod_apps_la_CFLAGS = $(LIB_CFLAGS)
+nobase_fupermodinclude_HEADERS += apps/apps.h apps/summa.h apps/fft2d.h apps/jacobi.h apps/summa_hybrid.h
 include apps/summa.mk
 include apps/fft2d.mk
 include apps/jacobi.mk

@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACKWARD = +1 };
 
@@ -96,6 +97,7 @@ void fupermod_fft2d_destroy(fupermod_fft2d *plan);
  * 5 M N log2(M N) (for N x N: 5 N^2 log2 N^2). */
 double fupermod_fft2d_flops(long M, long N);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_jacobi_emu {
   double row_time; /* emulated seconds per local row per iteration; 0: no emulation */
@@ -83,6 +84,7 @@ void fupermod_jacobi_trace_free(fupermod_jacobi_trace *trace);
  * are left out). */
 double fupermod_jacobi_imbalance(const fupermod_jacobi_trace *trace, int k);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,11 +8,12 @@
 #include <stdint.h>
 #include <mpi.h>
 #include <fupermod/fupermod.h>
-#include "partitioners/matrix.h"
+#include "../partitioners/matrix.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Element extent of process rank: rows [*row0, *row0 + *rows), columns [*col0, *col0 + *cols);
  * rows or cols is 0 for a process without data. The layout must have M = N = ceil(n/b). */
@@ -65,6 +66,7 @@ int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, 
                                 const double *B, const double *C0, const double *C, uint64_t seed,
                                 double *ratio);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -11,12 +11,13 @@
 #include <stdint.h>
 #include <mpi.h>
 #include <fupermod/fupermod.h>
-#include "partitioners/hier.h"
-#include "kernels/ooc/ooc.h"
+#include "../partitioners/hier.h"
+#include "../kernels/ooc/ooc.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Element extent of every process of the communicator (rows or cols 0: no data). */
 typedef struct fupermod_hybrid_layout {
@@ -75,6 +76,7 @@ typedef struct fupermod_hybrid_measure_ctx {
 
 int fupermod_hybrid_measure(long bm, long d, MPI_Comm comm_sync, fupermod_point *pt, void *ctx);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

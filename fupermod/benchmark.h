@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_precision {
   int reps_min;     /* at least this many runs (>= 1) */
@@ -42,9 +43,9 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
  * repetitions: point->flags = FUPERMOD_POINT_ABANDONED, t = that run's time, reps 1, ci 0, no
  * energy; such a point is no measurement. A point whose half-width exceeds t when a limit ends it
  * (or that has one run) is flagged FUPERMOD_POINT_IMPRECISE. Energy comes from the kernel's
- * `energy` op when it has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of comm_sync that
- * time-share cores (fupermod_share_comm) all record, per repetition, the union of their runs:
- * how long their cores were busy with the group's work (docs/kernels.md). */
+ * `energy` op when it has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of
+ * comm_sync that time-share cores (fupermod_share_comm) all record, per repetition, the union of
+ * their runs: how long their cores were busy with the group's work (docs/kernels.md). */
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
                        MPI_Comm comm_sync, fupermod_point *point);
 
@@ -62,6 +63,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
 /* Monotonic wall clock in seconds. */
 double fupermod_time(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,13 @@
+/* Process configurations (docs/formats.md): parse, save, look up, sub-options, binding. The
+ * collective parts are in conf_mpi.c, the CUDA device count in conf_cuda.c. */
 #include <ctype.h>
-#include <limits.h>
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <hwloc.h>
 #include "fupermod/conf.h"
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/util.h"
 
 static int valid_bind(const char *b) {
@@ -43,38 +44,23 @@ void fupermod_conf_free(fupermod_conf *conf) {
 }
 
 int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod_conf *out) {
-  size_t pos = 0;
-  int line = 0, rc = FUPERMOD_SUCCESS, cap = 0;
-  char buf[2048];
+  int rc = FUPERMOD_SUCCESS, cap = 0;
+  fupermod_lines rd;
+  char *buf;
   memset(out, 0, sizeof *out);
   if (!name) name = "(configuration)";
   out->source = strdup(name);
+  fupermod_lines_init(&rd, text, len, name);
   if (memchr(text, '\0', len)) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a configuration file", name);
     goto fail;
   }
-  while (pos < len) {
-    size_t end = pos, n;
-    char *tok[6], *hash, *s;
-    int nt = 0;
+  while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
+    const int line = rd.line;
+    char *tok[5];
+    int nt = fupermod_lines_fields(buf, tok, 5);
     long r;
     fupermod_process_conf pc;
-    while (end < len && text[end] != '\n') end++;
-    line++;
-    n = end - pos;
-    if (n >= sizeof buf) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
-      goto fail;
-    }
-    memcpy(buf, text + pos, n);
-    buf[n] = '\0';
-    pos = end + 1;
-    if ((hash = strchr(buf, '#'))) *hash = '\0';
-    for (s = strtok(buf, " \t\r"); s; s = strtok(NULL, " \t\r")) {
-      if (nt == 6) break;
-      tok[nt++] = s;
-    }
-    if (nt == 0) continue;
     if (nt < 4 || nt > 5) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT,
                           "%s:%d: expected 'hostname rank_intra bind device_type [subopts]', got %d fields",
@@ -131,12 +117,15 @@ int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod
       goto fail;
     }
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (out->count == 0) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no process lines (empty configuration)", name);
     goto fail;
   }
+  fupermod_lines_free(&rd);
   return FUPERMOD_SUCCESS;
 fail:
+  fupermod_lines_free(&rd);
   fupermod_conf_free(out);
   return rc;
 }
@@ -182,45 +171,6 @@ int fupermod_conf_find(const fupermod_conf *conf, const char *hostname, int rank
     if (conf->procs[i].rank_intra == rank_intra && strcmp(conf->procs[i].hostname, "localhost") == 0)
       return i;
   return -1;
-}
-
-int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, MPI_Comm *comm_intra) {
-  char host[MPI_MAX_PROCESSOR_NAME] = "";
-  int len, rank, size, rank_intra, idx, *all = NULL;
-  MPI_Comm intra;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &size);
-  MPI_Get_processor_name(host, &len);
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &intra) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "cannot split the intra-node communicator");
-  MPI_Comm_rank(intra, &rank_intra);
-  idx = fupermod_conf_find(conf, host, rank_intra);
-  all = malloc((size_t)size * sizeof *all);
-  if (!all) {
-    MPI_Comm_free(&intra);
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  }
-  MPI_Allgather(&idx, 1, MPI_INT, all, 1, MPI_INT, comm);
-  for (int r = 0; r < size; r++)
-    if (all[r] < 0) {
-      char bad[MPI_MAX_PROCESSOR_NAME];
-      int bad_intra = rank_intra;
-      memcpy(bad, host, sizeof bad);
-      MPI_Bcast(bad, sizeof bad, MPI_CHAR, r, comm);
-      MPI_Bcast(&bad_intra, 1, MPI_INT, r, comm);
-      free(all);
-      MPI_Comm_free(&intra);
-      return fupermod_error(FUPERMOD_ERR_INPUT,
-                            "%s: no line for MPI rank %d (host %s, intra-node rank %d): the job has %d "
-                            "processes, the configuration %d lines",
-                            conf->source ? conf->source : "configuration", r, bad, bad_intra, size,
-                            conf->count);
-    }
-  free(all);
-  *index = idx;
-  if (comm_intra) *comm_intra = intra;
-  else MPI_Comm_free(&intra);
-  return FUPERMOD_SUCCESS;
 }
 
 int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t size) {
@@ -298,43 +248,4 @@ int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size) {
     snprintf(buf, size, "core:%d", rank_intra * cores / n); /* processes share cores */
   }
   return FUPERMOD_SUCCESS;
-}
-
-int fupermod_cuda_device_count(void) {
-  /* dlopen so that one binary serves CPU-only and GPU hosts; any failure means 0 devices */
-  static const char *const names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
-                                      "libcudart.so.11.0"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    int (*count)(int *);
-    int n = 0;
-    if (!h) continue;
-    count = (int (*)(int *))dlsym(h, "cudaGetDeviceCount");
-    if (!count || count(&n) != 0) n = 0;
-    dlclose(h);
-    return n > 0 ? n : 0;
-  }
-  return 0;
-}
-
-int fupermod_agree(int rc, MPI_Comm comm) {
-  int rank, me, who;
-  struct {
-    int code;
-    char msg[1000];
-  } m;
-  MPI_Comm_rank(comm, &rank);
-  me = rc != FUPERMOD_SUCCESS ? rank : INT_MAX;
-  if (MPI_Allreduce(&me, &who, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Allreduce failed while agreeing on a status");
-  if (who == INT_MAX) return FUPERMOD_SUCCESS;
-  memset(&m, 0, sizeof m);
-  if (rank == who) {
-    m.code = rc;
-    snprintf(m.msg, sizeof m.msg, "%s", fupermod_error_message());
-  }
-  if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, who, comm) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "MPI_Bcast failed while agreeing on a status");
-  if (rank == who) return rc;
-  return fupermod_error(m.code, "rank %d: %s", who, m.msg);
 }

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_process_conf {
   char *hostname;    /* host running the process; "localhost" matches any host */
@@ -49,6 +50,7 @@ int fupermod_agree(int rc, MPI_Comm comm);
 /* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
 int fupermod_cuda_device_count(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

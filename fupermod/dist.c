@@ -3,6 +3,7 @@
 #include <string.h>
 #include "fupermod/dist.h"
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/util.h"
 
 fupermod_dist *fupermod_dist_alloc(long D, int size) {
@@ -144,32 +145,21 @@ int fupermod_dist_load(const char *path, fupermod_dist **out) {
 }
 
 int fupermod_dist_parse(const char *input, size_t len, const char *path, fupermod_dist **out) {
-  char *text, *line, *save = NULL;
-  int rc = FUPERMOD_SUCCESS, lineno = 0, have_header = 0, seen_count = 0;
+  int rc = FUPERMOD_SUCCESS, have_header = 0, seen_count = 0;
   long D = 0, sum = 0;
   int size = 0;
-  char *seen = NULL;
+  char *seen = NULL, *line;
   fupermod_dist *dist = NULL;
+  fupermod_lines rd;
   *out = NULL;
   if (!path) path = "(distribution)";
   if (memchr(input, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data in a distribution file", path);
-  if (!(text = malloc(len + 1))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  memcpy(text, input, len);
-  text[len] = '\0';
-  /* strtok_r would skip empty lines and lose line numbers: walk by hand */
-  for (line = text; line; line = save) {
-    char *nl = strchr(line, '\n'), *hash, *tok[5];
-    int n = 0;
-    save = nl ? nl + 1 : NULL;
-    if (nl) *nl = '\0';
-    lineno++;
-    if ((hash = strchr(line, '#'))) *hash = '\0';
-    for (char *s = strtok(line, " \t\r"); s; s = strtok(NULL, " \t\r")) {
-      if (n == 5) break;
-      tok[n++] = s;
-    }
-    if (n == 0) continue;
+  fupermod_lines_init(&rd, input, len, path);
+  while ((rc = fupermod_lines_next(&rd, &line)) == FUPERMOD_SUCCESS && line) {
+    const int lineno = rd.line;
+    char *tok[4];
+    int n = fupermod_lines_fields(line, tok, 4);
     if (!have_header) {
       long sz;
       if (n != 2 || fupermod_parse_long(tok[0], &D) || fupermod_parse_long(tok[1], &sz) || D < 0 ||
@@ -215,6 +205,7 @@ int fupermod_dist_parse(const char *input, size_t len, const char *path, fupermo
       sum += d;
     }
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (!have_header) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: empty distribution file", path);
     goto fail;
@@ -228,12 +219,12 @@ int fupermod_dist_parse(const char *input, size_t len, const char *path, fupermo
     goto fail;
   }
   free(seen);
-  free(text);
+  fupermod_lines_free(&rd);
   *out = dist;
   return FUPERMOD_SUCCESS;
 fail:
   free(seen);
-  free(text);
+  fupermod_lines_free(&rd);
   fupermod_dist_free(dist);
   return rc;
 }

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_part {
   long d;   /* units given to the processor */
@@ -42,6 +43,7 @@ int fupermod_dist_load(const char *path, fupermod_dist **out);
 /* Parse distribution-file text; name is used in messages. */
 int fupermod_dist_parse(const char *text, size_t len, const char *name, fupermod_dist **out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

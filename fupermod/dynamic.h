@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_dynamic {
   fupermod_partition partition; /* e.g. fupermod_partitioner_find("geometric")->continuous */
@@ -61,6 +62,7 @@ int fupermod_partition_dynamic(fupermod_dynamic *dyn, MPI_Comm comm, MPI_Comm co
                                const fupermod_precision *precision, fupermod_kernel *kernel, double eps,
                                int max_iterations, int *converged);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

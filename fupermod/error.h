@@ -5,6 +5,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 enum fupermod_status {
   FUPERMOD_SUCCESS = 0,
@@ -29,6 +30,7 @@ void fupermod_error_clear(void);
 int fupermod_exit_status(int status);
 const char *fupermod_status_name(int status);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -31,12 +31,9 @@ static char *search_dir(const char *dir, size_t dn, const char *name) {
 
 static char *find_kernel(const char *name, char *searched, size_t ssize) {
   const char *env = getenv("FUPERMOD_KERNEL_PATH");
-  const char *dirs[3] = {env, FUPERMOD_KERNEL_DIR, NULL};
-#ifdef FUPERMOD_BUILD_KERNEL_DIR
-  dirs[2] = FUPERMOD_BUILD_KERNEL_DIR;
-#endif
+  const char *dirs[2] = {env, FUPERMOD_KERNEL_DIR};
   searched[0] = '\0';
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 2; i++) {
     const char *s = dirs[i];
     while (s && *s) {
       const char *end = strchr(s, ':');

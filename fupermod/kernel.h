@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 #define FUPERMOD_KERNEL_API 1
 
@@ -45,6 +46,7 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
 void fupermod_kernel_unload(fupermod_kernel *k);
 double fupermod_kernel_complexity(const fupermod_kernel *k, long d);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_meter fupermod_meter;
 
@@ -76,6 +77,7 @@ int fupermod_meter_probe(fupermod_meter *m, double seconds, MPI_Comm comm_sync, 
 int fupermod_meter_static_subopts(const fupermod_meter *m, const char *subopts, double *watts,
                                   double *probe_seconds);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef double (*fupermod_complexity_fn)(double x, void *ctx);
 
@@ -41,8 +42,18 @@ struct fupermod_model {
  * then the first update defines it). D is the problem size the model serves (0 = unknown). */
 int fupermod_model_create(const char *type, const fupermod_points *pts, long D, fupermod_model **out);
 void fupermod_model_free(fupermod_model *m);
-/* Names of the model types, NULL-terminated. */
+/* Names of the model types, NULL-terminated: the built-in ones, then the registered ones.
+ * Thread-safe; the list stays valid (later registrations may appear in it). */
 const char *const *fupermod_model_types(void);
+
+/* A model type's constructor: m has its points (sorted by d, maybe none), D and no complexity
+ * yet; it sets m->ops (name, t, e, dtdx, update, destroy: e, dtdx and update may be NULL) and
+ * m->impl, and returns a status (then m->ops->destroy is not called). */
+typedef int (*fupermod_model_create_fn)(fupermod_model *m);
+/* Add a model type, created by name afterwards with fupermod_model_create like the built-in
+ * ones. The name is copied. FUPERMOD_ERR_USAGE for a NULL constructor, or a name that is empty,
+ * has a space, ',' or '=', or is taken. Thread-safe. */
+int fupermod_model_register(const char *name, fupermod_model_create_fn create);
 
 double fupermod_model_complexity(const fupermod_model *m, double x);
 double fupermod_model_time(const fupermod_model *m, double x);
@@ -61,6 +72,7 @@ int fupermod_model_tabulated_create(fupermod_model *m);
  * Writes the kept indices to keep[] and returns their number (>= 1), or a negative status. */
 int fupermod_coarsen(const double *x, const double *s, int n, int *keep);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/point.h"
 #include "fupermod/util.h"
 
@@ -18,20 +19,6 @@ static int cmp_lined(const void *a, const void *b) {
   const lined_point *x = a, *y = b;
   if (x->p.d != y->p.d) return x->p.d < y->p.d ? -1 : 1;
   return x->line - y->line;
-}
-
-/* Split a line into at most max whitespace-separated tokens; returns the count, or max+1. */
-static int tokenize(char *s, char **tok, int max) {
-  int n = 0;
-  while (*s) {
-    while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\v' || *s == '\f') s++;
-    if (!*s) break;
-    if (n == max) return max + 1;
-    tok[n++] = s;
-    while (*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\v' && *s != '\f') s++;
-    if (*s) *s++ = '\0';
-  }
-  return n;
 }
 
 /* A word, not a number: "nan" and "inf" stay numbers (and errors). */
@@ -54,7 +41,7 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   char *tok[7];
   long v;
   double x;
-  int n = tokenize(s, tok, 7);
+  int n = fupermod_lines_fields(s, tok, 7);
   fupermod_point p = FUPERMOD_POINT_INIT;
   /* a status is a word; every other field is a number */
   if (n >= 3 && n <= 7 && is_word(tok[n - 1])) {
@@ -112,31 +99,19 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
 
 static int parse_points(const char *text, size_t len, const char *name, int keep_abandoned, fupermod_points *out) {
   lined_point *lp = NULL;
-  int count = 0, cap = 0, line = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0, abandoned = 0;
+  int count = 0, cap = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0, abandoned = 0;
   int first_e_line = 0, first_noe_line = 0;
-  size_t pos = 0;
-  char buf[1024];
+  fupermod_lines rd;
+  char *buf;
   out->count = 0;
   out->pts = NULL;
   out->has_energy = 0;
   if (!name) name = "(points)";
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
-  while (pos < len) {
-    size_t end = pos, n;
-    char *hash;
-    while (end < len && text[end] != '\n') end++;
-    line++;
-    n = end - pos;
-    if (n >= sizeof buf) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: line too long", name, line);
-      goto fail;
-    }
-    memcpy(buf, text + pos, n);
-    buf[n] = '\0';
-    pos = end + 1;
-    if ((hash = strchr(buf, '#'))) *hash = '\0';
-    if (!buf[strspn(buf, " \t\r\v\f")]) continue; /* the same blanks as tokenize() */
+  fupermod_lines_init(&rd, text, len, name);
+  while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
+    const int line = rd.line;
     if (count == cap) {
       int nc = cap ? cap * 2 : 64;
       lined_point *np = realloc(lp, (size_t)nc * sizeof *lp);
@@ -159,6 +134,7 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
     }
     count++;
   }
+  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (count == 0 || (count == abandoned && !keep_abandoned)) {
     if (abandoned)
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no measured points (%d abandoned sizes only)", name, abandoned);
@@ -188,9 +164,11 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
     if (keep_abandoned || !fupermod_point_abandoned(&lp[i].p)) out->pts[out->count++] = lp[i].p;
   out->has_energy = with_e > 0;
   free(lp);
+  fupermod_lines_free(&rd);
   return FUPERMOD_SUCCESS;
 fail:
   free(lp);
+  fupermod_lines_free(&rd);
   return rc;
 }
 

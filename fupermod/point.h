@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* flags of a point */
 /* A run was slower than the minimum speed (fupermod_precision.speed_min): the size was given up
@@ -80,6 +81,7 @@ void fupermod_points_free(fupermod_points *set);
 int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
                            double *escatter);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* A growing list of [start, end) intervals in fupermod_time() seconds: when a process computed. */
 typedef struct fupermod_trace {
@@ -45,6 +46,7 @@ int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share);
  * members are. */
 int fupermod_share_busy(MPI_Comm share, const fupermod_trace *tr, double *busy);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

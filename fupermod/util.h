@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Read a whole regular file (NUL-terminated); errors name the path. */
 int fupermod_read_file(const char *path, char **text, size_t *len);
@@ -26,6 +27,7 @@ int fupermod_parse_double(const char *s, double *out);
 /* Create a directory and its parents. */
 int fupermod_mkdir_p(const char *path);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

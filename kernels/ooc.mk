@@ -6,7 +6,8 @@ libfupermod_ooc_la_SOURCES = kernels/ooc/ooc.h kernels/ooc/ooc_plan.c kernels/oo
 libfupermod_ooc_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 libfupermod_ooc_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
 libfupermod_ooc_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
-fupermodinclude_HEADERS += kernels/ooc/ooc.h
+nobase_fupermodinclude_HEADERS += kernels/ooc/ooc.h
+libfupermod_ooc_la_CFLAGS = $(LIB_CFLAGS)
 if HAVE_CUDA
 kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-ooc.la
 endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Validate (size, models, dist) for a continuous partitioner named alg. */
 int fupermod_continuous_check(const char *alg, int size, fupermod_model **models,
@@ -62,6 +63,7 @@ typedef struct fupermod_npa_info {
 int fupermod_numerical_solve(int size, fupermod_model **models, long D, double *x,
                              fupermod_npa_info *info);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

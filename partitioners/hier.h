@@ -14,12 +14,13 @@
 
 #include <mpi.h>
 #include <fupermod/fupermod.h>
-#include "partitioners/partitioners.h"
-#include "partitioners/matrix.h"
+#include "partitioners.h"
+#include "matrix.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* ---------------------------------------------------------------- grouping */
 
@@ -167,6 +168,7 @@ int fupermod_idpa(const fupermod_hier_comm *hc, long bm, long bn, double eps2, i
                   fupermod_partition inner, fupermod_model **models, fupermod_hier_measure measure, void *ctx,
                   fupermod_dist *devices, double *t_node, int *converged, int *measurements);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

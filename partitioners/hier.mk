@@ -1,3 +1,5 @@
-# Hierarchical partitioning: grouping into nodes, HiPOPTA, INPA with nested IDPA (docs/hierarchical.md).
-libfupermod_la_SOURCES += partitioners/hier.c partitioners/hier.h
+# Hierarchical partitioning (docs/hierarchical.md): the hierarchy (hier_comm.c), HiPOPTA
+# (hipopta.c), IDPA (idpa.c) and INPA with nested IDPA (inpa.c).
+libfupermod_la_SOURCES += partitioners/hier.h partitioners/hier_comm.c partitioners/hipopta.c \
+  partitioners/idpa.c partitioners/inpa.c
 EXTRA_DIST += docs/hierarchical.md

@@ -2,11 +2,12 @@
 #ifndef FUPERMOD_HPOPTA_H
 #define FUPERMOD_HPOPTA_H
 
-#include "partitioners/partitioners.h"
+#include "partitioners.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* One state of the time threshold: the load-equal start (step 0), then every solution that
  * lowered tau. Sizes in the units of the problem. */
@@ -31,6 +32,7 @@ typedef struct fupermod_hpopta_trace {
 int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fupermod_hpopta_trace *trace);
 void fupermod_hpopta_trace_free(fupermod_hpopta_trace *trace);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* A rectangle of blocks: rows [row, row+height), columns [col, col+width). A process with no
  * data has height == 0 or width == 0 (the layouts here store it as {0, 0, 0, 0}). */
@@ -76,6 +77,7 @@ int fupermod_layout_save(const char *path, const fupermod_layout *l, const char 
 int fupermod_layout_load(const char *path, fupermod_layout **out);
 int fupermod_layout_parse(const char *text, size_t len, const char *name, fupermod_layout **out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

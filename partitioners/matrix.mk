@@ -1,3 +1,5 @@
-# Matrix partitioning: column-based 2D layouts (KL, BR, 1.5D), tiling check, layout files.
-libfupermod_la_SOURCES += partitioners/matrix.c partitioners/matrix.h
-fupermodinclude_HEADERS += partitioners/matrix.h
+# Matrix partitioning (docs/matrix.md): layouts, the tiling check and the pieces the column-based
+# layouts share (layout.c), KL, BR and 1.5D (layout_kl.c, layout_br.c, layout_15d.c), layout
+# files (layout_io.c).
+libfupermod_la_SOURCES += partitioners/matrix.h partitioners/layout_impl.h partitioners/layout.c \
+  partitioners/layout_kl.c partitioners/layout_br.c partitioners/layout_15d.c partitioners/layout_io.c

@@ -483,46 +483,10 @@ nomem:
 
 /* ------------------------------------------------------------------ the wavefront */
 
-typedef struct pl_run {
-  pl_ctx *ctx;
-  const pl_problem *P;
-  pl_list *lists;   /* per function */
-  double *sm_all;   /* suffix minimum of the times over every function */
-  pl_kernel_fn kern;
-  int op, idle, threads, kind, band;
-  pl_layout lay;
-  int *cut;         /* cut[r] = first column of rank r, cut[active] = p + 1 (cost-balanced) */
-  size_t ld;        /* D + 1: rows of a pointer column */
-  /* values: a cell reads rows v - X .. v of the column to its left only, so each column keeps a
-   * ring of W >= X + 2 rows (slot = row & gm; slots 0..15 repeated after the end for
-   * contiguous 16-row loads); the full table is kept only when a caller asks for it */
-  long W, gm;
-  size_t rs;        /* ring stride: W + 16 */
-  double *ring;     /* nb rings */
-  double *left;     /* column h0 - 1: rank 0 the base column (whole), else a ring */
-  long left_gm;
-  int16_t *p16;     /* pointers, nb columns of ld rows (int16 when every m < 32768) */
-  int32_t *p32;
-  double *full;     /* optional: nb columns of ld values */
-  double *sbuf;     /* rows of the last column as sent to the right (stable for MPI_Isend) */
-  MPI_Request *sreq; /* PL_SENDS send requests in flight */
-  double evals, cells, table_time;
-  long messages;
-} pl_run;
-
 static inline void ring_put(double *ring, long gm, long W, long v, double x) {
   long s = v & gm;
   ring[s] = x;
   if (s < 16) ring[s + W] = x;
-}
-
-static inline int32_t run_ptr(const pl_run *R, size_t c, long v) {
-  return R->p16 ? R->p16[c * R->ld + (size_t)v] : R->p32[c * R->ld + (size_t)v];
-}
-
-/* Value of local column c at row v (v within the last W rows written). */
-static inline double run_val(const pl_run *R, size_t c, long v) {
-  return R->ring[c * R->rs + (size_t)(v & R->gm)];
 }
 
 static inline long cell_count(pl_run *R, int h, long v) {
@@ -669,7 +633,7 @@ static void wavefront(pl_run *R) {
            * the right rank falls a FIFO's worth of messages behind */
           MPI_Request *rq = &sreq[next_send % PL_SENDS];
           if (*rq != MPI_REQUEST_NULL) polite_wait(rq);
-          sbuf[next_send] = run_val(R, (size_t)nb - 1, next_send);
+          sbuf[next_send] = pl_run_val(R, (size_t)nb - 1, next_send);
           MPI_Isend(sbuf + next_send, 1, MPI_DOUBLE, rrank, PL_TAG, comm, rq);
         }
         if (S == nsteps)
@@ -704,8 +668,8 @@ static void wavefront(pl_run *R) {
 }
 
 /* Shared by the single-objective and SUMMA entry points: lists, storage, table. */
-static int run_table(pl_ctx *ctx, pl_problem *P, int op, int idle, int threads, int kernel, int keep_full,
-                     int band, pl_run *R) {
+int fupermod_paraleph_run_table(pl_ctx *ctx, pl_problem *P, int op, int idle, int threads, int kernel,
+                                int keep_full, int band, pl_run *R) {
   int rc = FUPERMOD_SUCCESS, chosen = 0;
   memset(R, 0, sizeof *R);
   R->ctx = ctx;
@@ -799,7 +763,7 @@ static int run_table(pl_ctx *ctx, pl_problem *P, int op, int idle, int threads, 
   return FUPERMOD_SUCCESS;
 }
 
-static void run_free(pl_run *R) {
+void fupermod_paraleph_run_free(pl_run *R) {
   if (R->lists)
     for (int k = 0; k < R->P->nf; k++) list_free(&R->lists[k]);
   free(R->lists);
@@ -817,7 +781,7 @@ static void run_free(pl_run *R) {
 
 /* Traceback from (D, hstart): one broadcast per block, right to left. Columns above hstart
  * are idle. d[0..p-1] is filled on every rank. */
-static void traceback(pl_ctx *ctx, const pl_run *R, int hstart, long *d) {
+void fupermod_paraleph_traceback(pl_ctx *ctx, const pl_run *R, int hstart, long *d) {
   const pl_problem *P = R->P;
   const int active = R->lay.active;
   int nbmax = 0;
@@ -831,7 +795,7 @@ static void traceback(pl_ctx *ctx, const pl_run *R, int hstart, long *d) {
     if (h0 > hstart) continue; /* idle block: nothing to trace */
     if (ctx->rank == r) {
       for (int h = (h1 < hstart ? h1 : hstart); h >= h0; h--) {
-        int32_t j = run_ptr(R, (size_t)(h - h0), v);
+        int32_t j = pl_run_ptr(R, (size_t)(h - h0), v);
         long x = j < 0 ? 0 : P->d[P->map[h - 1]][j];
         buf[1 + (h - h0)] = x;
         v -= x;
@@ -851,7 +815,7 @@ static double corner(pl_ctx *ctx, const pl_run *R, int h) {
   int owner = 0;
   while (owner + 1 < active && R->cut[owner + 1] <= h) owner++;
   double x = 0;
-  if (ctx->rank == owner) x = run_val(R, (size_t)(h - R->lay.h0), R->P->D);
+  if (ctx->rank == owner) x = pl_run_val(R, (size_t)(h - R->lay.h0), R->P->D);
   fupermod_paraleph_bcast(ctx, &x, 1, MPI_DOUBLE, owner);
   return x;
 }
@@ -903,8 +867,8 @@ static int gather_table(pl_ctx *ctx, const pl_run *R, fupermod_paraleph_table *t
   return rc;
 }
 
-static void finish_stats(pl_ctx *ctx, const pl_run *R, double t0, double objective,
-                         fupermod_paraleph_stats *st) {
+void fupermod_paraleph_finish_stats(pl_ctx *ctx, const pl_run *R, double t0, double objective,
+                                    fupermod_paraleph_stats *st) {
   double mx[4] = {fupermod_paraleph_now() - t0, R->table_time, ctx->comm_time, (double)ctx->mem};
   double sm[3] = {R->cells, R->evals, (double)R->messages};
   if (ctx->size > 1) {
@@ -965,7 +929,7 @@ int fupermod_paraleph_opt(MPI_Comm comm, int root, const fupermod_problem *prob,
   }
   int want = opts->table != NULL; /* root decides: a table copy is collective */
   fupermod_paraleph_bcast(&ctx, &want, 1, MPI_INT, ctx.root);
-  rc = run_table(&ctx, &P, op_of(objective), 1, opts->threads, opts->kernel, want, opts->band, &R);
+  rc = fupermod_paraleph_run_table(&ctx, &P, op_of(objective), 1, opts->threads, opts->kernel, want, opts->band, &R);
   if (rc == 0 && want) rc = gather_table(&ctx, &R, opts->table);
   double best = 0;
   long *d = NULL;
@@ -980,7 +944,7 @@ int fupermod_paraleph_opt(MPI_Comm comm, int root, const fupermod_problem *prob,
     rc = fupermod_paraleph_agree(&ctx, d ? 0 : fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory"));
   }
   if (rc == 0) {
-    traceback(&ctx, &R, P.p, d);
+    fupermod_paraleph_traceback(&ctx, &R, P.p, d);
     rc = fupermod_paraleph_agree(&ctx, fupermod_paraleph_make_dist(&P, d, out));
     if (rc && *out) {
       fupermod_dist_free(*out);
@@ -988,8 +952,8 @@ int fupermod_paraleph_opt(MPI_Comm comm, int root, const fupermod_problem *prob,
     }
   }
   if (R.P) {
-    finish_stats(&ctx, &R, t0, best, stats);
-    run_free(&R);
+    fupermod_paraleph_finish_stats(&ctx, &R, t0, best, stats);
+    fupermod_paraleph_run_free(&R);
   }
   free(d);
   fupermod_paraleph_problem_free(&P);
@@ -1001,96 +965,6 @@ int fupermod_paraleph(MPI_Comm comm, int root, const fupermod_problem *prob, int
                       int threads, fupermod_dist **out, fupermod_paraleph_stats *stats) {
   fupermod_paraleph_opts o = {threads, FUPERMOD_PARALEPH_AUTO, 0, NULL};
   return fupermod_paraleph_opt(comm, root, prob, objective, &o, out, stats);
-}
-
-double fupermod_summa_comm_time(const fupermod_summa_comm *cm, int c) {
-  double s = sqrt((double)c);
-  return (log2((double)c) + 2.0 * (s - 1.0)) * cm->alpha * cm->N / cm->b +
-         4.0 * (1.0 - 1.0 / s) * cm->beta * cm->N * cm->N / s;
-}
-
-int fupermod_paraleph_summa(MPI_Comm comm, int root, const fupermod_problem *prob,
-                            const fupermod_summa_comm *cm, int threads, fupermod_dist **out,
-                            double *comm_time, fupermod_paraleph_stats *stats) {
-  pl_ctx ctx;
-  pl_problem P;
-  pl_run R;
-  double t0 = fupermod_paraleph_now(), cmv[4] = {0};
-  int rc;
-  if (out) *out = NULL;
-  if ((rc = fupermod_paraleph_ctx_open(comm, root, &ctx))) return rc;
-  /* the model parameters are read on root like the problem */
-  if (ctx.rank == ctx.root) {
-    if (!out) rc = fupermod_error(FUPERMOD_ERR_USAGE, "paraleph summa: no output given");
-    else if (!cm || !(cm->alpha >= 0) || !(cm->beta >= 0) || !(cm->N > 0) || !(cm->b > 0) ||
-             !isfinite(cm->alpha + cm->beta + cm->N + cm->b))
-      rc = fupermod_error(FUPERMOD_ERR_USAGE, "paraleph summa: need alpha, beta >= 0 and N, b > 0");
-    else {
-      cmv[0] = cm->alpha;
-      cmv[1] = cm->beta;
-      cmv[2] = cm->N;
-      cmv[3] = cm->b;
-    }
-  } else if (!out)
-    rc = fupermod_error(FUPERMOD_ERR_USAGE, "paraleph summa: no output given");
-  rc = fupermod_paraleph_agree(&ctx, rc);
-  if (rc) {
-    fupermod_paraleph_ctx_close(&ctx);
-    return rc;
-  }
-  fupermod_paraleph_bcast(&ctx, cmv, 4, MPI_DOUBLE, ctx.root);
-  fupermod_summa_comm model = {cmv[0], cmv[1], cmv[2], cmv[3]};
-  if ((rc = fupermod_paraleph_problem_bcast(&ctx, prob, FUPERMOD_OBJ_TIME, &P))) {
-    fupermod_paraleph_ctx_close(&ctx);
-    return rc;
-  }
-  rc = run_table(&ctx, &P, PL_OP_MAX, 0, threads, FUPERMOD_PARALEPH_AUTO, 0, 0, &R);
-  long *d = NULL;
-  double *row = NULL, best = INFINITY, bestc = 0;
-  int cstar = 0;
-  if (rc == 0) {
-    /* dpt(D, c) for every c, on every rank */
-    d = malloc((size_t)P.p * sizeof *d);
-    row = calloc((size_t)P.p, sizeof *row);
-    rc = fupermod_paraleph_agree(&ctx, d && row ? 0 : fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory"));
-  }
-  if (rc == 0) {
-    for (int c = 0; c < R.lay.nb; c++) row[R.lay.h0 - 1 + c] = run_val(&R, (size_t)c, P.D);
-    if (ctx.size > 1) {
-      double c0 = fupermod_paraleph_now();
-      MPI_Allreduce(MPI_IN_PLACE, row, P.p, MPI_DOUBLE, MPI_SUM, ctx.comm);
-      ctx.comm_time += fupermod_paraleph_now() - c0;
-    }
-    for (int c = 1; c <= P.p; c++) {
-      double cc = fupermod_summa_comm_time(&model, c), tot = row[c - 1] + cc;
-      if (tot < best) {
-        best = tot;
-        bestc = cc;
-        cstar = c;
-      }
-    }
-    if (!isfinite(best))
-      rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "paraleph summa: no distribution of D=%ld units "
-                          "over 1..%d busy processors", P.D, P.p);
-  }
-  if (rc == 0) {
-    traceback(&ctx, &R, cstar, d);
-    rc = fupermod_paraleph_agree(&ctx, fupermod_paraleph_make_dist(&P, d, out));
-    if (rc && *out) {
-      fupermod_dist_free(*out);
-      *out = NULL;
-    }
-    if (rc == 0 && comm_time) *comm_time = bestc;
-  }
-  if (R.P) {
-    finish_stats(&ctx, &R, t0, best, stats);
-    run_free(&R);
-  }
-  free(d);
-  free(row);
-  fupermod_paraleph_problem_free(&P);
-  fupermod_paraleph_ctx_close(&ctx);
-  return rc;
 }
 
 /* ------------------------------------------------------------------ sequential reference */

@@ -15,11 +15,12 @@
 #define FUPERMOD_PARALEPH_H
 #include <stddef.h>
 #include <mpi.h>
-#include "partitioners/partitioners.h"
+#include "partitioners.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Inner-loop implementation (all return identical bits; PLAIN is the unpruned reference loop).
  * Pruned kernels skip only candidates proven strictly worse (partitioners/paraleph_kernel.c). */
@@ -112,6 +113,7 @@ int fupermod_paraleph_summa(MPI_Comm comm, int root, const fupermod_problem *pro
 int fupermod_paraleph_sequential(const fupermod_problem *prob, int objective, int idle,
                                  fupermod_paraleph_table *tab);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

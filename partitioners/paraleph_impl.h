@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <mpi.h>
 #include "partitioners/paraleph.h"
 #include "partitioners/paraleph_kernel.h"
@@ -59,6 +60,58 @@ int fupermod_paraleph_make_dist(const pl_problem *P, const long *d, fupermod_dis
 
 void *fupermod_paraleph_alloc(pl_ctx *ctx, size_t bytes);
 double fupermod_paraleph_now(void);
+
+#ifndef FUPERMOD_INTERNAL
+#define FUPERMOD_INTERNAL __attribute__((visibility("hidden")))
+#endif
+
+/* One run of the wavefront on this rank: its columns, lists, storage and counters (paraleph.c). */
+typedef struct pl_run {
+  pl_ctx *ctx;
+  const pl_problem *P;
+  pl_list *lists;   /* per function */
+  double *sm_all;   /* suffix minimum of the times over every function */
+  pl_kernel_fn kern;
+  int op, idle, threads, kind, band;
+  pl_layout lay;
+  int *cut;         /* cut[r] = first column of rank r, cut[active] = p + 1 (cost-balanced) */
+  size_t ld;        /* D + 1: rows of a pointer column */
+  /* values: a cell reads rows v - X .. v of the column to its left only, so each column keeps a
+   * ring of W >= X + 2 rows (slot = row & gm; slots 0..15 repeated after the end for
+   * contiguous 16-row loads); the full table is kept only when a caller asks for it */
+  long W, gm;
+  size_t rs;        /* ring stride: W + 16 */
+  double *ring;     /* nb rings */
+  double *left;     /* column h0 - 1: rank 0 the base column (whole), else a ring */
+  long left_gm;
+  int16_t *p16;     /* pointers, nb columns of ld rows (int16 when every m < 32768) */
+  int32_t *p32;
+  double *full;     /* optional: nb columns of ld values */
+  double *sbuf;     /* rows of the last column as sent to the right (stable for MPI_Isend) */
+  MPI_Request *sreq; /* PL_SENDS send requests in flight */
+  double evals, cells, table_time;
+  long messages;
+} pl_run;
+
+static inline int32_t pl_run_ptr(const pl_run *R, size_t c, long v) {
+  return R->p16 ? R->p16[c * R->ld + (size_t)v] : R->p32[c * R->ld + (size_t)v];
+}
+
+/* Value of local column c at row v (v within the last W rows written). */
+static inline double pl_run_val(const pl_run *R, size_t c, long v) {
+  return R->ring[c * R->rs + (size_t)(v & R->gm)];
+}
+
+/* Lists, storage and the whole table (collective; the status is agreed). keep_full keeps every
+ * value for a table copy; band 0 takes the default. */
+FUPERMOD_INTERNAL int fupermod_paraleph_run_table(pl_ctx *ctx, pl_problem *P, int op, int idle, int threads,
+                                                  int kernel, int keep_full, int band, pl_run *R);
+FUPERMOD_INTERNAL void fupermod_paraleph_run_free(pl_run *R);
+/* Traceback from (D, hstart) into d[0..p-1] on every rank; columns above hstart are idle. */
+FUPERMOD_INTERNAL void fupermod_paraleph_traceback(pl_ctx *ctx, const pl_run *R, int hstart, long *d);
+/* Statistics reduced over the ranks (collective even where st is NULL). */
+FUPERMOD_INTERNAL void fupermod_paraleph_finish_stats(pl_ctx *ctx, const pl_run *R, double t0, double objective,
+                                                      fupermod_paraleph_stats *st);
 
 /* Per-diagonal synchronisation of the threads of one rank. A short spin, then sched_yield():
  * OpenMP's barriers spin for ~1e5 iterations, which with more threads than cores (ranks x

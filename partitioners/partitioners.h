@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 enum fupermod_objective {
   FUPERMOD_OBJ_TIME = 0,   /* minimise max_i t_i(d_i) */
@@ -64,8 +65,14 @@ typedef struct fupermod_partitioner {
 } fupermod_partitioner;
 
 const fupermod_partitioner *fupermod_partitioner_find(const char *name);
-/* NULL-terminated list of every registered partitioner. */
+/* NULL-terminated list of every registered partitioner: the built-in ones, then the registered
+ * ones in order. Thread-safe; the list stays valid (later registrations may appear in it). */
 const fupermod_partitioner *const *fupermod_partitioners(void);
+/* Add a partitioner, found by name afterwards like the built-in ones (fupermod_partitioner_find,
+ * fupermod_partitioners, and the library functions that take a partitioner's name, such as
+ * fupermod_hier_algo_named). The descriptor is copied, strings included. FUPERMOD_ERR_USAGE for a name already taken or with a space, ',' or
+ * '=', an unknown kind, a missing function for the kind, or an unknown model type. Thread-safe. */
+int fupermod_partitioner_register(const fupermod_partitioner *alg);
 
 /* Validate a problem for a partitioner (p >= 1, D >= 0, functions sorted with positive d and t,
  * energy where needed). */
@@ -79,6 +86,7 @@ int fupermod_problem_evaluate(const fupermod_problem *prob, const long *d, doubl
  * aleph/hepopta/htpopta; objective PARETO or PARETO_TOTAL. */
 int fupermod_dp_pareto(const fupermod_problem *prob, fupermod_front *out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

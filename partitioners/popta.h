@@ -3,11 +3,12 @@
 #ifndef FUPERMOD_POPTA_H
 #define FUPERMOD_POPTA_H
 
-#include "partitioners/partitioners.h"
+#include "partitioners.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* What a step of the kernel's loop (Alg. 2, lines 10-37) did with its left part. */
 enum fupermod_popta_how {
@@ -44,6 +45,7 @@ typedef struct fupermod_popta_trace {
 int fupermod_popta_traced(const fupermod_problem *prob, fupermod_dist *out, fupermod_popta_trace *trace);
 void fupermod_popta_trace_free(fupermod_popta_trace *trace);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,4 +1,4 @@
-# Matrix partitioning (partitioners/matrix.c) and the heterogeneous SUMMA (apps/summa.c).
+# Matrix partitioning (partitioners/layout*.c) and the heterogeneous SUMMA (apps/summa.c).
 check_PROGRAMS += tests/test_matrix
 TESTS += tests/test_matrix
 tests_test_matrix_SOURCES = tests/test_matrix.c tests/tap.h

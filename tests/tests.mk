@@ -15,3 +15,5 @@ include tests/apps.mk
 include tests/popta_trace.mk
 include tests/campaign.mk
 include tests/hier.mk
+include tests/api.mk
+include tests/cluster.mk

@@ -189,6 +189,7 @@ int cmd_partition(int argc, char **argv) {
   long D = -1, P = 0;
   double static_power = 0.0;
   int json = 0, faithful = 0, objective = FUPERMOD_OBJ_TIME, objective_set = 0, c, rc, nf = 0, p = 0;
+  int static_power_set = 0; /* 0 W is a valid platform: only a missing option is an error */
   int has_energy, status = 0;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;
@@ -218,6 +219,7 @@ int cmd_partition(int argc, char **argv) {
     case 's':
       if (fupermod_parse_double(optarg, &static_power) || static_power < 0)
         return tool_usage(SUB, "--static-power '%s' must be a number >= 0 (W)", optarg);
+      static_power_set = 1;
       break;
     case 'f': faithful = 1; break;
     case 't':
@@ -243,8 +245,8 @@ int cmd_partition(int argc, char **argv) {
   if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
     return tool_usage(SUB, "-F applies to dp and paraleph only");
   if (strcmp(alg->name, "paraleph") == 0) {
-    if (static_power <= 0 && objective == FUPERMOD_OBJ_PARETO_TOTAL)
-      return tool_usage(SUB, "-F pareto-total needs --static-power W (> 0)");
+    if (!static_power_set && objective == FUPERMOD_OBJ_PARETO_TOTAL)
+      return tool_usage(SUB, "-F pareto-total needs --static-power W (>= 0)");
     return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out);
   }
   if ((rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf)) != FUPERMOD_SUCCESS) {
@@ -279,9 +281,8 @@ int cmd_partition(int argc, char **argv) {
     fupermod_problem prob = {D, p, f, static_power, faithful, objective};
     int pareto = alg->kind == FUPERMOD_PART_PARETO ||
                  (alg->pareto && (objective == FUPERMOD_OBJ_PARETO || objective == FUPERMOD_OBJ_PARETO_TOTAL));
-    if (alg->needs_static_power && static_power <= 0)
-    {
-      status = tool_usage(SUB, "%s needs --static-power W (> 0)", alg->name);
+    if (alg->needs_static_power && !static_power_set) {
+      status = tool_usage(SUB, "%s needs --static-power W (>= 0)", alg->name);
       goto done;
     }
     if ((rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {

@@ -14,6 +14,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 typedef struct fupermod_ooc_plan {
   long M, N, K;
@@ -99,6 +100,7 @@ void fupermod_ooc_destroy(fupermod_ooc *ctx);
 int fupermod_ooc_dgemm(fupermod_ooc *ctx, long M, long N, long K, double alpha, const double *A, long lda,
                        const double *B, long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -10,7 +10,7 @@ out=${2:-$src/_build/fuzz}
 mkdir -p "$out" || exit 1
 command -v clang >/dev/null || { echo "fuzz: clang not installed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 mpiflags=$(mpicc --showme:compile) mpilibs=$(mpicc --showme:link)
-common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/point.c"
+common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/lines.c $src/fupermod/point.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$src $mpiflags $(pkg-config --cflags hwloc gsl)"
 libs="$mpilibs $(pkg-config --libs hwloc) -lgsl -lm"
 rc=0

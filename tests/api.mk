@@ -1,0 +1,7 @@
+# The public API: registration at run time, and the installed library as a user builds on it.
+API_TESTS = tests/test_registry tests/install.sh
+check_PROGRAMS += tests/test_registry
+TESTS += $(API_TESTS)
+EXTRA_DIST += tests/install.sh tests/install_user.c
+tests_test_registry_SOURCES = tests/test_registry.c tests/tap.h
+tests_test_registry_LDADD = $(TEST_LDADD)

@@ -1,0 +1,82 @@
+#!/bin/bash
+# The installed library as a user sees it: configure with a temporary prefix, make install, then
+# build out of the tree with pkg-config only: a program that includes every installed header and
+# links every installed library, and the kernel guide of docs/kernels.md verbatim. Each library
+# exports exactly the functions its installed headers declare.
+. "$top_srcdir/tests/tap.sh"
+unset FUPERMOD_KERNEL_PATH MAKEFLAGS MFLAGS MAKELEVEL
+PREFIX=$TMPD/prefix
+mkdir "$TMPD/build" && cd "$TMPD/build" || exit 1
+"$top_srcdir/configure" -q --prefix="$PREFIX" >configure.log 2>&1 &&
+  make -s -j2 >make.log 2>&1 && make -s install >install.log 2>&1
+ok $? "configure --prefix, make and make install into a temporary prefix"
+tail -n 20 configure.log make.log install.log | sed 's/^/# /'
+export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
+ok "$(pkg-config --exists fupermod fupermod-apps; echo $?)" "pkg-config finds fupermod and fupermod-apps"
+ok "$([ -d "$PREFIX/include/fupermod/partitioners" ] && [ -d "$PREFIX/include/fupermod/apps" ]; echo $?)" \
+  "headers are installed below include/fupermod"
+
+# every installed header, alone and all together, in the installed layout only
+cd "$TMPD" || exit 1
+CFLAGS="$(pkg-config --cflags fupermod-apps)"
+headers=$(cd "$PREFIX/include" && find fupermod -name '*.h' | sort)
+bad=0
+for h in $headers; do
+  printf '#include <%s>\n' "$h" >one.c
+  cc -std=c99 -Wall -Wextra -Werror -fsyntax-only $CFLAGS one.c 2>>one.err || { bad=1; echo "# $h does not compile alone"; }
+done
+ok $bad "each of the $(echo "$headers" | wc -w) installed headers compiles on its own, as C99"
+sed 's/^/# /' one.err 2>/dev/null | head -20
+printf '#include <%s>\n' $headers >headers.h
+cp "$top_srcdir/tests/install_user.c" .
+cc -O1 -Wall -Wextra -Werror $CFLAGS install_user.c -o install_user $(pkg-config --libs fupermod-apps) -lm 2>cc.err
+ok $? "a program including every installed header builds with cc and pkg-config alone"
+sed 's/^/# /' cc.err
+missing=0
+for l in libfupermod libfupermod_apps libfupermod_ooc; do
+  readelf -d install_user | grep -q "NEEDED.*\[$l\.so" || { missing=1; echo "# install_user does not need $l"; }
+done
+ok $missing "it links every installed library"
+$MPIEXEC --oversubscribe --bind-to none -np 2 ./install_user >run.out 2>&1
+ok $? "it runs under mpirun: PARALEPH, HiPOPTA and its own registered partitioner"
+sed 's/^/# /' run.out
+ok "$([ "$(grep -c '^pass' run.out)" -eq 5 ]; echo $?)" "all 5 of its checks pass"
+
+# nothing of the build tree where the installed programs and libraries look things up: their run
+# paths and their constant strings (debug information may name it, as with any -g build)
+leaks=""
+for f in $(find "$PREFIX/lib" "$PREFIX/bin" -type f \( -name '*.so*' -o -perm -u+x \)); do
+  { readelf -d "$f" 2>/dev/null | grep -E 'RPATH|RUNPATH'; readelf -p .rodata "$f" 2>/dev/null; } |
+    grep -qF -e "$top_builddir" -e "$TMPD/build" && leaks="$leaks $f"
+done
+ok "$([ -z "$leaks" ]; echo $?)" "no installed library or program names the build tree in a run path or a string"
+for f in $leaks; do echo "# $f"; done
+
+# exported symbols of each library equal what the installed headers declare
+cc $CFLAGS -fsyntax-only -aux-info aux.txt -x c headers.h 2>/dev/null
+grep -v '\*/ static' aux.txt | grep -o 'fupermod_[A-Za-z0-9_]* (' | sed 's/ (//' | sort -u >declared
+: >exported
+extra=0
+for l in libfupermod libfupermod_apps libfupermod_ooc; do
+  nm -D --defined-only "$PREFIX/lib/$l.so" | awk '{ print $3 }' | sort -u >"$l.sym"
+  cat "$l.sym" >>exported
+  comm -23 "$l.sym" declared >"$l.extra"
+  [ -s "$l.extra" ] && { extra=1; echo "# $l exports undeclared: $(tr '\n' ' ' <"$l.extra")"; }
+done
+ok $extra "each library exports only functions its installed headers declare"
+sort -u exported -o exported
+comm -13 exported declared >undefined
+ok "$([ ! -s undefined ] && [ "$(wc -l <declared)" -gt 150 ]; echo $?)" \
+  "every declared function is exported by one of them ($(wc -l <declared) functions)"
+sed 's/^/# not exported: /' undefined
+
+# docs/kernels.md, "With fupermod installed", verbatim
+awk '/<!-- installed build end -->/ { p = 0 } p && !/^```/ { print } /<!-- installed build begin -->/ { p = 1 }' \
+  "$top_srcdir/docs/kernels.md" >guide.sh
+mkdir guide && cp "$top_srcdir/kernels/example/triad.c" "$top_srcdir/kernels/example/check.c" guide/
+[ "$(grep -c '^./check' guide.sh)" -eq 2 ] && (cd guide && bash -e ../guide.sh) >guide.out 2>&1
+ok $? "the installed-build commands of docs/kernels.md run as shown ($(grep -c . guide.sh) lines)"
+sed 's/^/# /' guide.out | tail -20
+ok "$([ "$(grep -c '^verify: pass' guide.out)" -eq 2 ]; echo $?)" \
+  "both kernels pass their self-check, the bundled one found in the installed kernel directory"
+done_testing
