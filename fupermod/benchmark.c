@@ -1,4 +1,3 @@
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -108,49 +107,6 @@ static int wait_filling(MPI_Request *req, fupermod_kernel *k, int *local_rc, cha
   return w;
 }
 
-typedef struct {
-  fupermod_kernel *k;
-  int rc, finished;
-  pthread_mutex_t mutex;
-  pthread_cond_t cond;
-} run_state;
-
-static void *run_thread(void *arg) {
-  run_state *st = arg;
-  int rc = st->k->ops->execute(st->k->ctx);
-  pthread_mutex_lock(&st->mutex);
-  st->rc = rc;
-  st->finished = 1;
-  pthread_cond_signal(&st->cond);
-  pthread_mutex_unlock(&st->mutex);
-  return NULL;
-}
-
-/* One execute, abandoned (cancelled) after limit seconds; *abandoned set when it was. */
-static int run_limited(fupermod_kernel *k, double limit, int *abandoned) {
-  run_state st = {k, 0, 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
-  pthread_t th;
-  struct timespec deadline;
-  double end;
-  *abandoned = 0;
-  if (pthread_create(&th, NULL, run_thread, &st) != 0)
-    return fupermod_error(FUPERMOD_ERR_SYSTEM, "cannot start the kernel thread");
-  clock_gettime(CLOCK_REALTIME, &deadline);
-  end = (double)deadline.tv_sec + 1e-9 * deadline.tv_nsec + limit;
-  deadline.tv_sec = (time_t)end;
-  deadline.tv_nsec = (long)((end - (double)deadline.tv_sec) * 1e9);
-  pthread_mutex_lock(&st.mutex);
-  while (!st.finished)
-    if (pthread_cond_timedwait(&st.cond, &st.mutex, &deadline) == ETIMEDOUT) break;
-  if (!st.finished) *abandoned = 1;
-  pthread_mutex_unlock(&st.mutex);
-  /* kernels stop at their next cancellation point (sleeps, I/O); others finish the run */
-  if (*abandoned) pthread_cancel(th);
-  pthread_join(th, NULL);
-  return *abandoned ? FUPERMOD_SUCCESS : st.rc;
-}
-
-
 /* Energy modes of a benchmark (docs/energy.md). */
 enum { EN_KERNEL, EN_PROCESS, EN_BUSY, EN_SOLO };
 
@@ -210,10 +166,15 @@ static int meter_group(fupermod_meter *meter, MPI_Comm sync, MPI_Comm *group) {
   return rc;
 }
 
-static int run_once(fupermod_kernel *k, double limit, int *abandoned) {
-  if (limit > 0) return run_limited(k, limit, abandoned);
-  *abandoned = 0;
-  return k->ops->execute(k->ctx);
+/* One timed run: nothing but the kernel between the clock reads, in this thread, to completion
+ * (docs/kernels.md, "Abandoning slow sizes"). *abandoned: slower than limit (0: no limit). */
+static int timed_run(fupermod_kernel *k, double limit, double *t0, double *t1, int *abandoned) {
+  int rc;
+  *t0 = fupermod_time();
+  rc = k->ops->execute(k->ctx);
+  *t1 = fupermod_time();
+  *abandoned = rc == FUPERMOD_SUCCESS && limit > 0 && *t1 - *t0 > limit;
+  return rc;
 }
 
 static double rel_ci(const stats *s, const fupermod_precision *prec) {
@@ -271,9 +232,9 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
                (ts.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
     flags[2] = local_rc != FUPERMOD_SUCCESS;
     /* fill between timed runs, but not where a meter shared by several processes could count the
-     * filling (its window opens while members may still be finishing a fill), nor where a run
-     * can be abandoned (cancelled half-way); a process's own meter is stopped by now */
-    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && limit == 0 && ts.n > 0 && !abandoned &&
+     * filling (its window opens while members may still be finishing a fill); a process's own
+     * meter is stopped by now. An abandoned process waits idle: its runs are the slow ones. */
+    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && ts.n > 0 && !abandoned &&
            local_rc == FUPERMOD_SUCCESS;
     if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS ||
         (fill ? wait_filling(&req, k, &local_rc, saved, sizeof saved) : wait_politely(&req))) {
@@ -290,18 +251,14 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     }
     if (!abandoned && local_rc == FUPERMOD_SUCCESS) {
       if (mode == EN_PROCESS) local_rc = fupermod_meter_start(meter);
-      if (local_rc == FUPERMOD_SUCCESS) {
-        t0 = fupermod_time();
-        local_rc = run_once(k, limit, &ab);
-        t1 = fupermod_time();
-        if (ab) {
-          abandoned = 1;
-          abandoned_t = t1 - t0;
-        }
+      if (local_rc == FUPERMOD_SUCCESS && (local_rc = timed_run(k, limit, &t0, &t1, &ab)) == FUPERMOD_SUCCESS && ab) {
+        abandoned = 1;
+        abandoned_t = t1 - t0;
       }
       ran = local_rc == FUPERMOD_SUCCESS && !ab;
       if (ran && meter) local_rc = fupermod_meter_note_run(meter, d);
-      if (ran && local_rc == FUPERMOD_SUCCESS && mode == EN_PROCESS) {
+      /* an abandoned run's window is closed too, and its energy dropped */
+      if ((ran || ab) && local_rc == FUPERMOD_SUCCESS && mode == EN_PROCESS) {
         local_rc = fupermod_meter_stop(meter, &j, &win);
         e = j - static_power * win;
       }
@@ -339,7 +296,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     if (share != MPI_COMM_NULL) {
       /* processes time-sharing cores: the repetition lasts as long as the cores were busy with any
        * of them (the union of their runs), whenever each got to start */
-      double mine[2] = {t0, ran ? t1 : t0};
+      double mine[2] = {t0, ran || ab ? t1 : t0}; /* an abandoned run kept the core busy too */
       if (MPI_Iallgather(mine, 2, MPI_DOUBLE, share_iv, 2, MPI_DOUBLE, share, &req) != MPI_SUCCESS ||
           wait_politely(&req)) {
         local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallgather failed");
@@ -377,16 +334,14 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
           break;
         }
         if (turn != grank || !flags[0]) continue;
-        if ((local_rc = fupermod_meter_start(meter)) == FUPERMOD_SUCCESS) {
-          t0 = fupermod_time();
-          local_rc = run_once(k, limit, &ab);
-          t1 = fupermod_time();
+        if ((local_rc = fupermod_meter_start(meter)) == FUPERMOD_SUCCESS &&
+            (local_rc = timed_run(k, limit, &t0, &t1, &ab)) == FUPERMOD_SUCCESS) {
           if (ab) {
             abandoned = 1;
             abandoned_t = t1 - t0;
-          }
-          if (local_rc == FUPERMOD_SUCCESS && !ab && (local_rc = fupermod_meter_note_run(meter, d)) == FUPERMOD_SUCCESS &&
-              (local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
+            local_rc = fupermod_meter_stop(meter, &j, &win); /* close the window, drop the energy */
+          } else if ((local_rc = fupermod_meter_note_run(meter, d)) == FUPERMOD_SUCCESS &&
+                     (local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
             elapsed_e += t1 - t0;
             stats_add(&es, j - static_power * win);
           }
@@ -417,15 +372,18 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   point->d = d;
   if (abandoned) {
     point->t = abandoned_t;
-    point->reps = 0;
+    point->reps = 1;
     point->ci = 0.0;
     point->e = -1.0;
     point->e_ci = -1.0;
+    point->flags = FUPERMOD_POINT_ABANDONED;
     return FUPERMOD_SUCCESS;
   }
   point->t = ts.mean;
   point->reps = ts.n;
   point->ci = ts.n > 1 ? fupermod_student_ci(ts.n, stats_sd(&ts), prec->cl) : 0.0;
+  /* the limits ended it before the half-width came below t (one run: no half-width at all) */
+  point->flags = ts.n < 2 || point->ci > point->t ? FUPERMOD_POINT_IMPRECISE : 0;
   if (es.n > 0 && (mode != EN_KERNEL || es.n == ts.n)) {
     /* a dynamic energy below the static baseline is noise around 0; e < 0 would mean "none" */
     point->e = es.mean > 0 ? es.mean : 0.0;

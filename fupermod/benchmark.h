@@ -18,7 +18,8 @@ typedef struct fupermod_precision {
   double cl;        /* confidence level, e.g. 0.95 (two-sided quantile at (1+cl)/2) */
   double eps;       /* stop when ci/mean <= eps */
   double time_max;  /* stop after this many seconds of runs for the point (0: no cap) */
-  double speed_min; /* abandon a run slower than this (complexity units/s); 0 disables */
+  double speed_min; /* a run slower than this (complexity units/s) ends the size, which is then
+                       flagged abandoned (FUPERMOD_POINT_ABANDONED); 0 disables */
   int idle_wait;    /* 0 (default): a process whose run ended before the others' keeps running the
                        kernel, untimed, until they finish, so that every timed run overlaps the
                        others' load as in a balanced application run; 1: it waits idle */
@@ -37,11 +38,14 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
 
 /* Measure d units of an initialised kernel (initialize is called here, finalize at the end).
  * Every process of comm_sync (e.g. a node) runs each repetition at the same time; all of them
- * repeat until every one is precise. point->reps == 0 marks an abandoned (too slow) point whose
- * t is the time at abandonment (a lower bound). Energy comes from the kernel's `energy` op when it
- * has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of comm_sync that
- * time-share cores (fupermod_share_comm) all record, per repetition, the union of their runs:
- * how long their cores were busy with the group's work (docs/kernels.md). */
+ * repeat until every one is precise. A timed run is execute() alone between two clock reads, in
+ * the calling thread, always to completion. A run slower than prec->speed_min ends this process's
+ * repetitions: point->flags = FUPERMOD_POINT_ABANDONED, t = that run's time, reps 1, ci 0, no
+ * energy; such a point is no measurement. A point whose half-width exceeds t when a limit ends it
+ * (or that has one run) is flagged FUPERMOD_POINT_IMPRECISE. Energy comes from the kernel's
+ * `energy` op when it has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of
+ * comm_sync that time-share cores (fupermod_share_comm) all record, per repetition, the union of
+ * their runs: how long their cores were busy with the group's work (docs/kernels.md). */
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
                        MPI_Comm comm_sync, fupermod_point *point);
 

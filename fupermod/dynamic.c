@@ -213,7 +213,9 @@ int fupermod_partition_iterate(fupermod_dynamic *dyn, MPI_Comm comm, MPI_Comm co
   pt.t = 0.0;
   if (rc == FUPERMOD_SUCCESS && d > 0) {
     rc = fupermod_benchmark_meter(kernel, dyn->meter, dyn->static_power, d, precision, active, &pt);
-    if (rc == FUPERMOD_SUCCESS && pt.reps == 0) pt.reps = 1; /* abandoned: t is a lower bound, still far too slow */
+    /* an abandoned run still ran to completion: DPA takes its time as a one-run point, so that work
+     * moves away from a device that slow */
+    if (rc == FUPERMOD_SUCCESS && fupermod_point_abandoned(&pt)) pt.flags = FUPERMOD_POINT_IMPRECISE;
   }
   if (active != MPI_COMM_NULL) MPI_Comm_free(&active);
   if ((rc = agree(rc, comm, "partition_iterate")) != FUPERMOD_SUCCESS) return rc;

@@ -61,6 +61,10 @@ int fupermod_model_create(const char *type, const fupermod_points *pts, long D, 
     return fupermod_error(FUPERMOD_ERR_USAGE, "unknown model type '%s' (%s)", type, known);
   }
   if (D < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "model: D must be >= 0, got %ld", D);
+  for (int i = 0; pts && i < pts->count; i++)
+    if (fupermod_point_abandoned(&pts->pts[i]))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "model: d=%ld was abandoned, not measured (load points with "
+                            "fupermod_points_load, which leaves such points out)", pts->pts[i].d);
   m = calloc(1, sizeof *m);
   if (!m) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   m->D = D;
@@ -114,6 +118,8 @@ double fupermod_model_energy(const fupermod_model *m, double x) {
 int fupermod_model_update(fupermod_model *m, const fupermod_point *pt) {
   int rc;
   if (!m || !pt) return fupermod_error(FUPERMOD_ERR_USAGE, "model update: NULL argument");
+  if (fupermod_point_abandoned(pt))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "model update: d=%ld was abandoned, not measured", pt->d);
   if ((rc = fupermod_points_insert(&m->points, pt)) != FUPERMOD_SUCCESS) return rc;
   return m->ops->update ? m->ops->update(m, pt) : FUPERMOD_SUCCESS;
 }

@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,14 +21,37 @@ static int cmp_lined(const void *a, const void *b) {
   return x->line - y->line;
 }
 
+/* A word, not a number: "nan" and "inf" stay numbers (and errors). */
+static int is_word(const char *t) {
+  char *end;
+  if (!isalpha((unsigned char)t[0])) return 0;
+  (void)strtod(t, &end);
+  return end == t;
+}
+
+/* The status word a data line may end with. */
+static int parse_status(const char *w, int *flags) {
+  if (strcmp(w, "abandoned") == 0) *flags = FUPERMOD_POINT_ABANDONED;
+  else if (strcmp(w, "imprecise") == 0) *flags = FUPERMOD_POINT_IMPRECISE;
+  else return -1;
+  return 0;
+}
+
 static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
-  char *tok[6];
+  char *tok[7];
   long v;
   double x;
-  int n = fupermod_lines_fields(s, tok, 6);
+  int n = fupermod_lines_fields(s, tok, 7);
   fupermod_point p = FUPERMOD_POINT_INIT;
+  /* a status is a word; every other field is a number */
+  if (n >= 3 && n <= 7 && is_word(tok[n - 1])) {
+    if (parse_status(tok[n - 1], &p.flags) != 0)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: status '%s' must be 'abandoned' or 'imprecise'", name, line,
+                            tok[n - 1]);
+    n--;
+  }
   if (n > 6)
-    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 6: d t reps ci e e_ci)",
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields (at most 7: d t reps ci e e_ci status)",
                           name, line);
   if (n == 0) return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: empty line", name, line);
   if (n == 1)
@@ -73,9 +97,9 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_points_parse(const char *text, size_t len, const char *name, fupermod_points *out) {
+static int parse_points(const char *text, size_t len, const char *name, int keep_abandoned, fupermod_points *out) {
   lined_point *lp = NULL;
-  int count = 0, cap = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0;
+  int count = 0, cap = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0, abandoned = 0;
   int first_e_line = 0, first_noe_line = 0;
   fupermod_lines rd;
   char *buf;
@@ -100,7 +124,10 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
     }
     if ((rc = parse_line(buf, name, line, &lp[count].p)) != FUPERMOD_SUCCESS) goto fail;
     lp[count].line = line;
-    if (fupermod_point_has_energy(&lp[count].p)) {
+    /* an abandoned size was not measured: whether it has an energy does not matter */
+    if (fupermod_point_abandoned(&lp[count].p)) {
+      abandoned++;
+    } else if (fupermod_point_has_energy(&lp[count].p)) {
       if (!with_e++) first_e_line = line;
     } else if (!without_e++) {
       first_noe_line = line;
@@ -108,8 +135,10 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
     count++;
   }
   if (rc != FUPERMOD_SUCCESS) goto fail;
-  if (count == 0) {
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no data points (empty point file)", name);
+  if (count == 0 || (count == abandoned && !keep_abandoned)) {
+    if (abandoned)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no measured points (%d abandoned sizes only)", name, abandoned);
+    else rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no data points (empty point file)", name);
     goto fail;
   }
   if (with_e && without_e) {
@@ -130,8 +159,9 @@ int fupermod_points_parse(const char *text, size_t len, const char *name, fuperm
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
     goto fail;
   }
-  for (int i = 0; i < count; i++) out->pts[i] = lp[i].p;
-  out->count = count;
+  /* duplicates were checked over every line, abandoned or not; then the abandoned go */
+  for (int i = 0; i < count; i++)
+    if (keep_abandoned || !fupermod_point_abandoned(&lp[i].p)) out->pts[out->count++] = lp[i].p;
   out->has_energy = with_e > 0;
   free(lp);
   fupermod_lines_free(&rd);
@@ -142,7 +172,15 @@ fail:
   return rc;
 }
 
-int fupermod_points_load(const char *path, fupermod_points *out) {
+int fupermod_points_parse(const char *text, size_t len, const char *name, fupermod_points *out) {
+  return parse_points(text, len, name, 0, out);
+}
+
+int fupermod_points_parse_all(const char *text, size_t len, const char *name, fupermod_points *out) {
+  return parse_points(text, len, name, 1, out);
+}
+
+static int load_points(const char *path, int keep_abandoned, fupermod_points *out) {
   char *text;
   size_t len;
   int rc = fupermod_read_file(path, &text, &len);
@@ -150,22 +188,28 @@ int fupermod_points_load(const char *path, fupermod_points *out) {
   out->pts = NULL;
   out->has_energy = 0;
   if (rc != FUPERMOD_SUCCESS) return rc;
-  rc = fupermod_points_parse(text, len, path, out);
+  rc = parse_points(text, len, path, keep_abandoned, out);
   free(text);
   return rc;
 }
 
+int fupermod_points_load(const char *path, fupermod_points *out) { return load_points(path, 0, out); }
+
+int fupermod_points_load_all(const char *path, fupermod_points *out) { return load_points(path, 1, out); }
+
 int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size) {
+  /* abandoned wins: such a point is no measurement, precise or not */
+  const char *status = fupermod_point_abandoned(pt) ? " abandoned" : fupermod_point_imprecise(pt) ? " imprecise" : "";
   int n;
   if (fupermod_point_has_energy(pt))
-    n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g", pt->d, pt->t, pt->reps, pt->ci, pt->e,
-                 pt->e_ci >= 0 ? pt->e_ci : 0.0);
+    n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g%s", pt->d, pt->t, pt->reps, pt->ci, pt->e,
+                 pt->e_ci >= 0 ? pt->e_ci : 0.0, status);
   else
-    n = snprintf(buf, size, "%ld %.17g %d %.17g", pt->d, pt->t, pt->reps, pt->ci);
+    n = snprintf(buf, size, "%ld %.17g %d %.17g%s", pt->d, pt->t, pt->reps, pt->ci, status);
   return (n < 0 || (size_t)n >= size) ? FUPERMOD_ERR_USAGE : FUPERMOD_SUCCESS;
 }
 
-static const char *header = "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n";
+static const char *header = FUPERMOD_POINTS_HEADER "\n";
 
 int fupermod_points_save(const char *path, const fupermod_points *pts, const char *comment) {
   fupermod_atomic_file af;
@@ -224,9 +268,14 @@ int fupermod_points_find(const fupermod_points *set, long d) {
 }
 
 static void update_energy_flag(fupermod_points *set) {
-  set->has_energy = set->count > 0;
+  int measured = 0;
+  set->has_energy = 1;
   for (int i = 0; i < set->count; i++)
-    if (!fupermod_point_has_energy(&set->pts[i])) set->has_energy = 0;
+    if (!fupermod_point_abandoned(&set->pts[i])) {
+      measured++;
+      if (!fupermod_point_has_energy(&set->pts[i])) set->has_energy = 0;
+    }
+  if (!measured) set->has_energy = 0;
 }
 
 int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt) {

@@ -1,4 +1,4 @@
-/* Measurement points and point files (format v1, docs/formats.md). */
+/* Measurement points and point files (format v2, docs/formats.md). */
 #ifndef FUPERMOD_POINT_H
 #define FUPERMOD_POINT_H
 
@@ -9,6 +9,15 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
+/* flags of a point */
+/* A run was slower than the minimum speed (fupermod_precision.speed_min): the size was given up
+ * after it. t is that run's time; the point is not a measurement, and models, smoothing and
+ * partitioners refuse it. */
+#define FUPERMOD_POINT_ABANDONED 1
+/* The half-width still exceeded t when the repetition or time limit ended the point (or one run
+ * gave no half-width at all). The point is kept and usable; its precision is poor. */
+#define FUPERMOD_POINT_IMPRECISE 2
+
 /* One measurement: d units took t seconds (mean of reps runs, Student-t half-width ci),
  * e joules of dynamic energy (half-width e_ci). e < 0 means "no energy measured". */
 typedef struct fupermod_point {
@@ -18,23 +27,39 @@ typedef struct fupermod_point {
   double ci;
   double e;
   double e_ci;
+  int flags; /* FUPERMOD_POINT_ABANDONED, FUPERMOD_POINT_IMPRECISE */
 } fupermod_point;
 
 /* A set of points sorted by increasing d, no duplicate d. */
 typedef struct fupermod_points {
   int count;
   fupermod_point *pts;
-  int has_energy; /* 1 when every point has e >= 0 */
+  int has_energy; /* 1 when every point that is not abandoned has e >= 0 (and there is one) */
 } fupermod_points;
 
-#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0}
+/* The first line of a point file. */
+#define FUPERMOD_POINTS_HEADER \
+  "# fupermod points v2: d t reps ci [e e_ci] [status]  (units, s, count, s, J, J, abandoned|imprecise)"
+
+#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0}
 
 static inline int fupermod_point_has_energy(const fupermod_point *p) { return p->e >= 0.0; }
+static inline int fupermod_point_abandoned(const fupermod_point *p) {
+  return (p->flags & FUPERMOD_POINT_ABANDONED) != 0;
+}
+static inline int fupermod_point_imprecise(const fupermod_point *p) {
+  return (p->flags & FUPERMOD_POINT_IMPRECISE) != 0;
+}
 
-/* Parse point-file text; name is used in messages ("name:line: ..."). */
+/* Parse point-file text into measurements: abandoned points are left out (an error when nothing
+ * else is left). name is used in messages ("name:line: ..."). */
 int fupermod_points_parse(const char *text, size_t len, const char *name, fupermod_points *out);
-/* Load a point file; errors name the file and line. */
+/* Load a point file as fupermod_points_parse does; errors name the file and line. */
 int fupermod_points_load(const char *path, fupermod_points *out);
+/* Parse or load every point, abandoned ones included (flagged): for tools that resume or report
+ * a measurement, never for models. */
+int fupermod_points_parse_all(const char *text, size_t len, const char *name, fupermod_points *out);
+int fupermod_points_load_all(const char *path, fupermod_points *out);
 /* Write a point file atomically (temporary file + rename); comment may be NULL. */
 int fupermod_points_save(const char *path, const fupermod_points *pts, const char *comment);
 /* Append one point to a file and flush it to disk (used while measuring). */

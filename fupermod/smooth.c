@@ -79,6 +79,9 @@ int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod
   if (in->count < 3)
     return fupermod_error(FUPERMOD_ERR_INPUT, "smooth: a fit with its own scatter needs at least 3 measured sizes, got %d",
                           in->count);
+  for (int i = 0; i < in->count; i++)
+    if (fupermod_point_abandoned(&in->pts[i]))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "smooth: d=%ld was abandoned, not measured", in->pts[i].d);
   if ((rc = fupermod_points_copy(out, in)) != FUPERMOD_SUCCESS) return rc;
   rc = smooth_field(in, w, cl, 0, out, &s);
   if (rc == FUPERMOD_SUCCESS && in->has_energy) rc = smooth_field(in, w, cl, 1, out, &se);

@@ -25,6 +25,9 @@ int fupermod_problem_check(const fupermod_problem *prob, const fupermod_partitio
         return fupermod_error(FUPERMOD_ERR_INPUT,
                               "function of processor %d: point %d (d=%ld, t=%g) is not a positive, "
                               "strictly increasing size with a positive time", i, k, pt->d, pt->t);
+      if (fupermod_point_abandoned(pt))
+        return fupermod_error(FUPERMOD_ERR_INPUT, "function of processor %d: d=%ld was abandoned, not measured", i,
+                              pt->d);
     }
     if (alg && alg->needs_energy && !f->has_energy)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s needs energy, but the function of processor %d has none",

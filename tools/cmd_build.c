@@ -27,7 +27,9 @@ static void help(void) {
          "                 time / INCREMENT exceeds GRANULARITY (s per unit)\n"
          "            --sizes d1,d2,...         (explicit sizes)\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
-         "            -T SECONDS_PER_POINT (60)  -z MIN_SPEED (0: never abandon a slow run)\n"
+         "            -T SECONDS_PER_POINT (60)\n"
+         "            -z MIN_SPEED  a run slower than this (complexity units/s) ends its size, which the\n"
+         "                          file marks 'abandoned' (0, default: never); docs/kernels.md\n"
          "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
          "                         running the kernel, untimed, until the others finish (docs/kernels.md)\n"
          "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model with the meter's keys,\n"
@@ -39,39 +41,37 @@ static void help(void) {
          "  -q          no progress lines\n");
 }
 
+typedef struct {
+  long *v;
+  int n, cap;
+} size_list;
+
+static int add_size(const char *item, void *ctx) {
+  size_list *l = ctx;
+  long d;
+  if (fupermod_parse_long(item, &d) || d <= 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: '%s' is not a positive integer", item);
+  if (l->n == l->cap) {
+    int nc = l->cap ? 2 * l->cap : 16;
+    long *nv = realloc(l->v, (size_t)nc * sizeof *nv);
+    if (!nv) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    l->v = nv;
+    l->cap = nc;
+  }
+  l->v[l->n++] = d;
+  return 0;
+}
+
 static int parse_sizes(const char *s, long **out, int *n) {
-  int cap = 16;
-  long *v = malloc((size_t)cap * sizeof *v);
-  *n = 0;
-  if (!v) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  while (*s) {
-    char tok[32];
-    const char *e = strchr(s, ',');
-    size_t len = e ? (size_t)(e - s) : strlen(s);
-    long d;
-    if (len == 0 || len >= sizeof tok) break;
-    memcpy(tok, s, len);
-    tok[len] = '\0';
-    if (fupermod_parse_long(tok, &d) || d <= 0) {
-      free(v);
-      return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: '%s' is not a positive integer", tok);
-    }
-    if (*n == cap) {
-      long *nv = realloc(v, (size_t)(cap *= 2) * sizeof *v);
-      if (!nv) {
-        free(v);
-        return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-      }
-      v = nv;
-    }
-    v[(*n)++] = d;
-    s += len + (e ? 1 : 0);
+  size_list l = {NULL, 0, 0};
+  /* 32 characters hold any long with room to spare */
+  int rc = tool_list("--sizes", s, 32, add_size, &l);
+  if (rc != FUPERMOD_SUCCESS) {
+    free(l.v);
+    return rc;
   }
-  if (*n == 0) {
-    free(v);
-    return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: no sizes given");
-  }
-  *out = v;
+  *out = l.v;
+  *n = l.n;
   return FUPERMOD_SUCCESS;
 }
 
@@ -99,12 +99,18 @@ static int scan_point_file(const char *path, int *kind, int *has_data) {
   return FUPERMOD_SUCCESS;
 }
 
+/* Whether a set holds a measured (not abandoned) point: only those say whether it has energy. */
+static int has_measured(const fupermod_points *p) {
+  for (int i = 0; i < p->count; i++)
+    if (!fupermod_point_abandoned(&p->pts[i])) return 1;
+  return 0;
+}
+
 /* Start a new point file with the format header and the energy label, flushed to disk. */
 static int start_point_file(const char *path, const char *label) {
   char head[1024];
   int fd, n;
-  n = snprintf(head, sizeof head, "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n%s%s%s",
-               label ? "# energy: " : "", label ? label : "", label ? "\n" : "");
+  n = snprintf(head, sizeof head, FUPERMOD_POINTS_HEADER "\n%s%s%s", label ? "# energy: " : "", label ? label : "", label ? "\n" : "");
   fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create", path);
   if (write(fd, head, (size_t)n) != n || fsync(fd) != 0) {
@@ -120,7 +126,7 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
   fupermod_dist *dist = NULL;
   fupermod_point pt = FUPERMOD_POINT_INIT;
   MPI_Comm active = MPI_COMM_NULL;
-  double mine[6], *all = NULL;
+  double mine[7], *all = NULL;
   long d;
   int rc = fupermod_dist_load(distpath, &dist);
   if (rc == FUPERMOD_SUCCESS && dist->size != size)
@@ -147,18 +153,20 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
   mine[3] = d > 0 ? pt.e : -1.0;
   mine[4] = d > 0 ? pt.e_ci : -1.0;
   mine[5] = d > 0 ? pt.reps : 0;
-  if (rank == 0) all = malloc((size_t)size * 6 * sizeof *all);
-  MPI_Gather(mine, 6, MPI_DOUBLE, all, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  mine[6] = d > 0 ? pt.flags : 0;
+  if (rank == 0) all = malloc((size_t)size * 7 * sizeof *all);
+  MPI_Gather(mine, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double worst = 0.0;
     printf("# check of %s: %d processes, D = %ld\n", distpath, size, dist->D);
     printf("# %6s %10s %14s %14s %12s %6s %14s %14s %12s\n", "rank", "d", "predicted t", "measured t", "ci", "reps",
            "predicted e", "measured e", "e ci");
     for (int r = 0; r < size; r++) {
-      double *v = all + 6 * r, pred = dist->parts[r].t;
+      double *v = all + 7 * r, pred = dist->parts[r].t;
+      int flags = (int)v[6];
       printf("  %6d %10ld %14.6g %14.6g %12.3g %6.0f", r, (long)v[0], pred, v[1], v[2], v[5]);
       if (v[3] >= 0) printf(" %14.6g %14.6g %12.3g", dist->parts[r].e, v[3], v[4]);
-      printf("\n");
+      printf("%s\n", flags & FUPERMOD_POINT_ABANDONED ? " abandoned" : flags & FUPERMOD_POINT_IMPRECISE ? " imprecise" : "");
       if (v[0] > 0 && pred > 0 && fabs(v[1] - pred) / pred > worst) worst = fabs(v[1] - pred) / pred;
     }
     printf("# largest relative difference of measured and predicted time: %.4g\n", worst);
@@ -276,9 +284,9 @@ int cmd_build(int argc, char **argv) {
         if (unlink(path) != 0) rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot replace the empty file", path);
         else rc = start_point_file(path, en.meter ? en.label : NULL);
       } else if (rc == FUPERMOD_SUCCESS) {
-        rc = fupermod_points_load(path, &have);
+        rc = fupermod_points_load_all(path, &have); /* an abandoned size is done too */
         /* a resumed file must not mix measured, estimated and missing energies */
-        if (rc == FUPERMOD_SUCCESS && en.meter && !have.has_energy)
+        if (rc == FUPERMOD_SUCCESS && en.meter && has_measured(&have) && !have.has_energy)
           rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
                               "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
         else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
@@ -305,11 +313,8 @@ int cmd_build(int argc, char **argv) {
         /* the whole node measures together so that contention is part of every point */
         rc = fupermod_benchmark_meter(en.kernel, en.meter, en.static_power, dk, &prec, en.intra, &pt);
         if (rc == FUPERMOD_SUCCESS && need) {
-          if (pt.reps == 0) { /* abandoned: keep the time at abandonment, a lower bound */
-            pt.reps = 1;
-            pt.ci = 0.0;
-          }
-          if (have.count > 0 && have.has_energy != fupermod_point_has_energy(&pt))
+          if (has_measured(&have) && !fupermod_point_abandoned(&pt) &&
+              have.has_energy != fupermod_point_has_energy(&pt))
             rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: its points %s energy but d=%ld was measured %s: not appended",
                                 path, have.has_energy ? "have" : "lack", dk, have.has_energy ? "without" : "with");
           if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_append(path, &pt);
@@ -338,12 +343,20 @@ int cmd_build(int argc, char **argv) {
       if (method == 1) nsizes = k + 1;
     }
   }
-  /* summary: per process the number of points, the range of speeds and where energies come from */
+  /* summary: per process the number of measured points, the range of speeds and where energies
+   * come from; on stderr, how many points the files mark abandoned or imprecise */
   {
-    double mine[5] = {(double)have.count, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
+    double mine[5] = {0.0, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
     int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
+    int marks[2] = {0, 0}, allmarks[2] = {0, 0};
     for (int i = 0; i < have.count; i++) {
       double s = fupermod_kernel_complexity(en.kernel, have.pts[i].d) / have.pts[i].t;
+      if (fupermod_point_abandoned(&have.pts[i])) {
+        marks[0]++;
+        continue;
+      }
+      if (fupermod_point_imprecise(&have.pts[i])) marks[1]++;
+      mine[0]++;
       if (s < mine[1]) mine[1] = s;
       if (s > mine[2]) mine[2] = s;
       if (have.has_energy) {
@@ -358,6 +371,14 @@ int cmd_build(int argc, char **argv) {
     }
     MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(&kind, 1, MPI_INT, kinds, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Reduce(marks, allmarks, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* warnings, not progress: -q keeps them */
+    if (rank == 0 && allmarks[0])
+      fprintf(stderr, "fupermod build: %d points abandoned (a run slower than the minimum speed, -z): marked "
+              "'abandoned' in the point files; models and partitioners leave them out\n", allmarks[0]);
+    if (rank == 0 && allmarks[1])
+      fprintf(stderr, "fupermod build: %d points imprecise (half-width above the time when the repetition or time "
+              "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
     if (rank == 0 && all && kinds) {
       static const char *src[] = {"none", "measured", "ESTIMATE", "kernel"};
       printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s\n", size, nsizes, data, "rank",

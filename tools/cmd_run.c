@@ -87,16 +87,17 @@ static void help(void) {
          "  -q                 no progress lines\n");
 }
 
+static int add_app(const char *item, void *ctx) {
+  options *o = ctx;
+  if (strcmp(item, "dgemm") == 0) o->apps_dgemm = 1;
+  else if (strcmp(item, "fft") == 0) o->apps_fft = 1;
+  else return fupermod_error(FUPERMOD_ERR_USAGE, "--apps: '%s' is not an app (dgemm, fft)", item);
+  return 0;
+}
+
 static int parse_apps(const char *s, options *o) {
-  char buf[128];
   o->apps_dgemm = o->apps_fft = 0;
-  snprintf(buf, sizeof buf, "%s", s);
-  for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
-    if (strcmp(t, "dgemm") == 0) o->apps_dgemm = 1;
-    else if (strcmp(t, "fft") == 0) o->apps_fft = 1;
-    else return -1;
-  }
-  return o->apps_dgemm || o->apps_fft ? 0 : -1;
+  return tool_list("--apps", s, 16, add_app, o);
 }
 
 /* FNV-1a of everything that determines a model: reuse only when it matches. */
@@ -211,7 +212,7 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
       f->has_energy = f->count > 0;
       for (int i = 0; i < f->count; i++) {
         const double *row = recv + displs[r] + 6 * i;
-        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5]};
+        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0};
         f->pts[i] = p;
         if (p.e < 0) f->has_energy = 0;
       }
@@ -909,7 +910,7 @@ int cmd_run(int argc, char **argv) {
     case 'C': o.conf = optarg; break;
     case 'o': o.out = optarg; break;
     case 'a':
-      if (parse_apps(optarg, &o)) return tool_usage(SUB, "--apps '%s' must list dgemm and/or fft", optarg);
+      if (parse_apps(optarg, &o)) return tool_usage(SUB, "%s", fupermod_error_message());
       break;
     case 'A': o.algorithm = optarg; break;
     case 'b': o.rebuild = 1; break;

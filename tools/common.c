@@ -83,6 +83,35 @@ int tool_load_points(int nfiles, char **files, const char *conf, const char *dat
   return FUPERMOD_SUCCESS;
 }
 
+int tool_list(const char *opt, const char *value, size_t size, int (*each)(const char *item, void *ctx), void *ctx) {
+  char *item = malloc(size);
+  const char *s = value;
+  int k = 1, rc = FUPERMOD_SUCCESS;
+  if (!item) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (;; k++) {
+    size_t len = strcspn(s, ",");
+    if (len == 0) {
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "%s: item %d of '%s' is empty", opt, k, value);
+      break;
+    }
+    if (len >= size) {
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "%s: item %d of '%s' is longer than %zu characters", opt, k, value,
+                          size - 1);
+      break;
+    }
+    memcpy(item, s, len);
+    item[len] = '\0';
+    if (each(item, ctx) != 0) {
+      rc = FUPERMOD_ERR_USAGE;
+      break;
+    }
+    if (!s[len]) break;
+    s += len + 1;
+  }
+  free(item);
+  return rc;
+}
+
 int tool_gnuplot(const char *script) {
   char cmd[4200];
   if (!FUPERMOD_GNUPLOT[0]) return -1;

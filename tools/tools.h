@@ -25,6 +25,10 @@ int tool_load_points(int nfiles, char **files, const char *conf, const char *dat
                      fupermod_points **out, int *count);
 /* Path of the point file of configuration line i in DIR. */
 void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_process_conf *pc);
+/* Split the comma-separated value of option opt (e.g. "--sizes") and call each(item, ctx) on every
+ * item in order. An empty item, or one of size characters or more, is a FUPERMOD_ERR_USAGE naming
+ * opt; so is a non-zero return of each, which has recorded its own message. */
+int tool_list(const char *opt, const char *value, size_t size, int (*each)(const char *item, void *ctx), void *ctx);
 /* Run gnuplot on a script file; returns 0 on success, -1 when gnuplot is missing or fails. */
 int tool_gnuplot(const char *script);
 
