@@ -5,3 +5,5 @@ TESTS += $(API_TESTS)
 EXTRA_DIST += tests/install.sh tests/install_user.c
 tests_test_registry_SOURCES = tests/test_registry.c tests/tap.h
 tests_test_registry_LDADD = $(TEST_LDADD)
+TESTS += tests/docs_current.sh
+EXTRA_DIST += tests/docs_current.sh
