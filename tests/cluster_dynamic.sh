@@ -1,0 +1,33 @@
+#!/bin/bash
+# Dynamic load balancing across two nodes of the virtual cluster (node1: two processes sharing
+# CPU 0; node2: one process on CPU 1): fupermod dypart converges to a distribution that gives
+# the lone process more, and the Jacobi solver rebalances its rows across the nodes.
+. "$top_srcdir/tests/tap.sh"
+VC="$top_srcdir/tests/cluster/vcluster"
+if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
+if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
+  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
+fi
+CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
+trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
+"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
+ok $? "two nodes start"
+cd "$CL" || exit 1
+printf 'node1 0 none cpu kernel=dgemm\nnode1 1 none cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\n' >c.conf
+run() { "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$@"; }
+
+run "$FUPERMOD" dypart --conf c.conf -D 192 --eps 0.15 -I 12 -r 3 -R 10 -o dist.txt >dyp.out 2>dyp.err
+ok $? "fupermod dypart runs across the nodes"
+sed 's/^/# /' dyp.out | tail -6
+ok "$(grep -v '^#' dist.txt 2>/dev/null | awk 'NR > 1 && NF >= 2 { d[n++] = $2 } END { exit !(n == 3 && d[0] + d[1] + d[2] == 192 && d[2] > d[0] && d[2] > d[1]) }'; echo $?)" \
+  "its distribution sums to 192 and gives node2's lone process more than each of node1's sharers"
+sed 's/^/# /' dist.txt 2>/dev/null | grep -v '^# #' | head -4
+
+run "${top_builddir}/apps/fupermod-jacobi" -D 4000 --balancer fpm -i 12 --conf c.conf >jac.out 2>jac.err
+ok $? "the Jacobi solver with dynamic balancing runs across the nodes"
+sed 's/^/# /' jac.out | tail -4
+# the rows of the last iteration: node2's process (rank 2) holds more than each of node1's
+ok "$(awk '$1 ~ /^[0-9]+$/ { last = $0 } END { split(last, f); exit !(f[2] + f[3] + f[4] == 4000 && f[4] > f[2] && f[4] > f[3]) }' jac.out; echo $?)" \
+  "it moves rows to node2's lone process"
+cd "$top_builddir" || exit 1
+done_testing
