@@ -71,6 +71,14 @@ static int wait_politely(MPI_Request *req) {
   }
 }
 
+/* Start of the kernel run in progress in this process, in ns of fupermod_time (0: none), for a
+ * watchdog on another thread (fupermod_benchmark_running). */
+static long long running_ns;
+
+static void running(double since) { __atomic_store_n(&running_ns, (long long)(since * 1e9), __ATOMIC_RELEASE); }
+
+double fupermod_benchmark_running(void) { return (double)__atomic_load_n(&running_ns, __ATOMIC_ACQUIRE) * 1e-9; }
+
 /* Wait for the others' runs while loading the machine as they do: run the kernel, untimed, until
  * req completes. Without this, a process that finishes early is measured while everyone loads the
  * memory system, and the slower ones partly while it idles, which flatters them (docs/kernels.md).
@@ -84,11 +92,15 @@ typedef struct {
 
 static void *fill_thread(void *arg) {
   fill_state *st = arg;
-  while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE))
-    if ((st->rc = st->k->ops->execute(st->k->ctx)) != FUPERMOD_SUCCESS) {
+  while (!__atomic_load_n(&st->stop, __ATOMIC_ACQUIRE)) {
+    running(fupermod_time());
+    st->rc = st->k->ops->execute(st->k->ctx);
+    running(0);
+    if (st->rc != FUPERMOD_SUCCESS) {
       snprintf(st->saved, sizeof st->saved, "%s", fupermod_error_message());
       break;
     }
+  }
   return NULL;
 }
 
@@ -171,8 +183,10 @@ static int meter_group(fupermod_meter *meter, MPI_Comm sync, MPI_Comm *group) {
 static int timed_run(fupermod_kernel *k, double limit, double *t0, double *t1, int *abandoned) {
   int rc;
   *t0 = fupermod_time();
+  running(*t0);
   rc = k->ops->execute(k->ctx);
   *t1 = fupermod_time();
+  running(0);
   *abandoned = rc == FUPERMOD_SUCCESS && limit > 0 && *t1 - *t0 > limit;
   return rc;
 }

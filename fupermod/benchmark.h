@@ -49,6 +49,11 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec,
                        MPI_Comm comm_sync, fupermod_point *point);
 
+/* When a benchmark of this process is inside a kernel run (timed, or untimed while it waits for
+ * the others): the run's start (fupermod_time), else 0. Safe to call from any thread, so that a
+ * watchdog can tell a kernel that never returns from a process waiting for its peers. */
+double fupermod_benchmark_running(void);
+
 /* fupermod_benchmark with energy from a meter (NULL: the kernel's own `energy` op, if any).
  * The energy of a run is the meter's over a window around it minus static_power (W, of what the
  * meter measures) times the window: dynamic energy, clamped at 0 in the point. Processes of

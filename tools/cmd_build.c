@@ -3,6 +3,9 @@
  * meter the configuration line selects (docs/energy.md). With --dist, each process is measured at
  * its share of a distribution instead, to check the predicted times. */
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -13,6 +16,34 @@
 #include "tools/mpi_init.h"
 
 static const char *SUB = "build";
+
+/* The watchdog: a kernel run that has not returned after twice the time limit per point is taken
+ * for hung. The library cannot stop a kernel safely, so the process names itself, its host and
+ * the size, and ends; mpirun then ends the job. Every point measured so far is in its file. */
+typedef struct {
+  double limit;          /* s; 0: no watchdog */
+  long d;                /* size in progress (__atomic) */
+  int rank, stop;        /* stop: __atomic */
+  char host[MPI_MAX_PROCESSOR_NAME];
+} watchdog;
+
+static void *watch(void *arg) {
+  watchdog *w = arg;
+  struct timespec nap = {0, 200000000};
+  while (!__atomic_load_n(&w->stop, __ATOMIC_ACQUIRE)) {
+    double since = fupermod_benchmark_running();
+    if (since > 0 && fupermod_time() - since > w->limit) {
+      fprintf(stderr,
+              "fupermod build: rank %d on %s: the kernel has not returned from a run at d=%ld for %.0f s, twice "
+              "the time limit per point (-T): stopping the job (points measured so far are kept)\n",
+              w->rank, w->host, __atomic_load_n(&w->d, __ATOMIC_ACQUIRE), fupermod_time() - since);
+      fflush(stderr);
+      kill(getpid(), SIGKILL);
+    }
+    nanosleep(&nap, NULL);
+  }
+  return NULL;
+}
 
 static void help(void) {
   printf("usage: mpirun -np N fupermod build --conf CONF [--data DIR] [-k KERNEL] SIZES [PRECISION]\n"
@@ -27,7 +58,8 @@ static void help(void) {
          "                 time / INCREMENT exceeds GRANULARITY (s per unit)\n"
          "            --sizes d1,d2,...         (explicit sizes)\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
-         "            -T SECONDS_PER_POINT (60)\n"
+         "            -T SECONDS_PER_POINT (60; a kernel run that has not returned after twice this is\n"
+         "               taken for hung: the job stops naming the rank, host and size)\n"
          "            -z MIN_SPEED  a run slower than this (complexity units/s) ends its size, which the\n"
          "                          file marks 'abandoned' (0, default: never); docs/kernels.md\n"
          "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
@@ -191,7 +223,11 @@ int cmd_build(int argc, char **argv) {
   tool_proc en;
   char path[4096];
   double start;
+  watchdog wd;
+  pthread_t wd_thread;
+  int wd_on = 0;
   memset(&en, 0, sizeof en);
+  memset(&wd, 0, sizeof wd);
   en.intra = MPI_COMM_NULL;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
@@ -300,6 +336,13 @@ int cmd_build(int argc, char **argv) {
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   }
   start = fupermod_time();
+  if (prec.time_max > 0) {
+    int len;
+    wd.limit = 2 * prec.time_max;
+    wd.rank = rank;
+    MPI_Get_processor_name(wd.host, &len);
+    wd_on = pthread_create(&wd_thread, NULL, watch, &wd) == 0;
+  }
   {
     long d = method == 1 ? L : 0, incr = incr0;
     for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
@@ -311,6 +354,7 @@ int cmd_build(int argc, char **argv) {
       MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (node_need) {
         /* the whole node measures together so that contention is part of every point */
+        __atomic_store_n(&wd.d, dk, __ATOMIC_RELEASE);
         rc = fupermod_benchmark_meter(en.kernel, en.meter, en.static_power, dk, &prec, en.intra, &pt);
         if (rc == FUPERMOD_SUCCESS && need) {
           if (has_measured(&have) && !fupermod_point_abandoned(&pt) &&
@@ -399,6 +443,10 @@ int cmd_build(int argc, char **argv) {
     free(kinds);
   }
 done:
+  if (wd_on) {
+    __atomic_store_n(&wd.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(wd_thread, NULL);
+  }
   status = fupermod_exit_status(rc);
   tool_proc_free(&en);
   fupermod_points_free(&have);
