@@ -67,7 +67,10 @@ static int all_true(int x) {
 
 int main(int argc, char **argv) {
   int rank, size;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_abandon", NULL) != FUPERMOD_SUCCESS) {
+    fprintf(stderr, "%s\n", fupermod_error_message());
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

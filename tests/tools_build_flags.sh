@@ -77,5 +77,5 @@ expect_exit 2 "--apps with an oversize item" -- "$FUPERMOD" run --conf "$TMPD/on
 stderr_has "--apps: item 2 .* is longer than" "the error names --apps"
 SUMMA=${top_builddir:-..}/apps/fupermod-summa
 expect_exit 2 "fupermod-summa -a with an empty item" -- $MPI -np 3 "$SUMMA" -n 96 -b 16 -l br -a 1,,2,3
-stderr_has "-a: item 2 of '1,,2,3' is empty" "the error names -a"
+stderr_has "-a: empty area in '1,,2,3'" "the error names -a"
 done_testing

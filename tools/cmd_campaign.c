@@ -124,6 +124,9 @@ static int run_command(const char *cmd, const char *log, const char *id, double 
   if (WIFEXITED(st)) *code = WEXITSTATUS(st);
   else *code = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   if (how == RUN_EXITED && WIFSIGNALED(st)) how = RUN_SIGNALED;
+  /* a batch system stops the whole job at once (scancel, the walltime): the experiment may die of
+   * that signal before we act on ours; it was interrupted, not failed, and runs again on restart */
+  if (stop_signal && how != RUN_TIMEOUT && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) how = RUN_STOPPED;
   return how;
 }
 
