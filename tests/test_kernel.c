@@ -18,11 +18,17 @@ int main(void) {
   snprintf(sub, sizeof sub, "points=%s", path);
   ok(fupermod_kernel_load("emulated", sub, &k) == 0 && strcmp(k->ops->name, "emulated") == 0, "load by name");
   if (k) {
-    double t0 = fupermod_time();
+    /* the least of 20 runs: a loaded host wakes the sleeping kernel late, never early; below
+     * 4 ms tells the interpolated 2.5 ms from the next point's 4 ms */
+    double t = 1e30;
     k->ops->initialize(15, k->ctx);
-    k->ops->execute(k->ctx);
-    double t = fupermod_time() - t0;
-    ok(t >= 0.0025 && t < 0.02, "emulated run of 15 units takes the interpolated 2.5 ms (%.4f s)", t);
+    for (int i = 0; i < 20; i++) {
+      double t0 = fupermod_time(), ti;
+      k->ops->execute(k->ctx);
+      ti = fupermod_time() - t0;
+      if (ti < t) t = ti;
+    }
+    ok(t >= 0.0025 && t < 0.004, "emulated run of 15 units takes the interpolated 2.5 ms (least of 20: %.5f s)", t);
     ok(fupermod_kernel_complexity(k, 15) == 15.0, "complexity of the emulated kernel is d");
     k->ops->finalize(k->ctx);
     fupermod_kernel_unload(k);
