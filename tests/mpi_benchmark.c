@@ -15,13 +15,17 @@
 #include "fupermod/mpi_thread.h"
 
 /* wake-up latency of a sleeping emulated device on an oversubscribed host (4 processes on
- * 2 cores), allowed on top of the interval: the interval measures dispersion, not this bias */
+ * 2 cores), allowed on top of the interval: the interval measures dispersion, not this bias.
+ * A loaded host wakes sleepers later still: late() measures by how much, under the same
+ * conditions. */
 #define TIMER_SLACK 1e-3
 
 /* A kernel that counts its runs and sleeps 4 ms (rank 0) or 20 ms (the others). */
 typedef struct counting {
   int runs;
   long ns;
+  long run_ns; /* the runs' own wall time, sleep and late wake-up included */
+  long max_ns; /* the longest run */
 } counting;
 static int cnt_create(const char *s, void **ctx) { return FUPERMOD_SUCCESS; }
 static double cnt_complexity(long d, void *ctx) { return (double)d; }
@@ -29,14 +33,34 @@ static int cnt_init(long d, void *ctx) { return FUPERMOD_SUCCESS; }
 static int cnt_exec(void *ctx) {
   counting *c = ctx;
   struct timespec ts = {0, c->ns};
+  double t0 = fupermod_time();
   __atomic_add_fetch(&c->runs, 1, __ATOMIC_RELAXED);
   nanosleep(&ts, NULL);
+  long ns = (long)((fupermod_time() - t0) * 1e9), max = __atomic_load_n(&c->max_ns, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&c->run_ns, ns, __ATOMIC_RELAXED);
+  while (ns > max && !__atomic_compare_exchange_n(&c->max_ns, &max, ns, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
   return FUPERMOD_SUCCESS;
 }
 static int cnt_fini(void *ctx) { return FUPERMOD_SUCCESS; }
 static void cnt_destroy(void *ctx) {}
 static const fupermod_kernel_ops cnt_ops = {FUPERMOD_KERNEL_API, "counting", "counts its runs", cnt_create,
                                             cnt_complexity, cnt_init, cnt_exec, cnt_fini, cnt_destroy, NULL, NULL};
+
+/* How late a run sleeping `secs` wakes now, benchmarked as the emulated kernel is (same
+ * synchronisation, same load): three times the mean lateness of the counting kernel's runs as it timed
+ * them itself (about 0.1 ms on an idle host, several ms with other work on the cores). */
+static double late(double secs, const fupermod_precision *prec, MPI_Comm intra) {
+  counting c = {0, (long)(secs * 1e9), 0, 0};
+  fupermod_kernel ck = {&cnt_ops, &c, NULL, NULL};
+  fupermod_precision p = *prec;
+  fupermod_point pt;
+  double l;
+  p.reps_max = p.reps_min;
+  if (fupermod_benchmark(&ck, 1, &p, intra, &pt) != FUPERMOD_SUCCESS || c.runs == 0) return 0.0;
+  l = 1e-9 * (double)c.run_ns / c.runs - secs;
+  return l > 0 ? 3.0 * l : 0.0; /* the load varies between this and the measurement */
+}
 
 int main(int argc, char **argv) {
   int rank, size, fails = 0, allfails = 0, count = 0;
@@ -72,14 +96,16 @@ int main(int argc, char **argv) {
     long sizes[] = {150, 400, 1000};
     for (int s = 0; s < 3; s++) {
       fupermod_point pt;
-      double want = 0.006 * (rank + 1) * sizes[s] / 100.0;
+      double want = 0.006 * (rank + 1) * sizes[s] / 100.0, slack = TIMER_SLACK + late(want, &prec, intra);
       int rc = fupermod_benchmark(k, sizes[s], &prec, intra, &pt);
-      int good = rc == 0 && pt.reps >= 5 && fabs(pt.t - want) <= pt.ci + TIMER_SLACK &&
-                 (pt.ci <= 0.02 * pt.t || pt.reps == 60) && fabs(pt.e - 5 * want) <= pt.e_ci + 5 * TIMER_SLACK;
+      /* lateness only lengthens a run: the slack is one-sided */
+      int good = rc == 0 && pt.reps >= 5 && pt.t - want >= -pt.ci - TIMER_SLACK && pt.t - want <= pt.ci + slack &&
+                 (pt.ci <= 0.02 * pt.t || pt.reps == 60) && pt.e - 5 * want >= -pt.e_ci - 5 * TIMER_SLACK &&
+                 pt.e - 5 * want <= pt.e_ci + 5 * slack;
       if (!good) {
         fails++;
-        fprintf(stderr, "rank %d d=%ld: rc=%d t=%g want %g ci=%g reps=%d e=%g e_ci=%g\n", rank, sizes[s], rc, pt.t,
-                want, pt.ci, pt.reps, pt.e, pt.e_ci);
+        fprintf(stderr, "rank %d d=%ld: rc=%d t=%g want %g ci=%g slack %g reps=%d e=%g e_ci=%g\n", rank, sizes[s], rc,
+                pt.t, want, pt.ci, slack, pt.reps, pt.e, pt.e_ci);
       }
       count++;
     }
@@ -90,10 +116,14 @@ int main(int argc, char **argv) {
     /* a run far slower than the minimum speed is abandoned, and the others keep going */
     fupermod_precision prec = {3, 10, 0.95, 0.02, 0, rank == 1 ? 1e6 : 0.0, 0};
     fupermod_point pt;
-    int rc = fupermod_benchmark(k, 1000, &prec, intra, &pt), good, all;
-    double t0 = 0.006 * (rank + 1) * 10;
-    good = rc == 0 && (rank == 1 ? fupermod_point_abandoned(&pt) && pt.reps == 1 && fabs(pt.t - t0) < 0.2 * t0
-                                 : !fupermod_point_abandoned(&pt) && pt.reps >= 3 && fabs(pt.t - t0) < 0.2 * t0);
+    fupermod_precision lp = prec;
+    double t0 = 0.006 * (rank + 1) * 10, slack;
+    int rc, good, all;
+    lp.speed_min = 0.0;
+    slack = late(t0, &lp, intra);
+    rc = fupermod_benchmark(k, 1000, &prec, intra, &pt);
+    good = rc == 0 && fupermod_point_abandoned(&pt) == (rank == 1) && (rank == 1 ? pt.reps == 1 : pt.reps >= 3) &&
+           pt.t - t0 > -0.2 * t0 && pt.t - t0 < 0.2 * t0 + slack;
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     ok(all, "a too-slow run is abandoned on its process only (flagged, the time of its one complete run)");
   }
@@ -105,13 +135,15 @@ int main(int argc, char **argv) {
     fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0, 0};
     fupermod_point pt;
     int rc, good, all, bound = 1;
-    double want = 0.006 * ((rank >= 2 ? 3 : rank) + 1) * 4;
+    double want = 0.006 * ((rank >= 2 ? 3 : rank) + 1) * 4, slack;
     sched_getaffinity(0, sizeof saved, &saved);
     if (rank >= 2) bound = fupermod_bind_apply("core:1") == FUPERMOD_SUCCESS;
+    slack = TIMER_SLACK + late(want, &prec, intra);
     rc = fupermod_benchmark(k, 400, &prec, intra, &pt);
-    good = bound && rc == 0 && fabs(pt.t - want) <= pt.ci + TIMER_SLACK;
+    good = bound && rc == 0 && pt.t - want >= -pt.ci - TIMER_SLACK && pt.t - want <= pt.ci + slack;
     if (!good)
-      fprintf(stderr, "rank %d sharing: bound=%d rc=%d t=%g want %g ci=%g\n", rank, bound, rc, pt.t, want, pt.ci);
+      fprintf(stderr, "rank %d sharing: bound=%d rc=%d t=%g want %g ci=%g slack %g\n", rank, bound, rc, pt.t, want,
+              pt.ci, slack);
     sched_setaffinity(0, sizeof saved, &saved);
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     ok(all, "two processes bound to one core measure their core's busy time (the union of their runs); unbound "
@@ -151,20 +183,26 @@ int main(int argc, char **argv) {
   for (int idle = 0; idle <= 1; idle++) {
     /* Filling: the fast process keeps running the kernel, untimed, while the others finish, so it
      * runs more often than it is timed, and its timed mean is still its own 4 ms; idle_wait: every
-     * process runs exactly the timed repetitions. */
-    counting c = {0, rank == 0 ? 4000000L : 20000000L};
+     * process runs exactly the timed repetitions. "Its own": its runs as the kernel timed them,
+     * which a loaded host makes longer than the 4 ms slept: with idle_wait the mean of all (all
+     * are timed), when filling no more than the longest (a mean over waits would be 20 ms). */
+    counting c = {0, rank == 0 ? 4000000L : 20000000L, 0, 0};
     fupermod_kernel ck = {&cnt_ops, &c, NULL, NULL};
     fupermod_precision prec = {6, 6, 0.95, 0.5, 0, 0.0, idle};
     fupermod_point pt;
+    double want = rank == 0 ? 0.004 : 0.020, own;
     int rc = fupermod_benchmark(&ck, 1, &prec, intra, &pt), good, all, nsame;
-    double want = rank == 0 ? 0.004 : 0.020;
     MPI_Comm_size(intra, &nsame);
-    good = rc == 0 && pt.reps == 6 && fabs(pt.t - want) <= 0.2 * want;
+    own = c.runs > 0 ? 1e-9 * (double)c.run_ns / c.runs : 0.0;
+    good = rc == 0 && pt.reps == 6 && own >= want && pt.t >= 0.8 * want &&
+           (idle ? fabs(pt.t - own) <= 0.2 * want : pt.t <= 1e-9 * (double)c.max_ns);
     if (idle) good = good && c.runs == 6;
     else if (rank == 0 && nsame > 1) good = good && c.runs >= 12; /* ~4 fills per 16 ms wait */
-    else good = good && c.runs >= 6 && c.runs <= 12;                /* at most one overshoot per wait */
-    if (!good) fprintf(stderr, "rank %d idle_wait=%d: rc=%d reps=%d t=%g want %g runs=%d\n", rank, idle, rc, pt.reps,
-                       pt.t, want, c.runs);
+    /* at most one overshoot per wait, two where a loaded host woke another process a run late */
+    else good = good && c.runs >= 6 && c.runs <= 18;
+    if (!good)
+      fprintf(stderr, "rank %d idle_wait=%d: rc=%d reps=%d t=%g want %g, its runs %g (longest %g), runs=%d\n", rank,
+              idle, rc, pt.reps, pt.t, want, own, 1e-9 * (double)c.max_ns, c.runs);
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     ok(all, idle ? "idle_wait: every process runs the kernel exactly as often as it is timed"
                  : "a process that finishes first keeps loading the machine (untimed runs) while the others finish; "

@@ -20,11 +20,17 @@ $MPI -np 2 "$FUPERMOD" dypart --conf "$TMPD/two.conf" -D 100 $P -o "$TMPD/dpa.di
 ok $? "dypart converges"
 ok $(awk '!/^#/ && NF >= 3 && $1 == 0 && $2 == 62 {a=1} !/^#/ && NF >= 3 && $1 == 1 && $2 == 38 {b=1} END {exit !(a && b)}' "$TMPD/dpa.dist"; echo $?) \
   "the distribution file holds (62,38)"
-ok $(grep -q 'converged after 3 measurements' "$TMPD/out" && echo 0 || echo 1) "after 3 measurements"
-ok $([ "$(grep -c 'measurement [0-9]* of at most 20' "$TMPD/err")" -eq 3 ] &&
-     grep -q 'measurement 1 of at most 20: d = (50,50)' "$TMPD/err" &&
-     grep -q 'measurement 2 of at most 20: d = (67,33)' "$TMPD/err" && echo 0 || echo 1) \
-  "progress shows the trace (50,50), (67,33), (62,38)"
+# a loaded host wakes a sleeping device late, which only lengthens a measured time: the second
+# distribution is checked against the speeds measured first (nominal 100 and 50: (67,33)), and one
+# spoilt measurement may cost one more
+n=$(grep -c 'measurement [0-9]* of at most 20' "$TMPD/err")
+ok $(grep -Eq "converged after $n measurements" "$TMPD/out" && [ "$n" -ge 3 ] && [ "$n" -le 4 ] && echo 0 || echo 1) \
+  "after $n measurements (3 exactly measured, 4 with one late wake-up)"
+ok $(sed -n 's/.*measurement \([0-9]*\) of at most 20: d = (\([0-9]*\),\([0-9]*\)) t = (\([0-9.e-]*\),\([0-9.e-]*\)).*/\1 \2 \3 \4 \5/p' "$TMPD/err" |
+     awk -v n="$n" '$1 == 1 { ok1 = $2 == 50 && $3 == 50; s0 = $2 / $4; s1 = $3 / $5; want = 100 * s0 / (s0 + s1) }
+                    $1 == 2 { x = $2 - want; ok2 = x <= 1 && x >= -1 && want > 60 }
+                    $1 == n { okn = $2 == 62 && $3 == 38 } END { exit !(ok1 && ok2 && okn) }'; echo $?) \
+  "progress shows the trace (50,50), the shares of the speeds measured there (about (67,33)), ..., (62,38)"
 # measured times 2 x d / s(d) and the meter's dynamic energy 10 J per unit on device 0
 ok $(awk '!/^#/ && NF == 4 && $1 == 0 { t = $3; e = $4 } END { exit !(t > 1.52 && t < 1.60 && e > 619.99 && e < 620.01) }' \
      "$TMPD/dpa.dist"; echo $?) "device 0: measured time 1.535 s and metered dynamic energy 620 J"

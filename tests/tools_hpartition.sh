@@ -36,7 +36,13 @@ done
 ok $(awk -v a="$(field energy "$TMPD/h.json")" -v b="$(field energy "$TMPD/f.json")" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 1e-9 * b) }' && echo 0 || echo 1) \
   "-F sum: energy $(field energy "$TMPD/h.json") = flat dp $(field energy "$TMPD/f.json")"
 "$FUPERMOD" hpartition -D 2400 --conf "$TMPD/het.conf" --data "$TMPD/data" --out "$TMPD/h.dist" >/dev/null
-ok $([ "$(grep -v '^#' "$TMPD/h.dist" | head -1)" = "2400 6" ] && echo 0 || echo 1) "--out writes the device distribution in configuration order"
+"$FUPERMOD" hpartition -D 2400 --conf "$TMPD/het.conf" --data "$TMPD/data" --json >"$TMPD/h.json"
+# the file's shares, rank by rank, are the JSON's parts (configuration order)
+want=$(sed 's/.*"parts":\[//' "$TMPD/h.json" | grep -o '"d":[0-9]*' | cut -d: -f2 | tr '\n' ' ')
+got=$(awk '!/^#/ && NF >= 3 { if ($1 != n++) print "rank?"; printf "%s ", $2 }' "$TMPD/h.dist")
+ok $([ "$(grep -v '^#' "$TMPD/h.dist" | head -1)" = "2400 6" ] && [ "$got" = "$want" ] &&
+     awk -v w="$want" 'BEGIN { n = split(w, x, " "); for (i = 1; i <= n; i++) s += x[i]; exit !(n == 6 && s == 2400) }' &&
+     echo 0 || echo 1) "--out writes the device distribution in configuration order ($got)"
 
 expect_exit 3 "D beyond the cluster" -- "$FUPERMOD" hpartition -D 100000 --conf "$TMPD/het.conf" --data "$TMPD/data"
 stderr_has "fupermod hpartition: " "one clear line"

@@ -4,7 +4,13 @@
 E="$top_srcdir/configs/emulated"
 "$FUPERMOD" model -m akima -n 2 --plot "$TMPD/plots" "$E/accel.points" "$E/fast.points" >"$TMPD/out" 2>"$TMPD/err"
 ok $? "model with plots"
-ok $(grep -q 'measured' "$TMPD/out" && echo 0 || echo 1) "measured sizes printed"
+# the rows marked measured are each file's points, with their times
+bad=$(awk 'FNR == 1 { f++ } f <= 2 && !/^#/ { t[f, $1] = $2; n[f]++; next }
+           f == 3 && /^# .*: [0-9]+ points/ { k++; next }
+           f == 3 && $NF == "measured" { m[k]++; w = t[k, $1]; x = $2 - w; if (x < 0) x = -x; if (!(w > 0) || x > 1e-7 * w) b++ }
+           END { if (k != 2 || m[1] != n[1] || m[2] != n[2] || b) print k + 0 " files, " m[1] + 0 "/" n[1] + 0 " and " m[2] + 0 "/" n[2] + 0 " measured rows, " b + 0 " wrong" }' \
+      "$E/accel.points" "$E/fast.points" "$TMPD/out")
+ok $([ -z "$bad" ] && echo 0 || echo 1) "measured sizes printed with their times${bad:+ ($bad)}"
 if command -v gnuplot >/dev/null 2>&1; then
   ok $([ -s "$TMPD/plots/speed.png" ] && [ -s "$TMPD/plots/time.png" ] && echo 0 || echo 1) "speed.png and time.png written"
 else

@@ -15,7 +15,12 @@ ok $(grep -q '"energy"' "$TMPD/gpa.json" && echo 1 || echo 0) "no energy key whe
 "$FUPERMOD" partition -a dp -D 600 -p 3 --json -o "$TMPD/dp.dist" "$E/medium.points" >"$TMPD/dp.json"
 ok $? "dp with one file for 3 processors"
 ok $(grep -Eq '^\{"algorithm":"dp","D":600,"time":[0-9.e-]+,"energy":[0-9.e-]+,"parts":\[(\{"d":[0-9]+,"t":[0-9.e-]+,"e":[0-9.e-]+\},?){3}\]\}$' "$TMPD/dp.json" && echo 0 || echo 1) "single-objective JSON shape"
-ok $([ "$(grep -v '^#' "$TMPD/dp.dist" | head -1)" = "600 3" ] && echo 0 || echo 1) "distribution file written"
+# the file's shares, rank by rank, are the JSON's parts
+want=$(sed 's/.*"parts":\[//' "$TMPD/dp.json" | grep -o '"d":[0-9]*' | cut -d: -f2 | tr '\n' ' ')
+got=$(awk '!/^#/ && NF >= 3 { if ($1 != n++) print "rank?"; printf "%s ", $2 }' "$TMPD/dp.dist")
+ok $([ "$(grep -v '^#' "$TMPD/dp.dist" | head -1)" = "600 3" ] && [ "$got" = "$want" ] &&
+     awk -v w="$want" 'BEGIN { n = split(w, x, " "); for (i = 1; i <= n; i++) s += x[i]; exit !(n == 3 && s == 600) }' &&
+     echo 0 || echo 1) "distribution file written with the shares of the JSON ($got)"
 "$FUPERMOD" partition -a hepopta -D 300 --json "$E/fast.points" "$E/slow.points" >"$TMPD/front.json"
 ok $(grep -Eq '^\{"algorithm":"hepopta","D":300,"front":\[\{"time":' "$TMPD/front.json" && echo 0 || echo 1) "Pareto JSON shape"
 "$FUPERMOD" partition -a htpopta -D 300 --static-power 10 --json "$E/fast.points" "$E/slow.points" >"$TMPD/tfront.json"
@@ -70,7 +75,7 @@ stderr_has "zero.points:1: t must be > 0" "zero time named"
 expect_exit 1 "empty file" -- "$FUPERMOD" partition -a dp -D 10 -o "$TMPD/never.dist" "$TMPD/empty.points"
 stderr_has "empty.points: no data points" "empty file named"
 expect_exit 2 "huge D" -- "$FUPERMOD" partition -a dp -D 99999999999999999999999 "$E/fast.points"
-ok $([ ! -e "$TMPD/never.dist" ] && [ -z "$(ls "$TMPD" | grep tmp)" ] && echo 0 || echo 1) "no output file, no temporary left behind after a failure"
+ok $([ -z "$(ls -A "$TMPD" | grep '^never')" ] && echo 0 || echo 1) "no output file, no temporary left behind after a failure"
 # paraleph under mpirun gives the same JSON as the sequential exact dp, for max and sum
 MPI="$MPIEXEC --oversubscribe --bind-to none"
 for F in max sum; do

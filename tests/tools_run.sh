@@ -27,11 +27,28 @@ for app in dgemm fft; do
   k=$(awk -F, 'NR > 1 && $3 == "paraleph" { n += $12 } END { print n+0 }' "$TMPD/results/report-$app.csv")
   ok $(sed -n "/^== $app/,/^== /p" "$TMPD/stdout" | grep -q "predictions within confidence: $k of [1-3] working" && echo 0 || echo 1) \
     "$app: the table counts the agreeing processes ($k)"
-  n=$(grep -vc '^#' "$TMPD/results/models/$app/localhost.0.points")
-  ok $([ "$n" -eq 8 ] && echo 0 || echo 1) "$app: 8 measured sizes per process"
-  ok $([ -s "$TMPD/results/front-$app.csv" ] && echo 0 || echo 1) "$app: Pareto front written"
+  # each process's model: 8 distinct sizes, increasing, each with a time > 0
+  bad=$(for r in 0 1 2; do awk -v r=$r '!/^#/ { if (!($1 > last) || !($2 > 0)) b++; last = $1; n++ }
+                                       END { if (n != 8 || b) print "process " r ": " n " points, " b + 0 " bad" }' \
+          "$TMPD/results/models/$app/localhost.$r.points" 2>&1; done)
+  ok $([ -z "$bad" ] && echo 0 || echo 1) "$app: 8 measured sizes per process${bad:+ ($bad)}"
+  # the front: non-dominated points, each a distribution of D over 3 processes, one chosen: the
+  # least energy within 10 % of the fastest
+  bad=$(awk -F, -v D=$D 'NR == 1 { if ($0 != "time,energy,chosen,d") print "header"; next }
+         { n++; t[n] = $1; e[n] = $2; if ($3 == 1) { c++; ch = n }
+           k = split($4, x, " "); s = 0; for (i = 1; i <= k; i++) s += x[i]; if (k != 3 || s != D) print "row " n ": " $4 }
+         END { if (n < 1 || c != 1) { print n + 0 " points, " c + 0 " chosen"; exit }
+               lo = t[1]; for (i = 1; i <= n; i++) if (t[i] < lo) lo = t[i]
+               for (i = 1; i <= n; i++) { for (j = 1; j <= n; j++)
+                   if (i != j && t[j] <= t[i] && e[j] <= e[i] && (t[j] < t[i] || e[j] < e[i])) print "point " i " dominated"
+                 if (t[i] <= 1.1 * lo * (1 + 1e-8) && e[i] < e[ch]) print "point " i " beats the chosen one" }
+               if (t[ch] > 1.1 * lo * (1 + 1e-8)) print "the chosen point is too slow" }' "$TMPD/results/front-$app.csv" 2>&1)
+  ok $([ -z "$bad" ] && echo 0 || echo 1) "$app: Pareto front written: non-dominated distributions of D, the chosen point the least energy within 10% of the fastest${bad:+ ($bad)}"
   if command -v gnuplot >/dev/null 2>&1; then
-    ok $([ -s "$TMPD/results/speed-$app.png" ] && [ -s "$TMPD/results/distribution-$app.png" ] && [ -s "$TMPD/results/front-$app.png" ] && echo 0 || echo 1) "$app: plots"
+    ok $(for f in speed distribution front; do head -c 8 "$TMPD/results/$f-$app.png" 2>/dev/null | od -An -c | tr -d ' \n'; echo; done |
+         grep -vc '^211PNG\\r\\n032\\n$' | grep -qx 0 && echo 0 || echo 1) "$app: plots (PNG files)"
+  else
+    skip "$app: plots: gnuplot not installed"
   fi
 done
 # smoothed functions (default --smooth 3): a working process's prediction is the smoothed time at
@@ -96,7 +113,7 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
   done
   ok $(grep -q 'a group of processes time-shares its cores' "$TMPD/sstdout" && echo 0 || echo 1) "the table explains the group"
 else
-  ok 0 "# SKIP the core-sharing group needs 2 CPUs"
+  skip "the core-sharing group needs 2 CPUs"
 fi
 expect_exit 2 "no configuration" -- "$FUPERMOD" run
 expect_exit 2 "negative --smooth" -- "$FUPERMOD" run --conf "$TMPD/three.conf" --smooth -1

@@ -31,16 +31,19 @@ for t in $targets; do
       "$src/tools/common.c" "$src/tools/mpi_init.c" -L"$libdir" -Wl,-rpath,"$libdir" -lfupermod $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
   else
     clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
-  fi || { echo "fuzz: cannot build fuzz_$t (see $out/build_$t.log)" >&2; rc=1; continue; }
+  fi || { echo "fuzz: fuzz_$t: FAIL, cannot build (see $out/build_$t.log)" >&2; rc=1; continue; }
   rm -rf "$out/corpus_$t" && cp -r "$src/tests/fuzz/corpus/$t" "$out/corpus_$t"
+  # one result line per target: "fuzz: fuzz_T: pass, ..." or "fuzz: fuzz_T: FAIL, why"
+  why=""
   if [ -d "$src/tests/fuzz/regressions/$t" ]; then
     "$out/fuzz_$t" "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
-      { echo "fuzz: fuzz_$t fails on a committed regression input" >&2; rc=1; }
+      why="fails on a committed regression input (see $out/regress_$t.log)"
   fi
   mask=0
   [ $t = cli ] && mask=3 # the tools print on every run
-  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1)
-  if [ $? -ne 0 ]; then echo "fuzz: fuzz_$t found a problem (see $out/run_$t.log)" >&2; rc=1
-  else echo "fuzz: fuzz_$t: $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"; fi
+  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1) ||
+    why="${why:+$why; }found a problem (see $out/run_$t.log)"
+  if [ -n "$why" ]; then echo "fuzz: fuzz_$t: FAIL, $why" >&2; rc=1
+  else echo "fuzz: fuzz_$t: pass, $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"; fi
 done
 exit $rc

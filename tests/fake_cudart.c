@@ -1,0 +1,16 @@
+/* A stand-in for the CUDA runtime (tests only), built as libcudart.so so that its soname is the
+ * first one fupermod_cuda_device_count() asks for. cudaGetDeviceCount reports what
+ * $FAKE_CUDA_DEVICES says: a number (negative ones too, as a broken runtime could), or "error":
+ * cudaErrorNoDevice with a count written anyway. */
+#include <stdlib.h>
+#include <string.h>
+
+int cudaGetDeviceCount(int *count) {
+  const char *v = getenv("FAKE_CUDA_DEVICES");
+  if (!v || strcmp(v, "error") == 0) {
+    *count = 4;
+    return 100; /* cudaErrorNoDevice */
+  }
+  *count = atoi(v);
+  return 0;
+}
