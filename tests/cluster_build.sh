@@ -4,16 +4,8 @@
 # processes of node2 measure together; a build interrupted across nodes resumes, keeping what was
 # measured and measuring every size once; when one node dies the job ends and a rerun resumes.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '[ -n "${job:-}" ] && kill "$job" 2>/dev/null; "$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-cd "$CL" || exit 1
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 printf 'node1 0 none cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\nnode2 1 none cpu kernel=dgemm\n' >c.conf
 build() { "$VC" mpirun "$CL" -np 3 --host node1:1,node2:2 --bind-to none "$FUPERMOD" build --conf c.conf --data data \
   -L 8 -U 512 -s 12 -r 3 -R 30 -e 0.05 "$@"; }

@@ -4,21 +4,9 @@
 # run across both nodes); cancelled with scancel part-way and submitted again, it completes with
 # every result exactly once.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-for p in slurmctld slurmd munged sbatch; do
-  command -v $p >/dev/null || { echo "1..0 # SKIP $p is not installed (./quickstart test installs slurm-wlm and munge as root)"; exit 0; }
-done
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" --slurm node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes with Slurm start"
-. "$CL/env"
+. "$top_srcdir/tests/cluster/setup.sh" --slurm
+cluster_up --slurm node1:0 node2:1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl=self,vader,tcp
-cd "$CL" || exit 1
 cat >vc.txt <<CAMPAIGN
 name = vc
 apps = dgemm

@@ -3,16 +3,8 @@
 # and CPUs; Open MPI across them; `fupermod config` of a 2-node job writes each rank's host and
 # intra-node rank; `down` leaves no process of the cluster behind.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-sed 's/^/# /' "$TMPD/up"
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 pids=$(cat "$CL"/*.pid 2>/dev/null)
 ok "$([ "$("$VC" exec "$CL" node1 hostname)" = node1 ] && [ "$("$VC" exec "$CL" node2 hostname)" = node2 ]; echo $?)" \
   "each node has its own hostname"

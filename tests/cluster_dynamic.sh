@@ -3,16 +3,8 @@
 # CPU 0; node2: one process on CPU 1): fupermod dypart converges to a distribution that gives
 # the lone process more, and the Jacobi solver rebalances its rows across the nodes.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-cd "$CL" || exit 1
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 printf 'node1 0 none cpu kernel=dgemm\nnode1 1 none cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\n' >c.conf
 run() { "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$@"; }
 

@@ -3,16 +3,8 @@
 # ends the job with a message naming the rank, its host and the size; the points measured before
 # are kept.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-cd "$CL" || exit 1
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 # emulated devices: node2's takes 10^5 s at d=16, that is, it never returns
 printf '1 0.001 1 0\n8 0.002 1 0\n16 0.004 1 0\n' >fine.points
 printf '1 0.001 1 0\n8 0.002 1 0\n16 100000 1 0\n' >hang.points

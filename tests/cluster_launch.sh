@@ -3,16 +3,8 @@
 # landed on fewer hosts than the configuration names, or whose ranks share CPUs that the
 # configuration gives them separately, stops with a message that says so.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-cd "$CL" || exit 1
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 build() { # CONF MPIRUN-ARGS...
   local conf=$1; shift
   timeout 120 "$@" --bind-to none "$FUPERMOD" build --conf "$conf" --data "data-$conf" --sizes 8,16 -r 2 -R 3 >out 2>err

@@ -4,16 +4,8 @@
 # (PARALEPH) and hierarchically over the real hosts (HiPOPTA), runs SUMMA and the 2D-FFT across
 # the nodes on every distribution (each product verified), and gives the speedup over even.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes start"
-cd "$CL" || exit 1
+. "$top_srcdir/tests/cluster/setup.sh"
+cluster_up node1:0 node2:1
 cp "$top_srcdir/configs/cluster.conf" c.conf
 "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$FUPERMOD" run --conf c.conf --out out \
   --size 1024 --points 8 --reps 2 >run.out 2>run.err

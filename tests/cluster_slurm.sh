@@ -3,20 +3,8 @@
 # nodes. sbatch of a job that runs mpirun across both nodes, srun --mpi=pmix across them, and
 # nothing left running after down.
 . "$top_srcdir/tests/tap.sh"
-VC="$top_srcdir/tests/cluster/vcluster"
-if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
-if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
-  echo "1..0 # SKIP namespaces are refused here: $(unshare --uts --ipc --mount --fork true 2>&1 | head -1)"; exit 0
-fi
-for p in slurmctld slurmd munged sbatch; do
-  command -v $p >/dev/null || { echo "1..0 # SKIP $p is not installed (./quickstart test installs slurm-wlm and munge as root)"; exit 0; }
-done
-CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
-trap '"$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-"$VC" up "$CL" --slurm node1:0 node2:1 >"$TMPD/up" 2>&1
-ok $? "two nodes with munged, slurmctld and a slurmd each start"
-sed 's/^/# /' "$TMPD/up"
-. "$CL/env"
+. "$top_srcdir/tests/cluster/setup.sh" --slurm
+cluster_up --slurm node1:0 node2:1
 daemons="$(cat "$CL"/slurmctld.hpid "$CL"/munged.hpid 2>/dev/null) $(cat "$CL"/slurmd-*.pid 2>/dev/null)"
 ok "$([ "$(echo $daemons | wc -w)" -eq 4 ]; echo $?)" "slurmctld, munged and two slurmd run (pids $(echo $daemons))"
 ok "$([ "$(sinfo -h -N -o '%N %T' | sort | tr '\n' ' ')" = "node1 idle node2 idle " ]; echo $?)" "sinfo shows node1 and node2 idle"
