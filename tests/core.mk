@@ -27,7 +27,8 @@ tests_test_blas_SOURCES = tests/test_blas.c tests/tap.h
 tests_test_blas_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS)
 tests_test_blas_LDADD = $(TEST_LDADD) $(OPENBLAS_LIBS) $(GSL_LIBS)
 tests_test_blas_scope_SOURCES = tests/test_blas_scope.c tests/tap.h
-tests_test_blas_scope_LDADD = $(TEST_LDADD)
+# libfupermod alone: the test checks that the program itself asks for no BLAS or GSL
+tests_test_blas_scope_LDADD = $(top_builddir)/libfupermod.la $(LIBS)
 tests_test_share_SOURCES = tests/test_share.c tests/tap.h
 tests_test_share_LDADD = $(TEST_LDADD)
 tests_mpi_benchmark_np4_SOURCES = tests/mpi_benchmark.c tests/tap.h
