@@ -1,6 +1,8 @@
 /* Heterogeneous SUMMA over any exact tiling (docs/matrix.md). */
 #include <cblas.h>
 #include <float.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +234,36 @@ static int polite_waitall(int count, MPI_Request *req) {
   }
 }
 
+/* Open MPI moves a large message only inside MPI calls on both sides (rendezvous, then one
+ * fragment train per call); without a single-copy transport a panel then crawls while the ranks
+ * compute. With MPI_THREAD_SERIALIZED a helper thread tests the next step's requests while the
+ * main thread is inside the GEMM, which makes no MPI call meanwhile (so the calls stay serialized).
+ * It sleeps between tests: its CPU time is a small fraction of the core it shares. */
+typedef struct {
+  MPI_Request *req;
+  int count, err;
+  atomic_int stop;
+} progress_arg;
+
+static void *progress_thread(void *p) {
+  progress_arg *a = p;
+  int flag = 0;
+  long ns = 20000; /* short at first: the rendezvous handshakes need a reply quickly */
+  while (!atomic_load(&a->stop)) {
+    if ((a->err = MPI_Testall(a->count, a->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) break;
+    struct timespec nap = {0, ns};
+    nanosleep(&nap, NULL);
+    if (ns < 200000) ns += ns / 2;
+  }
+  return NULL;
+}
+
+static int serialized_mpi(void) {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  return level >= MPI_THREAD_SERIALIZED;
+}
+
 int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                          double *C, int accumulate) {
   return fupermod_summa_dgemm_timed(comm, l, n, b, A, B, C, accumulate, NULL);
@@ -287,7 +319,7 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
   MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
   {
     const extent *my = &ext[me];
-    int active = my->rows > 0 && my->cols > 0;
+    int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
     st[0].req = reqbuf;
     st[1].req = reqbuf + 4 * l->p;
     if (active && !accumulate)
@@ -320,11 +352,19 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
         bp = cur->bpan;
         ldb = kb;
       }
-      if (nxt->count == 0) {
+      if (nxt->count == 0 || use_thread) {
+        progress_arg pa = {nxt->req, nxt->count, MPI_SUCCESS, 0};
+        pthread_t th;
+        int started = nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
         g0 = fupermod_time();
         c0 = fupermod_cpu_time();
         cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
         note_gemm(compute, &trace_rc, g0, c0);
+        if (started) {
+          atomic_store(&pa.stop, 1);
+          pthread_join(th, NULL);
+          if (pa.err != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = pa.err;
+        }
       } else {
         /* MPI progresses only inside MPI calls: test between column chunks of the update */
         int chunk = (my->cols + 3) / 4, flag;

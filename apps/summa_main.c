@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
   double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL;
   int row0, rows, col0, cols;
   { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-summa", NULL);
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa", NULL);
     if (trc != FUPERMOD_SUCCESS) {
       fprintf(stderr, "fupermod-summa: %s\n", fupermod_error_message());
       MPI_Finalize();

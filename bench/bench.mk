@@ -7,3 +7,5 @@ include bench/fft2d.mk
 include bench/fft_panels.mk
 bench: $(BENCH_BINS)
 .PHONY: bench
+# bench/cluster.sh: bench/summa and bench/fft2d on one node and on two virtual nodes (root)
+EXTRA_DIST += bench/cluster.sh

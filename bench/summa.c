@@ -7,7 +7,8 @@
  * Options: -n N (default 3072), -b B SUMMA block (256), --nb NB PDGEMM block (128), -r R timed
  * repetitions per method, interleaved (3), --bench-time S per-rank speed measurement (0.5),
  * -p PART 1D partitioner for the model-based layout (cpm), --bind "B0;B1;..." bindings per rank
- * (fupermod_bind_apply syntax; overrides the config's), --no-verify.
+ * (fupermod_bind_apply syntax; overrides the config's), --no-verify, --funneled (MPI_THREAD_FUNNELED:
+ * SUMMA then progresses its messages between column chunks of its GEMM, not from a helper thread).
  *
  * Each rank is pinned with hwloc (fupermod_bind_apply) after mpirun --bind-to none; the affinity
  * each rank really has is printed. Heterogeneous: every rank times the local SUMMA update
@@ -206,18 +207,21 @@ static double measure_speed(int side, int b, double secs) {
 int main(int argc, char **argv) {
   static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"nb", required_argument, NULL, 'N'},
                                        {"bench-time", required_argument, NULL, 't'}, {"bind", required_argument, NULL, 'B'},
-                                       {"no-bind", no_argument, NULL, 'x'}, {"no-verify", no_argument, NULL, 'v'},
+                                       {"no-bind", no_argument, NULL, 'x'}, {"no-verify", no_argument, NULL, 'v'}, {"funneled", no_argument, NULL, 'f'},
                                        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   const char *config = "homo", *part_name = "cpm", *bind_list = NULL;
   long n = 3072, b = 256, nb = 128, reps = 3;
   double bench_time = 0.5;
-  int hetero, c, no_bind = 0, verify = 1, K, cores, nm = 0;
+  int hetero, c, no_bind = 0, verify = 1, K, cores, nm = 0, level = MPI_THREAD_SERIALIZED;
   char bind[64], aff[256];
   summa_data even = {0}, model = {0};
   pd_data pd;
   method m[3];
   { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/summa", NULL);
+    int trc;
+    for (int i = 1; i < argc; i++) /* before getopt: the level is fixed at MPI_Init */
+      if (strcmp(argv[i], "--funneled") == 0) level = MPI_THREAD_FUNNELED;
+    trc = fupermod_mpi_init_thread(&argc, &argv, level, "bench/summa", NULL);
     if (trc != FUPERMOD_SUCCESS) {
       fprintf(stderr, "bench/summa: %s\n", fupermod_error_message());
       MPI_Finalize();
@@ -238,10 +242,11 @@ int main(int argc, char **argv) {
       case 'B': bind_list = optarg; break;
       case 'x': no_bind = 1; break;
       case 'v': verify = 0; break;
+      case 'f': break; /* applied before MPI_Init */
       case 'h':
         if (rank == 0)
           printf("mpirun --bind-to none -np P bench/summa [--config homo|hetero] [-n N] [-b B] [--nb NB] [-r R]\n"
-                 "       [--bench-time S] [-p PART] [--bind 'B0;B1;...' | --no-bind] [--no-verify]\n");
+                 "       [--bench-time S] [-p PART] [--bind 'B0;B1;...' | --no-bind] [--no-verify] [--funneled]\n");
         MPI_Finalize();
         return 0;
       default: die("unknown option (--help)");
@@ -277,6 +282,8 @@ int main(int argc, char **argv) {
       printf("# bench/summa: config %s, p = %d on %d cores, n = %ld, SUMMA b = %ld, PDGEMM nb = %ld, %ld interleaved "
              "repetitions\n",
              hetero ? "heterogeneous" : "homogeneous", size, cores, n, b, nb, reps);
+      printf("# MPI thread level %s (SUMMA progresses its messages from a helper thread when SERIALIZED)\n",
+             fupermod_mpi_thread_name(level));
       printf("# OMP_NUM_THREADS=%s OPENBLAS_NUM_THREADS=%s; binding with hwloc (fupermod_bind_apply):\n",
              getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "unset",
              getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "unset");

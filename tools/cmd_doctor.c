@@ -49,7 +49,8 @@ static void check_mpi(int *argc, char ***argv) {
   ver[strcspn(ver, ",\n")] = '\0';
   snprintf(msg, sizeof msg, "MPI initialises (%s, thread level %s)", ver, fupermod_mpi_thread_name(provided));
   report(0, msg, NULL);
-  report(rc == FUPERMOD_SUCCESS ? 0 : 2, "MPI gives the thread level fupermod needs (MPI_THREAD_FUNNELED)",
+  snprintf(msg, sizeof msg, "MPI gives the thread level fupermod needs (%s)", fupermod_mpi_thread_name(TOOL_MPI_LEVEL));
+  report(rc == FUPERMOD_SUCCESS ? 0 : 2, msg,
          "an MPI built with thread support (Open MPI from Debian has it)");
   report(in_path("mpirun") || in_path("mpiexec") ? 0 : 2, "mpirun on PATH", "apt-get install openmpi-bin");
   if (getuid() == 0 && !(getenv("OMPI_ALLOW_RUN_AS_ROOT") && getenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")))

@@ -6,7 +6,7 @@
 
 /* Every subcommand computes in threads (the benchmark's filler thread, OpenBLAS, OpenMP, FFTW)
  * while only the main thread calls MPI. */
-#define TOOL_MPI_LEVEL MPI_THREAD_FUNNELED
+#define TOOL_MPI_LEVEL MPI_THREAD_SERIALIZED /* SUMMA progresses its messages from a helper thread */
 
 /* Initialise MPI (or check an initialised one) at `required`. 0 on success; otherwise prints
  * "fupermod SUB: ... needs MPI thread level X, MPI provides Y", finalises MPI, and returns the
