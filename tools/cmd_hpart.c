@@ -171,12 +171,13 @@ static int run_dynamic(const dyn_args *a) {
   if ((rc = fupermod_agree(rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS &&
       (rc = fupermod_conf_locate(&conf, MPI_COMM_WORLD, &idx, NULL)) == FUPERMOD_SUCCESS &&
       (rc = fupermod_hier_comm_create(&conf, MPI_COMM_WORLD, &hc)) == FUPERMOD_SUCCESS) {
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
     int len;
     rc = fupermod_model_create("piecewise", &pts[idx], 0, &dev.m);
     me.line = conf.procs[idx].line;
     me.node = hc.node;
-    MPI_Get_processor_name(me.host, &len); /* MPI_MAX_PROCESSOR_NAME may be longer: cut below */
-    me.host[sizeof me.host - 1] = '\0';
+    MPI_Get_processor_name(host, &len);
+    snprintf(me.host, sizeof me.host, "%s", host);
     if (rc == FUPERMOD_SUCCESS) rc = fupermod_hier_key(&conf.procs[idx], me.key, sizeof me.key);
     rc = fupermod_agree(rc, MPI_COMM_WORLD);
   }
