@@ -42,15 +42,9 @@ rm -rf data
 build -L 8 -U 512 -s 12 >build3.out 2>&1 &
 job=$!
 for _ in $(seq 600); do [ "$(points data/node2.0.points)" -ge 2 ] && break; sleep 0.1; done
-t0=$(date +%s)
-victims=$("$VC" procs "$CL" | awk '$1 == "node2" && $3 == "fupermod" { print $2 }')
-[ -n "$victims" ] && kill -KILL $victims
-wait "$job"
-rc=$?
-job=""
-t1=$(date +%s)
-ok "$([ $rc -ne 0 ] && [ $((t1 - t0)) -le 30 ]; echo $?)" \
-  "when node2 dies the whole job ends, within 30 s ($((t1 - t0)) s, exit $rc)"
+kill_ranks node2
+ok "$([ $rc -ne 0 ] && [ $secs -le 30 ]; echo $?)" \
+  "when node2 dies the whole job ends, within 30 s ($secs s, exit $rc)"
 ok "$(grep -Eq 'node node2 exited on signal|node2.*(lost|died|killed)' build3.out; echo $?)" "with a message that names node2 as the node whose process died"
 grep -i 'node2\|signal\|killed' build3.out | head -3 | sed 's/^/# /'
 for _ in $(seq 300); do "$VC" procs "$CL" | grep -q 'fupermod\|orted' || break; sleep 0.1; done

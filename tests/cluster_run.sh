@@ -29,14 +29,9 @@ done
   --apps dgemm --size 1024 --points 8 --reps 40 >run2.out 2>run2.err &
 job=$!
 for _ in $(seq 1200); do grep -q 'dgemm round 1 of' run2.err && break; sleep 0.1; done
-t0=$(date +%s)
-victims=$("$VC" procs "$CL" | awk '$1 == "node2" && $3 == "fupermod" { print $2 }')
-[ -n "$victims" ] && kill -KILL $victims
-wait "$job"
-rc=$?
-t1=$(date +%s)
-ok "$([ -n "$victims" ] && [ $rc -ne 0 ] && [ $((t1 - t0)) -le 30 ]; echo $?)" \
-  "node2 dying during the SUMMA runs ends the job within 30 s ($((t1 - t0)) s, exit $rc)"
+kill_ranks node2
+ok "$([ -n "$victims" ] && [ $rc -ne 0 ] && [ $secs -le 30 ]; echo $?)" \
+  "node2 dying during the SUMMA runs ends the job within 30 s ($secs s, exit $rc)"
 ok "$(grep -q 'node node2 exited on signal' run2.err; echo $?)" "with a message naming node2"
 for _ in $(seq 300); do "$VC" procs "$CL" | grep -q 'fupermod\|orted' || break; sleep 0.1; done
 "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$FUPERMOD" run --conf c.conf --out out2 \

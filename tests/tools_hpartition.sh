@@ -62,4 +62,19 @@ $MPI -np 3 "$FUPERMOD" hpartition -D 2400 -o paraleph --conf "$TMPD/het.conf" --
 ok $([ $? -eq 0 ] && [ "$(grep -c . "$TMPD/p.json")" = 1 ] && [ "$(field time "$TMPD/p.json")" = "$(field time "$TMPD/f.json")" ] && echo 0 || echo 1) \
   "-o paraleph on 3 processes: one answer, same time"
 expect_exit 3 "paraleph: infeasible D ends every process with status 3" -- $MPI -np 2 "$FUPERMOD" hpartition -D 100000 -o paraleph --conf "$TMPD/het.conf" --data "$TMPD/data"
+
+# INPA on one host, nodes by group= (tests/cluster_hpartition.sh runs it across hosts): node a has
+# one device of 20000 blocks/s, node b two of 5000 and 10000, so each node's time is known
+mkdir -p "$TMPD/inpa"
+for i in 0 1 2; do
+  awk -v s=$(echo 20000 5000 10000 | cut -d' ' -f$((i + 1))) 'BEGIN { for (d = 50; d <= 4000; d += 50) printf "%d %.9g 1 0\n", d, d / s }' \
+    >"$TMPD/inpa/localhost.$i.points"
+done
+printf 'localhost 0 none cpu group=a\nlocalhost 1 none cpu group=b\nlocalhost 2 none cpu group=b\n' >"$TMPD/inpa.conf"
+$MPI -np 3 "$FUPERMOD" hpartition -a inpa -n 2048 -b 64 --conf "$TMPD/inpa.conf" --data "$TMPD/inpa" >"$TMPD/inpa.out" 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && awk '/^node / { sub(/.*: /, ""); w[++n] = $1; split($0, a, "t="); t[n] = a[2] + 0 }
+  END { exit !(n == 2 && w[1] + w[2] == 1024 && w[1] > w[2] && t[1] * 20000 / w[1] > 0.99999 && t[1] * 20000 / w[1] < 1.00001 &&
+               t[2] * 15000 / w[2] >= 0.99999 && t[2] * 15000 / w[2] <= 1.06) }' "$TMPD/inpa.out" && echo 0 || echo 1) \
+  "-a inpa on 3 processes in 2 group= nodes: the 1024 blocks split at the nodes' speeds (20000 vs 15000 blocks/s)"
+sed 's/^/# /' "$TMPD/inpa.out" "$TMPD/err" | head -6
 done_testing

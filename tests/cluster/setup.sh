@@ -1,6 +1,7 @@
 # Shared start of the cluster tests: source after tests/tap.sh. Skips (with the reason) where the
 # virtual cluster cannot run, makes the cluster's directory $CL (not below /tmp: every node has
-# its own) and stops the cluster on exit. Then: cluster_up [--slurm] NODE[:CPUS]...
+# its own) and stops the cluster on exit. Then: cluster_up [--slurm] NODE[:CPUS]..., and
+# kill_ranks NODE to end the background job $job by the death of NODE's ranks.
 VC="$top_srcdir/tests/cluster/vcluster"
 if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
 if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
@@ -21,4 +22,14 @@ cluster_up() { # [--slurm] NODE[:CPUS]...: start the nodes (a TAP point), then w
   sed 's/^/# /' "$TMPD/up"
   [ -f "$CL/env" ] && . "$CL/env"
   cd "$CL" || exit 1
+}
+kill_ranks() { # NODE: kill the fupermod processes of NODE, then wait for $job; sets victims, rc, secs
+  local t0
+  t0=$(date +%s)
+  victims=$("$VC" procs "$CL" | awk -v n="$1" '$1 == n && $3 == "fupermod" { print $2 }')
+  [ -n "$victims" ] && kill -KILL $victims
+  wait "$job"
+  rc=$?
+  job=""
+  secs=$(($(date +%s) - t0))
 }
