@@ -150,6 +150,7 @@ typedef struct {
   double *bpan;  /* the pivot row of B over my columns: kb x cols, ld kb */
   double *sendA; /* my part of the pivot column, transposed, when I own it */
   double *sendB; /* my part of the pivot row, when I own it */
+  int a_plain;   /* apan holds the pivot column as it is in A (rows x kb, ld rows), not transposed */
 } step_buf;
 
 static int overlap(int a0, int a1, int b0, int b1, int *lo, int *hi) {
@@ -168,6 +169,7 @@ static int post_step(MPI_Comm comm, const fupermod_layout *l, const extent *ext,
   int have_b = kc0 >= my->row0 && kc0 < my->row0 + my->rows;
   int packed_a = 0, packed_b = 0;
   s->count = 0;
+  s->a_plain = 0;
   if (my->rows == 0 || my->cols == 0) return MPI_SUCCESS;
   for (int q = 0; q < l->p; q++) {
     const extent *o = &ext[q];
@@ -175,7 +177,17 @@ static int post_step(MPI_Comm comm, const fupermod_layout *l, const extent *ext,
     if (q == me || o->rows == 0 || o->cols == 0) continue;
     if (overlap(my->row0, my->row0 + my->rows, o->row0, o->row0 + o->rows, &lo, &hi)) {
       int q_has = kc0 >= o->col0 && kc0 < o->col0 + o->cols;
-      if (have_a && !q_has) {
+      /* same rows on both sides (column strips): the block goes as it lies in A, with no packing */
+      int same_rows = o->row0 == my->row0 && o->rows == my->rows;
+      if (have_a && !q_has && same_rows) {
+        err = MPI_Isend(A + (size_t)(kc0 - my->col0) * my->rows, my->rows * kb, MPI_DOUBLE, q, tagA, comm,
+                        &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+      } else if (!have_a && q_has && same_rows) {
+        err = MPI_Irecv(s->apan, my->rows * kb, MPI_DOUBLE, q, tagA, comm, &s->req[s->count++]);
+        if (err != MPI_SUCCESS) return err;
+        s->a_plain = 1;
+      } else if (have_a && !q_has) {
         /* transposed, a range of rows is contiguous */
         if (!packed_a) {
           const double *src = A + (size_t)(kc0 - my->col0) * my->rows;
@@ -338,6 +350,10 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
       if (!active || mpi_err != MPI_SUCCESS) continue;
       if (kc0 >= my->col0 && kc0 < my->col0 + my->cols) {
         ap = A + (size_t)(kc0 - my->col0) * my->rows;
+        lda = my->rows;
+        ta = CblasNoTrans;
+      } else if (cur->a_plain) {
+        ap = cur->apan;
         lda = my->rows;
         ta = CblasNoTrans;
       } else {
