@@ -322,7 +322,8 @@ int cmd_build(int argc, char **argv) {
       } else if (rc == FUPERMOD_SUCCESS) {
         rc = fupermod_points_load_all(path, &have); /* an abandoned size is done too */
         /* a resumed file must not mix measured, estimated and missing energies */
-        if (rc == FUPERMOD_SUCCESS && en.meter && has_measured(&have) && !have.has_energy)
+        if (rc == FUPERMOD_SUCCESS && en.meter && !fupermod_meter_is_external(en.meter) && has_measured(&have) &&
+            !have.has_energy)
           rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
                               "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
         else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
