@@ -10,6 +10,6 @@ tests_mpi_meters_np2_LDADD = $(TEST_LDADD)
 check_LTLIBRARIES += tests/fake_nvml.la
 tests_fake_nvml_la_SOURCES = tests/fake_nvml.c
 tests_fake_nvml_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
-METER_TOOL_TESTS = tests/tools_build_meters.sh tests/tools_build_adaptive.sh
+METER_TOOL_TESTS = tests/tools_build_meters.sh tests/tools_build_adaptive.sh tests/tools_energy_import.sh
 TESTS += $(METER_TOOL_TESTS)
 EXTRA_DIST += $(METER_TOOL_TESTS)
