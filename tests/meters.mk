@@ -1,9 +1,11 @@
 # Energy meter tests: recorded powercap trees, fake external meter and NVML, attribution under MPI.
-METER_TESTS = tests/test_meters tests/mpi_meters_np2
+METER_TESTS = tests/test_meters tests/mpi_meters_np2 tests/test_point_span
 check_PROGRAMS += $(METER_TESTS)
 TESTS += $(METER_TESTS)
 tests_test_meters_SOURCES = tests/test_meters.c tests/tap.h
 tests_test_meters_LDADD = $(TEST_LDADD)
+tests_test_point_span_SOURCES = tests/test_point_span.c tests/tap.h
+tests_test_point_span_LDADD = $(TEST_LDADD)
 tests_mpi_meters_np2_SOURCES = tests/mpi_meters.c tests/tap.h
 tests_mpi_meters_np2_LDADD = $(TEST_LDADD)
 # stands in for libnvidia-ml.so.1 (test_meters loads it with nvml_lib=)
