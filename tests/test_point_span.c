@@ -10,14 +10,17 @@ static int parse(const char *text, fupermod_points *p) {
   return fupermod_points_parse_all(text, strlen(text), "s.points", p);
 }
 
-static void bad(const char *text, const char *want, const char *what) {
-  fupermod_points p;
-  int rc = parse(text, &p);
-  int good = rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), want) != NULL;
-  ok(good, "%s: error mentions '%s'", what, want);
-  if (!good) diag("rc=%d message='%s'", rc, fupermod_error_message());
-  if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&p);
-}
+/* malformed lines and the message each must give */
+static const char *const bad_lines[][3] = {
+    {"10 1 t_start=5\n", "s.points:1: give both t_start and t_end", "t_start alone"},
+    {"10 1 t_start=5 t_end=4\n", "s.points:1: t_end 4 is before t_start 5", "reversed span"},
+    {"10 1 t_start=x t_end=4\n", "s.points:1: t_start 'x'", "non-number t_start"},
+    {"10 1 t_start=1 t_end=-4\n", "s.points:1: t_end '-4'", "negative t_end"},
+    {"10 1 samples=-1\n", "s.points:1: samples '-1'", "negative samples"},
+    {"10 1 host=\n", "s.points:1: host '' must have 1 to 63", "empty host"},
+    {"10 1 watts=3\n", "s.points:1: unknown field 'watts'", "unknown key"},
+    {"10 1 host=a 3 0.1\n", "s.points:1: 'host=a' must come after the other fields", "a key before numbers"},
+};
 
 int main(void) {
   fupermod_points p, q;
@@ -73,14 +76,13 @@ int main(void) {
     fupermod_points_free(&p);
   }
 
-  bad("10 1 t_start=5\n", "s.points:1: give both t_start and t_end", "t_start alone");
-  bad("10 1 t_start=5 t_end=4\n", "s.points:1: t_end 4 is before t_start 5", "reversed span");
-  bad("10 1 t_start=x t_end=4\n", "s.points:1: t_start 'x'", "non-number t_start");
-  bad("10 1 t_start=1 t_end=-4\n", "s.points:1: t_end '-4'", "negative t_end");
-  bad("10 1 samples=-1\n", "s.points:1: samples '-1'", "negative samples");
-  bad("10 1 host=\n", "s.points:1: host '' must have 1 to 63", "empty host");
-  bad("10 1 watts=3\n", "s.points:1: unknown field 'watts'", "unknown key");
-  bad("10 1 host=a 3 0.1\n", "s.points:1: 'host=a' must come after the other fields", "a key before numbers");
+  for (size_t i = 0; i < sizeof bad_lines / sizeof bad_lines[0]; i++) {
+    rc = parse(bad_lines[i][0], &p);
+    if (!ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), bad_lines[i][1]), "%s: error mentions '%s'",
+            bad_lines[i][2], bad_lines[i][1]))
+      diag("rc=%d message='%s'", rc, fupermod_error_message());
+    if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&p);
+  }
 
   /* the external meter */
   rc = fupermod_meter_create("external", "meter_host=grisou-7", &m);
