@@ -129,8 +129,8 @@ ok $(cat "$TMPD/b/localhost.0.points" "$TMPD/b/localhost.1.points" | awk -v now=
   for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
   if (NF != 7 || v["host"] != "nodeA" || v["t_start"] < now - 600 || v["t_end"] > now + 1 || v["t_end"] - v["t_start"] < $2 * $3) bad = 1; n++ }
   END { exit !(n == 6 && !bad) }'; echo $?) "its points have no energy, and their runs' UNIX span and host"
-ok $(grep -q '^# energy: dynamic, meter external (host nodeA; .*fupermod energy import' "$TMPD/b/localhost.0.points" && echo 0 || echo 1) \
-  "the file says the import fills the energies"
+ok $(grep -q '^# energy: dynamic, meter external (host nodeA; .*fupermod energy import' "$TMPD/b/localhost.0.points" &&
+     grep -Eq '^ +1 +3 .* to import$' "$TMPD/out" && echo 0 || echo 1) "the file and the summary say the import fills the energies"
 $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/ext.conf" --data "$TMPD/b" --sizes 100,200,400,800 -r 2 -R 3 -q >/dev/null 2>"$TMPD/err"
 ok $(grep -c '^800 ' "$TMPD/b/localhost.0.points" | grep -qx 1 && echo 0 || echo 1) "an interrupted external build resumes"
 # 120 W idle, 200 W whenever a run of the node is under way; samples on every span's ends

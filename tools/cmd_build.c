@@ -393,6 +393,7 @@ int cmd_build(int argc, char **argv) {
   {
     double mine[5] = {0.0, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
     int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
+    if (en.meter && fupermod_meter_is_external(en.meter) && !have.has_energy) kind = 4; /* energy import to come */
     int marks[2] = {0, 0}, allmarks[2] = {0, 0};
     for (int i = 0; i < have.count; i++) {
       double s = fupermod_kernel_complexity(en.kernel, have.pts[i].d) / have.pts[i].t;
@@ -425,7 +426,7 @@ int cmd_build(int argc, char **argv) {
       fprintf(stderr, "fupermod build: %d points imprecise (half-width above the time when the repetition or time "
               "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
     if (rank == 0 && all && kinds) {
-      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel"};
+      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
       printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s\n", size, nsizes, data, "rank",
              "points", "min speed", "max speed", "energy", "min J/unit", "max J/unit");
       for (int r = 0; r < size; r++) {
