@@ -44,6 +44,11 @@ ok $(grep -q 'static power 100 W (auto: mean of 109 samples outside the runs)' "
 reset
 "$FUPERMOD" energy import --static 90 "$TMPD/n1.csv" "$TMPD/A.points" "$TMPD/B.points" >/dev/null 2>&1
 ok $(near "$(field "$TMPD/A.points" 200 5)" 125 && echo 0 || echo 1) "a lower static power leaves more dynamic energy"
+printf '300 4 1 0 abandoned t_start=1010 t_end=1014 host=n1\n' >"$TMPD/F.points"
+reset
+"$FUPERMOD" energy import --static 100 "$TMPD/n1.csv" "$TMPD/A.points" "$TMPD/F.points" >/dev/null 2>"$TMPD/err"
+ok $(near "$(field "$TMPD/A.points" 200 5)" 62.5 && grep -q '^300 4 1 0 abandoned t_start' "$TMPD/F.points" && echo 0 || echo 1) \
+  "an abandoned run shares the node's energy (4 s of 10 s) but gets none"
 
 # --- Kwollect JSON lines, ISO 8601 times with an offset; node n2's power rises 10 W/s from 100 W at
 # T0 = 2024-01-01T12:00:00Z; a span [T0+0.5, T0+3.25] then holds 326.5625 J (interpolated ends)

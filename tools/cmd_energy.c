@@ -536,12 +536,13 @@ static int import(const char *sfile, const char *metric, double static_w, double
     int smin = -1, smax = 0, hi = -1;
     for (int i = 0; i < pts[f].count; i++) {
       const fupermod_point *p = &pts[f].pts[i];
+      if (hi < 0 && fupermod_point_has_span(p)) hi = (int)(find_host(&S, p->host) - S.h);
       if (fupermod_point_abandoned(p)) continue;
       if (smin < 0 || p->samples < smin) smin = p->samples;
       if (p->samples > smax) smax = p->samples;
-      if (hi < 0) hi = (int)(find_host(&S, p->host) - S.h);
     }
     pts[f].has_energy = 1;
+    if (smin < 0) smin = 0; /* abandoned points only */
     if (static_w >= 0)
       snprintf(comment, sizeof comment, "energy: dynamic, imported from %s%s%s, static power %.6g W (given), "
                "attribution busy", sfile, S.metric[0] ? " metric " : "", S.metric, host_static[hi]);
