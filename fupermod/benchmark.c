@@ -119,8 +119,16 @@ static int wait_filling(MPI_Request *req, fupermod_kernel *k, int *local_rc, cha
   return w;
 }
 
-/* Energy modes of a benchmark (docs/energy.md). */
-enum { EN_KERNEL, EN_PROCESS, EN_BUSY, EN_SOLO };
+/* Energy modes of a benchmark (docs/energy.md); EN_EXTERNAL: no energy now, the runs' span is
+ * recorded for an import from a power series. */
+enum { EN_KERNEL, EN_PROCESS, EN_BUSY, EN_SOLO, EN_EXTERNAL };
+
+/* UNIX time minus fupermod_time (CLOCK_MONOTONIC), to date runs for a power series. */
+static double unix_offset(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - fupermod_time();
+}
 
 static unsigned long long domain_hash(const char *s) {
   unsigned long long h = 1469598103934665603ULL;
@@ -204,6 +212,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL, share = MPI_COMM_NULL;
   double *share_iv = NULL;
   int share_size = 0, inited = 0;
+  double span_lo = INFINITY, span_hi = 0.0; /* the timed runs' span, fupermod_time */
   MPI_Request req;
   if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
   if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
@@ -222,6 +231,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
       local_rc = fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
   }
   if (!meter) mode = EN_KERNEL;
+  else if (fupermod_meter_is_external(meter)) mode = EN_EXTERNAL;
   else if (group == MPI_COMM_NULL) mode = EN_PROCESS;
   else mode = fupermod_meter_attribution(meter) == FUPERMOD_ATTRIB_SOLO ? EN_SOLO : EN_BUSY;
   if (group != MPI_COMM_NULL) MPI_Comm_rank(group, &grank);
@@ -247,7 +257,8 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     flags[2] = local_rc != FUPERMOD_SUCCESS;
     /* fill between timed runs, but not where a meter shared by several processes could count the
      * filling (its window opens while members may still be finishing a fill); a process's own
-     * meter is stopped by now. An abandoned process waits idle: its runs are the slow ones. */
+     * meter is stopped by now. Nor with the external meter: the node's power over the runs' span
+     * must be the runs' own. An abandoned process waits idle: its runs are the slow ones. */
     fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && ts.n > 0 && !abandoned &&
            local_rc == FUPERMOD_SUCCESS;
     if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS ||
@@ -270,6 +281,10 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
         abandoned_t = t1 - t0;
       }
       ran = local_rc == FUPERMOD_SUCCESS && !ab;
+      if (ran || ab) {
+        if (t0 < span_lo) span_lo = t0;
+        if (t1 > span_hi) span_hi = t1;
+      }
       if (ran && meter) local_rc = fupermod_meter_note_run(meter, d);
       /* an abandoned run's window is closed too, and its energy dropped */
       if ((ran || ab) && local_rc == FUPERMOD_SUCCESS && mode == EN_PROCESS) {
@@ -384,6 +399,12 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
                             k->ops->name, d);
   }
   point->d = d;
+  if (mode == EN_EXTERNAL && span_hi > 0) {
+    double off = unix_offset();
+    point->t_start = span_lo + off;
+    point->t_end = span_hi + off;
+    snprintf(point->host, sizeof point->host, "%s", fupermod_meter_host(meter));
+  }
   if (abandoned) {
     point->t = abandoned_t;
     point->reps = 1;

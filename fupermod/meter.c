@@ -13,7 +13,7 @@
 #include "fupermod/meter_impl.h"
 #include "fupermod/util.h"
 
-static const char *const names[] = {"rapl", "nvml", "command", "emulated", "model", NULL};
+static const char *const names[] = {"rapl", "nvml", "command", "emulated", "model", "external", NULL};
 
 const char *const *fupermod_meter_names(void) { return names; }
 
@@ -93,7 +93,9 @@ int fupermod_meter_create(const char *name, const char *subopts, fupermod_meter 
     else if (strcmp(name, "command") == 0) rc = fupermod_meter_command_create(m, subopts);
     else if (strcmp(name, "emulated") == 0) rc = fupermod_meter_emulated_create(m, subopts);
     else if (strcmp(name, "model") == 0) rc = fupermod_meter_model_create(m, subopts);
-    else rc = fupermod_error(FUPERMOD_ERR_USAGE, "unknown meter '%s' (rapl, nvml, command, emulated, model)", name);
+    else if (strcmp(name, "external") == 0) rc = fupermod_meter_external_create(m, subopts);
+    else rc = fupermod_error(FUPERMOD_ERR_USAGE, "unknown meter '%s' (rapl, nvml, command, emulated, model, external)",
+                             name);
   }
   if (rc < 0) {
     fupermod_meter_free(m);
@@ -129,6 +131,7 @@ void fupermod_meter_free(fupermod_meter *m) {
 
 const char *fupermod_meter_name(const fupermod_meter *m) { return m && m->ops ? m->ops->name : "none"; }
 int fupermod_meter_is_estimate(const fupermod_meter *m) { return m ? m->estimate : 0; }
+int fupermod_meter_is_external(const fupermod_meter *m) { return m ? m->external : 0; }
 const char *fupermod_meter_domain(const fupermod_meter *m) { return m ? m->domain : NULL; }
 int fupermod_meter_attribution(const fupermod_meter *m) { return m ? m->attribution : FUPERMOD_ATTRIB_BUSY; }
 const char *fupermod_meter_describe(const fupermod_meter *m) { return m ? m->description : "none"; }
@@ -213,6 +216,9 @@ int fupermod_meter_probe(fupermod_meter *m, double seconds, MPI_Comm comm_sync, 
   *watts = 0.0;
   if (!(seconds >= 0) || !isfinite(seconds) || seconds > 3600)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "static-power probe of %g s: must be between 0 and 3600 s", seconds);
+  else if (m && seconds > 0 && m->external)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE,
+                        "the external meter reads nothing at run time: give the static power to fupermod energy import");
   else if (m && seconds > 0 && m->estimate)
     rc = fupermod_error(FUPERMOD_ERR_USAGE,
                         "the %s meter estimates energy; an idle probe would measure nothing (give static_power)",
@@ -265,11 +271,14 @@ int fupermod_meter_static_subopts(const fupermod_meter *m, const char *subopts, 
   if (gs && !(s > 0 && s <= 3600))
     return fupermod_error(FUPERMOD_ERR_USAGE, "static_probe=%g: must be in (0, 3600] seconds", s);
   if ((gw || gs) && !m) return fupermod_error(FUPERMOD_ERR_USAGE, "static_power/static_probe given without meter=NAME");
+  if ((gw || gs) && m->external)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "%s: the external meter takes the static power at import "
+                          "(fupermod energy import --static)", gw ? "static_power" : "static_probe");
   if (gs && m->estimate)
     return fupermod_error(FUPERMOD_ERR_USAGE, "static_probe: the %s meter estimates energy and cannot be probed",
                           m->ops->name);
   if (gw) *watts = w;
   else if (gs) *probe_seconds = s;
-  else if (m && !m->estimate) *probe_seconds = 1.0; /* measured totals need their idle share removed */
+  else if (m && !m->estimate && !m->external) *probe_seconds = 1.0; /* measured totals need their idle share removed */
   return FUPERMOD_SUCCESS;
 }

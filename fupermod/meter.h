@@ -5,6 +5,8 @@
  *   command   an external meter: a command that prints cumulative joules
  *   emulated  energies from a point file, for tests and machines without meters
  *   model     configured power x time: an ESTIMATE, never a measurement
+ *   external  nothing at run time: the runs' UNIX times and host are recorded, and the energies
+ *             are imported afterwards from a power series (fupermod energy import)
  * Dynamic energy = total energy - static power x time (fupermod_benchmark_meter). */
 #ifndef FUPERMOD_METER_H
 #define FUPERMOD_METER_H
@@ -35,6 +37,7 @@ enum fupermod_attribution {
  *   command:  meter_cmd=COMMAND (run by /bin/sh -c), meter_timeout=SECONDS (default 10)
  *   emulated: meter_points=FILE (default points=FILE), meter_idle=WATTS (default 0)
  *   model:    meter_power=WATTS (required)
+ *   external: meter_host=NAME (the node's name in the power series; default: gethostname)
  *   all:      attribution=busy|solo (shared meters; default busy)
  * Errors: FUPERMOD_ERR_USAGE for an unknown name or bad key, FUPERMOD_ERR_NODEVICE when the
  * counters or library are absent, FUPERMOD_ERR_INPUT for unreadable counter contents. */
@@ -48,6 +51,11 @@ const char *const *fupermod_meter_names(void);
 const char *fupermod_meter_name(const fupermod_meter *m);
 /* 1 when the meter estimates rather than measures (the model meter). */
 int fupermod_meter_is_estimate(const fupermod_meter *m);
+/* 1 for the external meter: it reads nothing at run time, and points measured with it get their
+ * runs' span (UNIX times) and host instead of energies. */
+int fupermod_meter_is_external(const fupermod_meter *m);
+/* The host an external meter records (NULL for the other meters). */
+const char *fupermod_meter_host(const fupermod_meter *m);
 /* What the meter measures, e.g. "rapl:/sys/class/powercap:intel-rapl:0,intel-rapl:0:2". Processes
  * whose meters have the same non-NULL domain share one counter; NULL: this process only. */
 const char *fupermod_meter_domain(const fupermod_meter *m);

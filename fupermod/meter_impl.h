@@ -20,6 +20,7 @@ struct fupermod_meter {
   char *domain;      /* NULL: measures this process only */
   char *description; /* for output files */
   int estimate;
+  int external; /* energies come afterwards from a power series */
   int attribution;
   int started;
   double start_j, start_t;
@@ -31,6 +32,7 @@ int fupermod_meter_nvml_create(fupermod_meter *m, const char *subopts);
 int fupermod_meter_command_create(fupermod_meter *m, const char *subopts);
 int fupermod_meter_emulated_create(fupermod_meter *m, const char *subopts);
 int fupermod_meter_model_create(fupermod_meter *m, const char *subopts);
+int fupermod_meter_external_create(fupermod_meter *m, const char *subopts);
 
 /* Sub-option helpers: 1 found, 0 absent, < 0 error (message names the key). */
 int fupermod_meter_opt_double(const char *subopts, const char *key, double *out);

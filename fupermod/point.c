@@ -37,12 +37,61 @@ static int parse_status(const char *w, int *flags) {
   return 0;
 }
 
+/* The key=value fields that may follow the positional ones (docs/formats.md). */
+static int parse_tag(const char *tk, const char *name, int line, fupermod_point *p) {
+  const char *eq = strchr(tk, '=');
+  size_t kn = (size_t)(eq - tk);
+  const char *val = eq + 1;
+  double x;
+  long v;
+  if (kn == 7 && strncmp(tk, "t_start", kn) == 0) {
+    if (fupermod_parse_double(val, &x) != 0 || !(x > 0))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t_start '%s' must be a positive number (UNIX seconds)", name,
+                            line, val);
+    p->t_start = x;
+  } else if (kn == 5 && strncmp(tk, "t_end", kn) == 0) {
+    if (fupermod_parse_double(val, &x) != 0 || !(x > 0))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t_end '%s' must be a positive number (UNIX seconds)", name,
+                            line, val);
+    p->t_end = x;
+  } else if (kn == 4 && strncmp(tk, "host", kn) == 0) {
+    if (!*val || strlen(val) >= sizeof p->host)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: host '%s' must have 1 to %d characters", name, line, val,
+                            (int)sizeof p->host - 1);
+    strcpy(p->host, val);
+  } else if (kn == 7 && strncmp(tk, "samples", kn) == 0) {
+    if (fupermod_parse_long(val, &v) != 0 || v < 0 || v > 2147483647L)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: samples '%s' must be an integer >= 0", name, line, val);
+    p->samples = (int)v;
+  } else {
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: unknown field '%.*s' (known: t_start, t_end, host, samples)",
+                          name, line, (int)kn, tk);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+#define MAX_FIELDS 16
+
 static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
-  char *tok[7];
+  char *tok[MAX_FIELDS];
   long v;
   double x;
-  int n = fupermod_lines_fields(s, tok, 7);
+  int n = fupermod_lines_fields(s, tok, MAX_FIELDS), rc;
   fupermod_point p = FUPERMOD_POINT_INIT;
+  if (n > MAX_FIELDS) return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: too many fields", name, line);
+  /* key=value fields come last, after the status */
+  while (n > 0 && strchr(tok[n - 1], '=')) {
+    if ((rc = parse_tag(tok[n - 1], name, line, &p)) != FUPERMOD_SUCCESS) return rc;
+    n--;
+  }
+  for (int i = 0; i < n; i++)
+    if (strchr(tok[i], '='))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: '%s' must come after the other fields", name, line, tok[i]);
+  if ((p.t_start > 0) != (p.t_end > 0))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: give both t_start and t_end, or neither", name, line);
+  if (p.t_end < p.t_start)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t_end %.17g is before t_start %.17g", name, line, p.t_end,
+                          p.t_start);
   /* a status is a word; every other field is a number */
   if (n >= 3 && n <= 7 && is_word(tok[n - 1])) {
     if (parse_status(tok[n - 1], &p.flags) != 0)
@@ -200,12 +249,19 @@ int fupermod_points_load_all(const char *path, fupermod_points *out) { return lo
 int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size) {
   /* abandoned wins: such a point is no measurement, precise or not */
   const char *status = fupermod_point_abandoned(pt) ? " abandoned" : fupermod_point_imprecise(pt) ? " imprecise" : "";
+  char tags[160] = "";
   int n;
+  if (fupermod_point_has_span(pt)) {
+    n = snprintf(tags, sizeof tags, " t_start=%.17g t_end=%.17g", pt->t_start, pt->t_end);
+    if (pt->samples >= 0 && fupermod_point_has_energy(pt))
+      snprintf(tags + n, sizeof tags - (size_t)n, " samples=%d", pt->samples);
+  }
   if (fupermod_point_has_energy(pt))
-    n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g%s", pt->d, pt->t, pt->reps, pt->ci, pt->e,
-                 pt->e_ci >= 0 ? pt->e_ci : 0.0, status);
+    n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g%s%s%s%s", pt->d, pt->t, pt->reps, pt->ci, pt->e,
+                 pt->e_ci >= 0 ? pt->e_ci : 0.0, status, tags, pt->host[0] ? " host=" : "", pt->host);
   else
-    n = snprintf(buf, size, "%ld %.17g %d %.17g%s", pt->d, pt->t, pt->reps, pt->ci, status);
+    n = snprintf(buf, size, "%ld %.17g %d %.17g%s%s%s%s", pt->d, pt->t, pt->reps, pt->ci, status, tags,
+                 pt->host[0] ? " host=" : "", pt->host);
   return (n < 0 || (size_t)n >= size) ? FUPERMOD_ERR_USAGE : FUPERMOD_SUCCESS;
 }
 
@@ -213,7 +269,7 @@ static const char *header = FUPERMOD_POINTS_HEADER "\n";
 
 int fupermod_points_save(const char *path, const fupermod_points *pts, const char *comment) {
   fupermod_atomic_file af;
-  char line[256];
+  char line[512];
   int rc = fupermod_atomic_open(&af, path);
   if (rc != FUPERMOD_SUCCESS) return rc;
   fputs(header, af.fp);
@@ -234,7 +290,7 @@ int fupermod_points_save(const char *path, const fupermod_points *pts, const cha
 }
 
 int fupermod_points_append(const char *path, const fupermod_point *pt) {
-  char line[300];
+  char line[512];
   int fd, n;
   if (fupermod_point_format(pt, line, sizeof line - 1) != FUPERMOD_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_USAGE, "%s: point does not fit a line", path);

@@ -28,6 +28,12 @@ typedef struct fupermod_point {
   double e;
   double e_ci;
   int flags; /* FUPERMOD_POINT_ABANDONED, FUPERMOD_POINT_IMPRECISE */
+  /* When and where the runs were (the external meter, docs/energy.md): UNIX seconds from the
+   * first run's start to the last run's end (0 0: not recorded), the host ("" none), and how
+   * many power samples fell in that span when the energy was imported (-1: none imported). */
+  double t_start, t_end;
+  char host[64];
+  int samples;
 } fupermod_point;
 
 /* A set of points sorted by increasing d, no duplicate d. */
@@ -39,14 +45,16 @@ typedef struct fupermod_points {
 
 /* The first line of a point file. */
 #define FUPERMOD_POINTS_HEADER \
-  "# fupermod points v2: d t reps ci [e e_ci] [status]  (units, s, count, s, J, J, abandoned|imprecise)"
+  "# fupermod points v2: d t reps ci [e e_ci] [status] [key=value...]  (units, s, count, s, J, J, abandoned|imprecise)"
 
-#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0}
+#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0, 0.0, 0.0, "", -1}
 
 static inline int fupermod_point_has_energy(const fupermod_point *p) { return p->e >= 0.0; }
 static inline int fupermod_point_abandoned(const fupermod_point *p) {
   return (p->flags & FUPERMOD_POINT_ABANDONED) != 0;
 }
+/* 1 when the point records the span of its runs (t_start, t_end). */
+static inline int fupermod_point_has_span(const fupermod_point *p) { return p->t_end > 0.0; }
 static inline int fupermod_point_imprecise(const fupermod_point *p) {
   return (p->flags & FUPERMOD_POINT_IMPRECISE) != 0;
 }

@@ -25,7 +25,7 @@ static void make(fupermod_points *p, int n, const long *d, const double *t, cons
   p->pts = calloc((size_t)n, sizeof *p->pts);
   p->has_energy = e != NULL;
   for (int i = 0; i < n; i++) {
-    fupermod_point q = {d[i], t[i], 5, 0.01 * t[i], e ? e[i] : -1.0, e ? 0.01 * e[i] : -1.0, 0};
+    fupermod_point q = {d[i], t[i], 5, 0.01 * t[i], e ? e[i] : -1.0, e ? 0.01 * e[i] : -1.0, 0, 0.0, 0.0, "", -1};
     p->pts[i] = q;
   }
 }

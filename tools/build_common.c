@@ -33,7 +33,9 @@ static int setup_energy(const char *sub, const fupermod_process_conf *pc, const 
   if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   p->probed = probe > 0;
   if (p->meter) {
-    if (fupermod_meter_is_estimate(p->meter))
+    if (fupermod_meter_is_external(p->meter))
+      snprintf(p->label, sizeof p->label, "dynamic, meter %s: fupermod energy import fills it", fupermod_meter_describe(p->meter));
+    else if (fupermod_meter_is_estimate(p->meter))
       snprintf(p->label, sizeof p->label, "ESTIMATE, not a measurement: %s", fupermod_meter_describe(p->meter));
     else
       snprintf(p->label, sizeof p->label, "dynamic, meter %s, static power %.6g W (%s), attribution %s",

@@ -64,9 +64,10 @@ static void help(void) {
          "                          file marks 'abandoned' (0, default: never); docs/kernels.md\n"
          "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
          "                         running the kernel, untimed, until the others finish (docs/kernels.md)\n"
-         "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model with the meter's keys,\n"
-         "            static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
-         "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE\n"
+         "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model|external with the meter's\n"
+         "            keys, static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
+         "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE;\n"
+         "            external-meter points carry their runs' times, for fupermod energy import\n"
          "  --data DIR  output directory (default fupermod-data)\n"
          "  --dist FILE measure each process at its share d of the distribution FILE and print the\n"
          "              predicted and the measured times (nothing is written)\n"
@@ -322,7 +323,8 @@ int cmd_build(int argc, char **argv) {
       } else if (rc == FUPERMOD_SUCCESS) {
         rc = fupermod_points_load_all(path, &have); /* an abandoned size is done too */
         /* a resumed file must not mix measured, estimated and missing energies */
-        if (rc == FUPERMOD_SUCCESS && en.meter && has_measured(&have) && !have.has_energy)
+        if (rc == FUPERMOD_SUCCESS && en.meter && !fupermod_meter_is_external(en.meter) && has_measured(&have) &&
+            !have.has_energy)
           rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
                               "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
         else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
@@ -392,6 +394,7 @@ int cmd_build(int argc, char **argv) {
   {
     double mine[5] = {0.0, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
     int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
+    if (en.meter && fupermod_meter_is_external(en.meter) && !have.has_energy) kind = 4; /* energy import to come */
     int marks[2] = {0, 0}, allmarks[2] = {0, 0};
     for (int i = 0; i < have.count; i++) {
       double s = fupermod_kernel_complexity(en.kernel, have.pts[i].d) / have.pts[i].t;
@@ -424,7 +427,7 @@ int cmd_build(int argc, char **argv) {
       fprintf(stderr, "fupermod build: %d points imprecise (half-width above the time when the repetition or time "
               "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
     if (rank == 0 && all && kinds) {
-      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel"};
+      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
       printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s\n", size, nsizes, data, "rank",
              "points", "min speed", "max speed", "energy", "min J/unit", "max J/unit");
       for (int r = 0; r < size; r++) {

@@ -212,7 +212,7 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
       f->has_energy = f->count > 0;
       for (int i = 0; i < f->count; i++) {
         const double *row = recv + displs[r] + 6 * i;
-        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0};
+        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0, 0.0, 0.0, "", -1};
         f->pts[i] = p;
         if (p.e < 0) f->has_energy = 0;
       }
@@ -824,6 +824,11 @@ static int run_app(const options *o, app_t *a) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
+  /* the partitions and the report need energies during the job; an import comes after it */
+  if (tp.meter && fupermod_meter_is_external(tp.meter))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: meter=external has energies only after the job: use fupermod build, "
+                        "fupermod energy import, then fupermod partition", o->conf, tp.conf.procs[tp.index].line);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0 && !map_shown) {
     map_shown = 1;
     printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");

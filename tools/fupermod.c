@@ -6,6 +6,7 @@
 
 int cmd_dypart(int argc, char **argv); /* tools/cmd_dypart.c */
 int cmd_hpartition(int argc, char **argv); /* tools/cmd_hpart.c */
+int cmd_energy(int argc, char **argv); /* tools/cmd_energy.c */
 
 static const struct {
   const char *name;
@@ -20,6 +21,7 @@ static const struct {
   {"partition", cmd_partition, "partition D units with a named algorithm"},
   {"hpartition", cmd_hpartition, "two-level (node, device) exact partitioning: HiPOPTA over configuration groups"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
+  {"energy", cmd_energy, "energy import: fill meter=external points' energies from a power series (Kwollect)"},
   {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 
