@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "fupermod/fupermod.h"
 #include "tools/campaign.h"
+#include "tools/tools.h"
 
 enum {
   K_NAME, K_APPS, K_SIZES, K_PARTITIONERS, K_CONFIGS, K_NP, K_REPETITIONS, K_COMMAND, K_RESULT, K_OUTPUT,
@@ -31,14 +32,6 @@ static int all_chars(const char *s, int (*ok)(int)) {
   return 1;
 }
 
-static char *trim(char *s) {
-  char *e;
-  while (isspace((unsigned char)*s)) s++;
-  e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
-  return s;
-}
-
 int camp_key_line(const campaign *c, const char *name) {
   for (int k = 0; k < NKEYS; k++)
     if (strcmp(keys[k], name) == 0) return c->line_of[k];
@@ -55,7 +48,7 @@ static int parse_list(const campaign *c, int k, char *value, int (*ok)(int), cam
   for (char *tok = value;;) {
     char *comma = strchr(tok, ','), *item;
     if (comma) *comma = '\0';
-    item = trim(tok);
+    item = tool_trim(tok);
     if (!*item)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %s: empty item in the list", c->path, line, keys[k]);
     if (strlen(item) > 255)
@@ -406,15 +399,15 @@ static int load_body(const char *path, campaign *c) {
         n += strlen(from);
       }
     } while (more);
-    key = trim(logical);
+    key = tool_trim(logical);
     if (!*key) continue;
     if (!(eq = strchr(key, '='))) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: expected 'key = value', got '%.60s'", path, first, key);
       break;
     }
     *eq = '\0';
-    key = trim(key);
-    value = trim(eq + 1);
+    key = tool_trim(key);
+    value = tool_trim(eq + 1);
     {
       int k;
       for (k = 0; k < NKEYS && strcmp(keys[k], key); k++) {}
@@ -626,7 +619,7 @@ static int split_csv(char *line, char **f, int max) {
     char *comma = strchr(tok, ','), *v;
     size_t l;
     if (comma) *comma = '\0';
-    v = trim(tok);
+    v = tool_trim(tok);
     l = strlen(v);
     if (l >= 2 && v[0] == '"' && v[l - 1] == '"') {
       v[l - 1] = '\0';
@@ -679,7 +672,7 @@ int camp_result_read(const char *path, const campaign *c, const camp_exp *e, cam
     s = p;
     p = nl ? nl + 1 : p + strlen(p);
     if (strchr(s, '\r')) *strchr(s, '\r') = '\0';
-    if (!*trim(s) || *trim(s) == '#') continue;
+    if (!*tool_trim(s) || *tool_trim(s) == '#') continue;
     if (!nh) {
       if ((nh = split_csv(s, head, MAXF)) > MAXF) {
         rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: more than %d columns", path, line, MAXF);

@@ -133,14 +133,6 @@ static int parse_time(const char *s, double *out) {
   return *out > 0 ? 0 : -1;
 }
 
-static char *trim(char *s) {
-  char *e;
-  while (isspace((unsigned char)*s)) s++;
-  e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
-  return s;
-}
-
 /* CSV: time,host,watts per line; '#' comments and blank lines skipped; a header only first. */
 static int parse_csv(char *text, const char *file, series *S) {
   int line = 0, data = 0, rc;
@@ -151,7 +143,7 @@ static int parse_csv(char *text, const char *file, series *S) {
     double t, w;
     if (nl) *nl = '\0';
     line++;
-    s = trim(p);
+    s = tool_trim(p);
     p = nl ? nl + 1 : NULL;
     if (!*s || *s == '#') continue;
     for (char *q = s; n < 4; n++) {
@@ -162,7 +154,7 @@ static int parse_csv(char *text, const char *file, series *S) {
       }
       *q++ = '\0';
     }
-    for (int i = 0; i < n; i++) f[i] = trim(f[i]);
+    for (int i = 0; i < n; i++) f[i] = tool_trim(f[i]);
     if (n != 3)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: expected 'time,host,watts', got %s fields", file, line,
                             n > 3 ? "more than 3" : n == 2 ? "2" : "1");
