@@ -589,45 +589,41 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
     goto done;
   }
   for (int k = 0; k < q; k++) first[k + 1] = first[k] + prob->devices[k];
-  /* 1. node functions of this rank's nodes, into one array (it is what gets gathered) */
+  /* 1. node functions of this rank's nodes */
 #pragma omp parallel
   {
     fupermod_hs_node nd;
+    long ex = 0;
     int trc = FUPERMOD_SUCCESS;
     memset(&nd, 0, sizeof nd);
 #pragma omp for schedule(dynamic, 8)
-    for (int k = k0; k < k1; k++)
-      if (trc == FUPERMOD_SUCCESS && (trc = fupermod_hs_node_load(prob, k, 0, &nd)) == FUPERMOD_SUCCESS)
-        W[k] = node_wmax(&nd, prob->D);
-#pragma omp critical(fupermod_hs_rc)
-    if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
-    fupermod_hs_node_free(&nd);
-  }
-  for (int k = k0; k < k1; k++) off[k + 1 - k0] = off[k - k0] + (size_t)W[k] + 1;
-  if (rc == FUPERMOD_SUCCESS && !(Tloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *Tloc)))
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
-  if (rc == FUPERMOD_SUCCESS) {
-#pragma omp parallel
-    {
-      fupermod_hs_node nd;
-      long ex = 0;
-      int trc = FUPERMOD_SUCCESS;
-      memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8)
-      for (int k = k0; k < k1; k++)
-        if (trc == FUPERMOD_SUCCESS && (trc = fupermod_hs_node_load(prob, k, 0, &nd)) == FUPERMOD_SUCCESS)
-          trc = node_time(&nd, W[k], Tloc + off[k - k0], &ex);
-#pragma omp critical(fupermod_hs_rc)
-      {
-        if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
-        exact += ex;
-      }
-      fupermod_hs_node_free(&nd);
+    for (int k = k0; k < k1; k++) {
+      if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 0, &nd)) != FUPERMOD_SUCCESS) continue;
+      W[k] = node_wmax(&nd, prob->D);
+      if (!(T[k] = malloc(((size_t)W[k] + 1) * sizeof *T[k])))
+        trc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
+      else trc = node_time(&nd, W[k], T[k], &ex);
     }
+#pragma omp critical(fupermod_hs_rc)
+    {
+      if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+      exact += ex;
+    }
+    fupermod_hs_node_free(&nd);
   }
   if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
   if (comm != MPI_COMM_NULL) {
+    /* gathered: every rank holds every node function, in one array */
     void *all;
+    for (int k = k0; k < k1; k++) off[k + 1 - k0] = off[k - k0] + (size_t)W[k] + 1;
+    if (!(Tloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *Tloc)))
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
+    for (int k = k0; k < k1 && rc == FUPERMOD_SUCCESS; k++) {
+      memcpy(Tloc + off[k - k0], T[k], ((size_t)W[k] + 1) * sizeof *Tloc);
+      free(T[k]);
+      T[k] = NULL;
+    }
+    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
     if ((rc = fupermod_hs_gather(comm, W + k0, nloc, MPI_LONG, sizeof(long), &all)) == FUPERMOD_SUCCESS) {
       Wloc = all;
       memcpy(W, Wloc, (size_t)q * sizeof *W);
@@ -637,15 +633,12 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
     if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
     free(Tloc);
     Tloc = NULL;
-  } else {
-    Tall = Tloc;
-    Tloc = NULL;
-  }
-  {
-    size_t o = 0;
-    for (int k = 0; k < q; k++) {
-      T[k] = Tall + o;
-      o += (size_t)W[k] + 1;
+    {
+      size_t o = 0;
+      for (int k = 0; k < q; k++) {
+        T[k] = Tall + o;
+        o += (size_t)W[k] + 1;
+      }
     }
   }
   res->stage_s[0] = fupermod_hs_now() - t0;
@@ -739,6 +732,8 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
 done:
   res->exact_checks = exact;
   if (rc != FUPERMOD_SUCCESS) fupermod_hscale_result_free(res);
+  if (T && !Tall)
+    for (int k = 0; k < q; k++) free(T[k]);
   free(W);
   free(Wloc);
   free(T);

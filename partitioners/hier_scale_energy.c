@@ -156,7 +156,35 @@ static double dual_term(const fupermod_hscale_fn *f, double budget, double lambd
 typedef struct {
   double de;
   long node, dev, size;
+  double t, told;
 } move_t;
+
+/* max device time of the shares (a pass over the functions) */
+static int shares_time(MPI_Comm comm, const fupermod_hscale_problem *prob, int k0, int k1, const long *first,
+                       const long *share, double *tmax_out) {
+  double tmax = 0.0;
+  int rc = FUPERMOD_SUCCESS;
+#pragma omp parallel
+  {
+    fupermod_hs_node nd;
+    int trc = FUPERMOD_SUCCESS;
+    memset(&nd, 0, sizeof nd);
+#pragma omp for schedule(dynamic, 8) reduction(max : tmax)
+    for (int k = k0; k < k1; k++) {
+      if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
+      for (int i = 0; i < nd.p; i++)
+        if (share[first[k] + i] > 0 && nd.fn[i].t[nd.idx[i][share[first[k] + i]]] > tmax)
+          tmax = nd.fn[i].t[nd.idx[i][share[first[k] + i]]];
+    }
+#pragma omp critical(fupermod_hs_rc)
+    if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+    fupermod_hs_node_free(&nd);
+  }
+  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+  *tmax_out = tmax;
+  return FUPERMOD_SUCCESS;
+}
 
 int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
   int total, k0, k1, q, rc, nloc;
@@ -277,30 +305,36 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
   free(CWall);
   Sall = NULL;
   CWall = NULL;
-  /* 3. inside nodes, with the dual bound */
+  /* 3. inside nodes, with the dual bound, the distribution's time and energy */
   t0 = fupermod_hs_now();
   {
-    double dual = 0.0;
+    double dual = 0.0, tmax = 0.0, esum = 0.0;
 #pragma omp parallel
     {
       fupermod_hs_node nd;
       hulls_t h = {0};
       int trc = FUPERMOD_SUCCESS;
       memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8) reduction(+ : dual)
+#pragma omp for schedule(dynamic, 8) reduction(+ : dual, esum) reduction(max : tmax)
       for (int k = k0; k < k1; k++) {
-        long r = 0;
+        long r = 0, *x = res->share + first[k];
         if (trc != FUPERMOD_SUCCESS) continue;
         if ((trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
         if ((trc = hulls_make(&nd, budget, &h)) != FUPERMOD_SUCCESS) continue;
         for (int i = 0; i < nd.p; i++) dual += dual_term(&nd.fn[i], budget, lambda);
-        if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, budget, res->share + first[k], &r);
+        if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, budget, x, &r);
         if (r > 0)
 #pragma omp critical(fupermod_hs_resid)
         {
           resid = r;
           resid_node = k;
         }
+        for (int i = 0; i < nd.p; i++)
+          if (x[i] > 0) { /* hull vertices or checked sizes: measured, within the budget */
+            const int j = nd.idx[i][x[i]];
+            esum += nd.fn[i].e[j];
+            if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
+          }
       }
 #pragma omp critical(fupermod_hs_rc)
       if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
@@ -311,26 +345,32 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
     if (comm != MPI_COMM_NULL) {
       void *all;
       long rr[2] = {resid, resid_node}, rmax[2];
+      double sums[2] = {dual, esum};
       if ((rc = fupermod_hs_gather(comm, res->share + first[k0], first[k1] - first[k0], MPI_LONG, sizeof(long),
                                    &all)) != FUPERMOD_SUCCESS)
         goto done;
       memcpy(res->share, all, (size_t)total * sizeof *res->share);
       free(all);
-      MPI_Allreduce(MPI_IN_PLACE, &dual, 1, MPI_DOUBLE, MPI_SUM, comm);
+      MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
       MPI_Allreduce(rr, rmax, 2, MPI_LONG, MPI_MAX, comm);
+      dual = sums[0];
+      esum = sums[1];
       resid = rmax[0];
       resid_node = rmax[1];
     }
     res->bound = lambda * (double)prob->D + dual;
+    res->energy = esum;
+    res->time = tmax;
   }
   /* the units left inside an edge: the cheapest single move that takes them exactly */
   if (resid > 0) {
-    move_t best = {INFINITY, -1, -1, -1};
+    move_t best = {INFINITY, -1, -1, -1, 0.0, 0.0};
     exact++;
 #pragma omp parallel
     {
       fupermod_hs_node nd;
-      move_t mine = {INFINITY, -1, -1, -1};
+      move_t mine = {INFINITY, -1, -1, -1, 0.0, 0.0};
       int trc = FUPERMOD_SUCCESS;
       memset(&nd, 0, sizeof nd);
 #pragma omp for schedule(dynamic, 8)
@@ -342,7 +382,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
           int j;
           if (s > nd.xmax[i] || (j = nd.idx[i][s]) < 0 || !(nd.fn[i].t[j] <= budget)) continue;
           if (nd.fn[i].e[j] - ex < mine.de || (nd.fn[i].e[j] - ex == mine.de && k < mine.node))
-            mine = (move_t){nd.fn[i].e[j] - ex, k, i, s};
+            mine = (move_t){nd.fn[i].e[j] - ex, k, i, s, nd.fn[i].t[j], x > 0 ? nd.fn[i].t[nd.idx[i][x]] : 0.0};
         }
       }
 #pragma omp critical(fupermod_hs_move)
@@ -375,51 +415,20 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
       goto done;
     }
     res->share[first[best.node] + best.dev] = best.size;
+    res->energy += best.de;
+    if (best.told < res->time) res->time = best.t > res->time ? best.t : res->time;
+    else if ((rc = shares_time(comm, prob, k0, k1, first, res->share, &res->time)) != FUPERMOD_SUCCESS)
+      goto done; /* the moved device may have been the slowest */
   }
-  /* node shares, time and energy of the distribution */
   {
-    double tmax = 0.0, esum = 0.0;
+    long sum = 0;
     for (int k = 0; k < q; k++) {
       res->node_share[k] = 0;
       for (int i = first[k]; i < first[k + 1]; i++) res->node_share[k] += res->share[i];
+      sum += res->node_share[k];
     }
-#pragma omp parallel
-    {
-      fupermod_hs_node nd;
-      int trc = FUPERMOD_SUCCESS;
-      memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8) reduction(max : tmax) reduction(+ : esum)
-      for (int k = k0; k < k1; k++) {
-        if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
-        for (int i = 0; i < nd.p; i++) {
-          const long x = res->share[first[k] + i];
-          int j;
-          if (x == 0) continue;
-          if (x > nd.xmax[i] || (j = nd.idx[i][x]) < 0 || !(nd.fn[i].t[j] <= budget)) {
-            trc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: node %d device %d got %ld, not a size", k, i, x);
-            break;
-          }
-          esum += nd.fn[i].e[j];
-          if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
-        }
-      }
-#pragma omp critical(fupermod_hs_rc)
-      if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
-      fupermod_hs_node_free(&nd);
-    }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
-    if (comm != MPI_COMM_NULL) {
-      MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-      MPI_Allreduce(MPI_IN_PLACE, &esum, 1, MPI_DOUBLE, MPI_SUM, comm);
-    }
-    res->time = tmax;
-    res->energy = esum;
-    {
-      long sum = 0;
-      for (int k = 0; k < q; k++) sum += res->node_share[k];
-      if (sum != prob->D)
-        rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: shares sum to %ld, not D = %ld", sum, prob->D);
-    }
+    if (sum != prob->D)
+      rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: shares sum to %ld, not D = %ld", sum, prob->D);
   }
   res->stage_s[2] = fupermod_hs_now() - t0;
 done:
