@@ -13,6 +13,9 @@ tests_test_hier_scale_SOURCES = tests/test_hier_scale.c tests/tap.h tests/oracle
 tests_test_hier_scale_LDADD = $(TEST_LDADD)
 tests_mpi_hier_scale_np2_SOURCES = tests/test_hier_scale.c tests/tap.h tests/oracle_time.h
 tests_mpi_hier_scale_np2_LDADD = $(TEST_LDADD)
+# bench/scale: --check, and the same optima on 2 MPI ranks as in one process.
+TESTS += tests/bench_scale.sh
+EXTRA_DIST += tests/bench_scale.sh
 # Out-of-card GEMM: slice choice, the stream schedule on emulated streams, the CUDA path (skipped
 # without a device).
 check_PROGRAMS += tests/test_ooc
