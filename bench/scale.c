@@ -1,7 +1,7 @@
 /* Hierarchical partitioning at the scale of the largest machines (docs/performance.md "Scale").
  *
  *   bench/scale [--nodes N] [--gpus G] [--points M] [--seed S] [--share F] [--budget B]
- *               [--threads T] [--mpi] [--check] [--sweep DIR]
+ *               [--threads T] [--mpi] [--check] [--sweep DIR [--sweep-max P]]
  *
  * The emulated machine: N nodes (default 9,408), each one CPU and G GPU dies (default 8), so
  * N (G + 1) abstract processors. Three node types (GPU speeds 1, 0.7, 0.45 of the fastest; CPUs
@@ -19,7 +19,8 @@
  * --mpi: the same collective on MPI_COMM_WORLD (each rank computes its block of nodes).
  * --check: 30 small instances (2-4 nodes of 1 CPU + 1-3 GPUs, 12-40 sizes) against flat dp:
  *   time equal, and bound <= flat energy optimum <= energy; exit status 1 on a mismatch.
- * --sweep DIR: P from 1,000 to 100,000 processors, DIR/scale.csv and DIR/scale.png (gnuplot). */
+ * --sweep DIR: P from 1,000 to 100,000 processors (at most --sweep-max), DIR/scale.csv and
+ *   DIR/scale.png (gnuplot): wall and CPU seconds of both solves, the stages, the peak RSS. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -262,7 +263,7 @@ static int check(machine *mc0, int instances) {
 
 /* ---------------------------------------------------------------- --sweep */
 
-static int sweep(MPI_Comm comm, machine *mc, const char *dir, double share, double budget) {
+static int sweep(MPI_Comm comm, machine *mc, const char *dir, double share, double budget, long pmax) {
   static const int P[] = {1000, 2000, 5000, 10000, 20000, 50000, 84672, 100000};
   char path[4096];
   FILE *csv = NULL, *gp;
@@ -277,7 +278,7 @@ static int sweep(MPI_Comm comm, machine *mc, const char *dir, double share, doub
     fprintf(csv, "processors,nodes,time_s,energy_s,t_nodefn,t_between,t_inside,e_hulls,e_between,e_inside,rss_mb,"
                  "time_cpu,energy_cpu\n");
   }
-  for (size_t a = 0; a < sizeof P / sizeof *P; a++) {
+  for (size_t a = 0; a < sizeof P / sizeof *P && P[a] <= pmax; a++) {
     const int q = (P[a] + mc->gpus) / (mc->gpus + 1);
     outcome o;
     if (run(comm, mc, q, share, budget, &o, 0) != FUPERMOD_SUCCESS) {
@@ -302,12 +303,14 @@ static int sweep(MPI_Comm comm, machine *mc, const char *dir, double share, doub
   if (!(gp = fopen(path, "w"))) return 1;
   fprintf(gp,
           "set terminal png size 900,600\nset output '%s/scale.png'\nset datafile separator ','\n"
-          "set logscale xy\nset xlabel 'abstract processors'\nset ylabel 'seconds'\nset key top left\n"
-          "set title 'HiSCALE partitioning time (%d GPUs + 1 CPU per node)'\n"
-          "plot '%s/scale.csv' every ::1 using 1:3 with linespoints title 'time (exact)', \\\n"
-          "     '' every ::1 using 1:5 with linespoints title '  node functions', \\\n"
-          "     '' every ::1 using 1:6 with linespoints title '  between nodes', \\\n"
-          "     '' every ::1 using 1:4 with linespoints title 'energy (Lagrangian)'\n",
+          "set logscale xy\nset xrange [800:120000]\nset xlabel 'abstract processors'\nset ylabel 'seconds'\n"
+          "set key top left\nset title 'HiSCALE partitioning time (%d GPUs + 1 CPU per node; CPU: all threads)'\n"
+          "plot '%s/scale.csv' every ::1 using 1:3 with linespoints title 'time (exact), wall', \\\n"
+          "     '' every ::1 using 1:12 with linespoints title 'time (exact), CPU', \\\n"
+          "     '' every ::1 using 1:5 with linespoints title '  node functions, wall', \\\n"
+          "     '' every ::1 using 1:6 with linespoints title '  between nodes, wall', \\\n"
+          "     '' every ::1 using 1:4 with linespoints title 'energy (Lagrangian), wall', \\\n"
+          "     '' every ::1 using 1:13 with linespoints title 'energy (Lagrangian), CPU'\n",
           dir, mc->gpus, dir);
   fclose(gp);
   snprintf(path, sizeof path, "gnuplot '%s/scale.gp'", dir);
@@ -318,12 +321,12 @@ static int sweep(MPI_Comm comm, machine *mc, const char *dir, double share, doub
 
 static void usage(void) {
   fprintf(stderr, "usage: bench/scale [--nodes N] [--gpus G] [--points M] [--seed S] [--share F] [--budget B] "
-                  "[--threads T] [--mpi] [--check] [--sweep DIR]\n");
+                  "[--threads T] [--mpi] [--check] [--sweep DIR [--sweep-max P]]\n");
 }
 
 int main(int argc, char **argv) {
   machine mc = {1, 8, 0};
-  long nodes = 9408, points = 1000;
+  long nodes = 9408, points = 1000, pmax = 100000;
   double share = 0.55, budget = 1.5;
   int do_check = 0, mpi = 0, rank = 0, status = 0;
   const char *sweep_dir = NULL;
@@ -336,7 +339,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--mpi")) mpi = 1;
     else if (v && !strcmp(argv[a], "--sweep")) sweep_dir = argv[++a];
     else if (v && (!strcmp(argv[a], "--nodes") || !strcmp(argv[a], "--gpus") || !strcmp(argv[a], "--points") ||
-                   !strcmp(argv[a], "--seed") || !strcmp(argv[a], "--threads"))) {
+                   !strcmp(argv[a], "--seed") || !strcmp(argv[a], "--threads") ||
+                   !strcmp(argv[a], "--sweep-max"))) {
       long x = strtol(v, &end, 10);
       if (*end || x < (strcmp(argv[a], "--gpus") && strcmp(argv[a], "--seed") ? 1 : 0) || x > 100000000) {
         fprintf(stderr, "scale: %s: bad value '%s'\n", argv[a], v);
@@ -347,6 +351,7 @@ int main(int argc, char **argv) {
       else if (!strcmp(argv[a], "--gpus")) mc.gpus = (int)x;
       else if (!strcmp(argv[a], "--points")) points = x;
       else if (!strcmp(argv[a], "--seed")) mc.seed = (uint64_t)x;
+      else if (!strcmp(argv[a], "--sweep-max")) pmax = x;
 #ifdef _OPENMP
       else omp_set_num_threads((int)x);
 #endif
@@ -376,7 +381,7 @@ int main(int argc, char **argv) {
   }
   mc.sizes = (long)ceil((double)points / 0.97);
   if (do_check) status = rank == 0 ? check(&mc, 30) : 0;
-  else if (sweep_dir) status = sweep(comm, &mc, sweep_dir, share, budget);
+  else if (sweep_dir) status = sweep(comm, &mc, sweep_dir, share, budget, pmax);
   else {
     outcome o;
     if (run(comm, &mc, (int)nodes, share, budget, &o, 1) != FUPERMOD_SUCCESS) {

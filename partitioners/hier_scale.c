@@ -219,7 +219,7 @@ int fupermod_hs_fewest(int n, const long *M, fupermod_hs_member in, const void *
   }
   if (total >= target) {
     /* n is small (devices) or the sort is once per solve (nodes): a comparison sort is enough */
-#pragma omp critical(fupermod_hs_sort)
+#pragma omp critical
     {
       sort_M = M;
       qsort(order, (size_t)n, sizeof *order, by_top);
@@ -604,7 +604,7 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
         trc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
       else trc = node_time(&nd, W[k], T[k], &ex);
     }
-#pragma omp critical(fupermod_hs_rc)
+#pragma omp critical
     {
       if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
       exact += ex;
@@ -700,7 +700,7 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
             else has_e = 0;
           }
       }
-#pragma omp critical(fupermod_hs_rc)
+#pragma omp critical
       {
         if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
         exact += ex;

@@ -176,7 +176,7 @@ static int shares_time(MPI_Comm comm, const fupermod_hscale_problem *prob, int k
         if (share[first[k] + i] > 0 && nd.fn[i].t[nd.idx[i][share[first[k] + i]]] > tmax)
           tmax = nd.fn[i].t[nd.idx[i][share[first[k] + i]]];
     }
-#pragma omp critical(fupermod_hs_rc)
+#pragma omp critical
     if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
     fupermod_hs_node_free(&nd);
   }
@@ -230,7 +230,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
       if (trc == FUPERMOD_SUCCESS && (trc = fupermod_hs_node_load(prob, k, 1, &nd)) == FUPERMOD_SUCCESS &&
           (trc = hulls_make(&nd, budget, &h)) == FUPERMOD_SUCCESS)
         ne[k] = node_edges(&nd, &h, Sloc + off[k - k0], CWloc + off[k - k0] + (k - k0));
-#pragma omp critical(fupermod_hs_rc)
+#pragma omp critical
     if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
     hulls_free(&h);
     fupermod_hs_node_free(&nd);
@@ -324,7 +324,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
         for (int i = 0; i < nd.p; i++) dual += dual_term(&nd.fn[i], budget, lambda);
         if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, budget, x, &r);
         if (r > 0)
-#pragma omp critical(fupermod_hs_resid)
+#pragma omp critical
         {
           resid = r;
           resid_node = k;
@@ -336,7 +336,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
             if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
           }
       }
-#pragma omp critical(fupermod_hs_rc)
+#pragma omp critical
       if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
       hulls_free(&h);
       fupermod_hs_node_free(&nd);
@@ -385,7 +385,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
             mine = (move_t){nd.fn[i].e[j] - ex, k, i, s, nd.fn[i].t[j], x > 0 ? nd.fn[i].t[nd.idx[i][x]] : 0.0};
         }
       }
-#pragma omp critical(fupermod_hs_move)
+#pragma omp critical
       {
         if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
         if (mine.de < best.de || (mine.de == best.de && mine.node >= 0 && (best.node < 0 || mine.node < best.node)))

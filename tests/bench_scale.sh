@@ -22,4 +22,13 @@ ok $([ -n "$(en "$TMPD/one")" ] && [ "$(en "$TMPD/one")" = "$(en "$TMPD/two")" ]
   "2 ranks: the same energy and bound ($(en "$TMPD/one") and $(en "$TMPD/two"))"
 "$S" --nodes 0 >"$TMPD/bad" 2>&1
 ok $([ $? -eq 2 ] && grep -q -- '--nodes: bad value' "$TMPD/bad" && echo 0 || echo 1) "--nodes 0: usage error, status 2"
+"$S" --sweep "$TMPD/sweep" --sweep-max 2000 --points 100 >"$TMPD/sweep.out" 2>&1
+r=$?
+ok $([ $r -eq 0 ] && [ "$(wc -l <"$TMPD/sweep/scale.csv")" -eq 3 ] && grep -q '^1008,112,' "$TMPD/sweep/scale.csv" && echo 0 || echo 1) \
+  "--sweep: a CSV row per size (1,008 and 2,007 processors)"
+if command -v gnuplot >/dev/null; then
+  ok $([ -s "$TMPD/sweep/scale.png" ] && echo 0 || echo 1) "--sweep: the gnuplot plot"
+else
+  skip "--sweep: no gnuplot"
+fi
 done_testing
