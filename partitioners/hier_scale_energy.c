@@ -159,6 +159,23 @@ typedef struct {
   double t, told;
 } move_t;
 
+/* Keep the two best moves of one amount, on different devices (least energy, then node and device). */
+static int move_better(const move_t *a, const move_t *b) {
+  if (a->de != b->de) return a->de < b->de;
+  if (b->node < 0) return a->node >= 0;
+  return a->node >= 0 && (a->node < b->node || (a->node == b->node && a->dev < b->dev));
+}
+
+static void offer(move_t *top2, move_t m) {
+  if (top2[0].node == m.node && top2[0].dev == m.dev) {
+    if (move_better(&m, &top2[0])) top2[0] = m;
+  } else if (move_better(&m, &top2[0])) {
+    top2[1] = top2[0];
+    top2[0] = m;
+  } else if (move_better(&m, &top2[1]))
+    top2[1] = m;
+}
+
 /* max device time of the shares (a pass over the functions) */
 static int shares_time(MPI_Comm comm, const fupermod_hscale_problem *prob, int k0, int k1, const long *first,
                        const long *share, double *tmax_out) {
@@ -363,62 +380,96 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
     res->energy = esum;
     res->time = tmax;
   }
-  /* the units left inside an edge: the cheapest single move that takes them exactly */
+  /* the units left inside an edge: the cheapest single move, or pair of moves on two devices,
+   * that takes them exactly (every device's cheapest two moves by amount) */
   if (resid > 0) {
-    move_t best = {INFINITY, -1, -1, -1, 0.0, 0.0};
+    const size_t slots = 2 * ((size_t)resid + 1);
+    move_t *top = malloc(slots * sizeof *top), *m[2] = {NULL, NULL};
+    double de = INFINITY;
     exact++;
+    if (!top) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+      goto done;
+    }
+    for (size_t a = 0; a < slots; a++) top[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
 #pragma omp parallel
     {
       fupermod_hs_node nd;
-      move_t mine = {INFINITY, -1, -1, -1, 0.0, 0.0};
-      int trc = FUPERMOD_SUCCESS;
+      move_t *mine = malloc(slots * sizeof *mine);
+      int trc = mine ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
       memset(&nd, 0, sizeof nd);
+      for (size_t a = 0; mine && a < slots; a++) mine[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
 #pragma omp for schedule(dynamic, 8)
       for (int k = k0; k < k1; k++) {
         if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
         for (int i = 0; i < nd.p; i++) {
-          const long x = res->share[first[k] + i], s = x + resid;
-          const double ex = x > 0 ? nd.fn[i].e[nd.idx[i][x]] : 0.0;
-          int j;
-          if (s > nd.xmax[i] || (j = nd.idx[i][s]) < 0 || !(nd.fn[i].t[j] <= budget)) continue;
-          if (nd.fn[i].e[j] - ex < mine.de || (nd.fn[i].e[j] - ex == mine.de && k < mine.node))
-            mine = (move_t){nd.fn[i].e[j] - ex, k, i, s, nd.fn[i].t[j], x > 0 ? nd.fn[i].t[nd.idx[i][x]] : 0.0};
+          const long x = res->share[first[k] + i];
+          const double ex = x > 0 ? nd.fn[i].e[nd.idx[i][x]] : 0.0, tx = x > 0 ? nd.fn[i].t[nd.idx[i][x]] : 0.0;
+          for (long a = 1; a <= resid && x + a <= nd.xmax[i]; a++) {
+            const int j = nd.idx[i][x + a];
+            if (j >= 0 && nd.fn[i].t[j] <= budget)
+              offer(mine + 2 * a, (move_t){nd.fn[i].e[j] - ex, k, i, x + a, nd.fn[i].t[j], tx});
+          }
         }
       }
 #pragma omp critical
       {
         if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
-        if (mine.de < best.de || (mine.de == best.de && mine.node >= 0 && (best.node < 0 || mine.node < best.node)))
-          best = mine;
+        for (size_t a = 0; mine && a < slots; a++)
+          if (mine[a].node >= 0) offer(top + 2 * (a / 2), mine[a]);
       }
+      free(mine);
       fupermod_hs_node_free(&nd);
     }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) {
+      free(top);
+      goto done;
+    }
     if (comm != MPI_COMM_NULL) {
+      void *all = NULL;
       int np;
-      move_t *all;
       MPI_Comm_size(comm, &np);
-      if (!(all = malloc((size_t)np * sizeof *all))) {
-        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+      if ((rc = fupermod_hs_gather(comm, top, (long)(slots * sizeof *top), MPI_BYTE, 1, &all)) != FUPERMOD_SUCCESS) {
+        free(top);
         goto done;
       }
-      MPI_Allgather(&best, (int)sizeof best, MPI_BYTE, all, (int)sizeof best, MPI_BYTE, comm);
+      for (size_t a = 0; a < slots; a++) top[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
       for (int r = 0; r < np; r++)
-        if (all[r].de < best.de || (all[r].de == best.de && all[r].node >= 0 && all[r].node < best.node)) best = all[r];
+        for (size_t a = 0; a < slots; a++)
+          if (((move_t *)all)[(size_t)r * slots + a].node >= 0) offer(top + 2 * (a / 2), ((move_t *)all)[(size_t)r * slots + a]);
       free(all);
     }
-    if (best.node < 0) {
+    if (top[2 * resid].node >= 0) {
+      m[0] = &top[2 * resid];
+      de = m[0]->de;
+    }
+    for (long a = 1; a <= resid - a; a++)
+      for (int u = 0; u < 2; u++)
+        for (int v = 0; v < 2; v++) {
+          move_t *p1 = &top[2 * a + u], *p2 = &top[2 * (resid - a) + v];
+          if (p1->node < 0 || p2->node < 0 || (p1->node == p2->node && p1->dev == p2->dev)) continue;
+          if (p1->de + p2->de < de) {
+            de = p1->de + p2->de;
+            m[0] = p1;
+            m[1] = p2;
+          }
+        }
+    if (!m[0]) {
+      free(top);
       rc = fupermod_error(FUPERMOD_ERR_NUMERIC,
-                          "hiscale energy: %ld units of node %ld fall inside a hull edge and no device can take them "
-                          "on a measured size",
+                          "hiscale energy: %ld units of node %ld fall inside a hull edge and no one or two devices "
+                          "can take them on measured sizes",
                           resid, resid_node);
       goto done;
     }
-    res->share[first[best.node] + best.dev] = best.size;
-    res->energy += best.de;
-    if (best.told < res->time) res->time = best.t > res->time ? best.t : res->time;
-    else if ((rc = shares_time(comm, prob, k0, k1, first, res->share, &res->time)) != FUPERMOD_SUCCESS)
-      goto done; /* the moved device may have been the slowest */
+    for (int u = 0; u < 2 && m[u]; u++) res->share[first[m[u]->node] + m[u]->dev] = m[u]->size;
+    res->energy += de;
+    if (!m[1] && m[0]->told < res->time) res->time = m[0]->t > res->time ? m[0]->t : res->time;
+    else if ((rc = shares_time(comm, prob, k0, k1, first, res->share, &res->time)) != FUPERMOD_SUCCESS) {
+      free(top);
+      goto done; /* a moved device may have been the slowest */
+    }
+    free(top);
   }
   {
     long sum = 0;
