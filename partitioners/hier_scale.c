@@ -357,8 +357,9 @@ static int node_time(const fupermod_hs_node *nd, long wmax, double *T, long *exa
   int *roff = malloc(((size_t)p + 1) * sizeof *roff), *rec = NULL, *ptr = calloc((size_t)p, sizeof *ptr);
   long *X = calloc((size_t)p, sizeof *X), *pend = malloc(((size_t)wmax + 1) * sizeof *pend), U = 0, done = 0;
   uint64_t *rows = NULL;
-  long np = 0, rows_words = 0;
-  int rc = FUPERMOD_SUCCESS, n = 0;
+  long np = 0, rows_words = 0, *ex = NULL;
+  double *et = NULL;
+  int rc = FUPERMOD_SUCCESS, n = 0, *ed = NULL;
   dev_in_ctx c = {nd, X, 0.0};
   if (!roff || !ptr || !X || !pend) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
@@ -386,25 +387,47 @@ static int node_time(const fupermod_hs_node *nd, long wmax, double *T, long *exa
     n += f->count;
   }
   roff[p] = n;
+  /* merged over the devices (lower device on ties), so that the sweep reads one array */
+  if (!(et = malloc((size_t)n * sizeof *et)) || !(ex = malloc((size_t)n * sizeof *ex)) ||
+      !(ed = malloc((size_t)n * sizeof *ed))) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+    goto done;
+  }
+  {
+    double head[64], *hp = p <= 64 ? head : malloc((size_t)p * sizeof *hp);
+    if (!hp) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+      goto done;
+    }
+    for (int i = 0; i < p; i++) hp[i] = roff[i] < roff[i + 1] ? nd->fn[i].t[rec[roff[i]]] : INFINITY;
+    for (int e = 0; e < n; e++) {
+      int best = 0;
+      double bt = hp[0];
+      for (int i = 1; i < p; i++) { /* branch-free: the winner is unpredictable */
+        const int lt = hp[i] < bt;
+        best = lt ? i : best;
+        bt = lt ? hp[i] : bt;
+      }
+      et[e] = hp[best];
+      ex[e] = nd->fn[best].x[rec[roff[best] + ptr[best]]];
+      ed[e] = best;
+      ptr[best]++;
+      hp[best] = roff[best] + ptr[best] < roff[best + 1] ? nd->fn[best].t[rec[roff[best] + ptr[best]]] : INFINITY;
+    }
+    if (hp != head) free(hp);
+  }
   T[0] = 0.0;
   for (long w = 1; w <= wmax; w++) T[w] = INFINITY;
-  for (;;) {
-    double tau = INFINITY;
+  for (int e = 0; e < n;) {
+    const double tau = et[e];
     long C = 0, rmax, keep = 0;
     int grew = 0;
-    for (int i = 0; i < p; i++)
-      if (roff[i] + ptr[i] < roff[i + 1] && nd->fn[i].t[rec[roff[i] + ptr[i]]] < tau) tau = nd->fn[i].t[rec[roff[i] + ptr[i]]];
-    if (tau == INFINITY) break;
     /* the sets B_i(tau) gain these points; X_i moves when one is larger */
-    for (int i = 0; i < p; i++)
-      while (roff[i] + ptr[i] < roff[i + 1] && nd->fn[i].t[rec[roff[i] + ptr[i]]] == tau) {
-        const long x = nd->fn[i].x[rec[roff[i] + ptr[i]]];
-        if (x > X[i]) {
-          U += x - X[i];
-          X[i] = x;
-          grew = 1;
-        }
-        ptr[i]++;
+    for (; e < n && et[e] == tau; e++)
+      if (ex[e] > X[ed[e]]) {
+        U += ex[e] - X[ed[e]];
+        X[ed[e]] = ex[e];
+        grew = 1;
       }
     if (!grew && np == 0) continue;
     c.tau = tau;
@@ -440,6 +463,9 @@ static int node_time(const fupermod_hs_node *nd, long wmax, double *T, long *exa
     }
   }
 done:
+  free(et);
+  free(ex);
+  free(ed);
   free(roff);
   free(rec);
   free(ptr);
