@@ -518,7 +518,7 @@ static long top_under(const double *Tsuf, long W, double tau) {
 
 static long sum_tops(int q, double *const *Tsuf, const long *W, double tau, long *M) {
   long s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) if (q >= 1024)
   for (int k = 0; k < q; k++) {
     long m = top_under(Tsuf[k], W[k], tau);
     if (M) M[k] = m;

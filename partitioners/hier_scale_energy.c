@@ -110,7 +110,7 @@ static long count_below(const double *s, long n, double lambda, int strict) {
 
 static long sum_hi(int q, double *const *s, const long *ne, long *const *cw, double lambda) {
   long sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static)
+#pragma omp parallel for reduction(+ : sum) schedule(static) if (q >= 1024)
   for (int k = 0; k < q; k++) sum += cw[k][count_below(s[k], ne[k], lambda, 0)];
   return sum;
 }
