@@ -5,6 +5,7 @@ include bench/paraleph.mk
 include bench/summa.mk
 include bench/fft2d.mk
 include bench/fft_panels.mk
+include bench/scale.mk
 bench: $(BENCH_BINS)
 .PHONY: bench
 # bench/cluster.sh: bench/summa and bench/fft2d on one node and on two virtual nodes (root)

@@ -117,6 +117,71 @@ int fupermod_hier_node_function(int p, const fupermod_points *const *f, long wma
 int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo *inner,
                      const fupermod_hier_algo *outer, fupermod_hier_result *res);
 
+/* ---------------------------------------------------------------- HiSCALE */
+
+/* Two-level exact time partitioning and Lagrangian energy partitioning for very large machines
+ * (tens of thousands of nodes; docs/hierarchical.md "HiSCALE"). Device functions are not held in
+ * memory: a callback produces the function of one device when it is needed (several times, from
+ * several threads at once, always the same values). */
+typedef struct fupermod_hscale_fn {
+  int count; /* points, sizes ascending and >= 1 */
+  long *x;   /* sizes */
+  double *t; /* times > 0 */
+  double *e; /* dynamic energies >= 0 (energy objective only) */
+} fupermod_hscale_fn;
+
+/* Fill fn (arrays of max_points entries) with the function of device `device` of node `node`. */
+typedef int (*fupermod_hscale_device)(int node, int device, fupermod_hscale_fn *fn, void *ctx);
+
+typedef struct fupermod_hscale_problem {
+  long D;
+  int q;                         /* nodes */
+  const int *devices;            /* devices of every node */
+  int max_points;                /* the most points of one device function */
+  fupermod_hscale_device device; /* thread-safe */
+  void *ctx;
+  double budget;                 /* energy: only points with t <= budget (INFINITY: all) */
+} fupermod_hscale_problem;
+
+typedef struct fupermod_hscale_result {
+  int q, total;
+  long *node_share;  /* q node shares */
+  long *share;       /* total device shares, node-major */
+  double time;       /* max device time of the distribution */
+  double energy;     /* sum of device energies (NAN for the time objective without energies) */
+  double bound;      /* energy: Lagrangian lower bound on the optimum; time: the optimum */
+  double stage_s[3]; /* seconds: node functions, between nodes, inside nodes */
+  long exact_checks; /* reductions that needed the exact subset-sum check */
+} fupermod_hscale_result;
+
+void fupermod_hscale_result_free(fupermod_hscale_result *res);
+
+/* Exact minimum makespan over the two-level structure (equal to the flat optimum). Nodes enter by
+ * decreasing largest share under the optimum (lower index on ties) and the shortest prefix that
+ * takes D is used; devices likewise inside each node. comm MPI_COMM_NULL: one
+ * process; otherwise collective: every rank computes the node functions of its block of nodes,
+ * they are gathered, and every rank gets the whole result and the same status.
+ * FUPERMOD_ERR_INFEASIBLE when no distribution exists. */
+int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res);
+
+/* Node function of node k for the time objective: T[w] for w = 0..wmax, the least makespan of w
+ * units on the node's devices (INFINITY when no split exists). */
+int fupermod_hscale_node_time(const fupermod_hscale_problem *prob, int k, long wmax, double *T);
+
+/* Energy with the Lagrangian (convex-hull) relaxation, two levels: node hulls are the Minkowski
+ * sums of their devices' lower convex hulls (points with t <= budget), the multiplier is found
+ * between nodes, then each node splits its share. The distribution is feasible (measured sizes,
+ * sum D); res->bound is a lower bound on the exact minimum energy, so
+ * bound <= optimum <= res->energy. Same comm semantics as fupermod_hscale_time. */
+int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res);
+
+/* A device callback over fupermod_points (ctx: fupermod_hscale_points_ctx). */
+typedef struct fupermod_hscale_points_ctx {
+  const fupermod_points *const *f; /* node-major device functions */
+  const int *first;                /* first device of every node (q + 1 entries) */
+} fupermod_hscale_points_ctx;
+int fupermod_hscale_points(int node, int device, fupermod_hscale_fn *fn, void *ctx);
+
 /* ---------------------------------------------------------------- INPA / IDPA */
 
 /* Time of this process's device on a column slice of its node's rectangle: C'(bm x d) +=
