@@ -195,7 +195,7 @@ static int check(machine *mc0, int instances) {
         g->pts = calloc((size_t)buf.count, sizeof *g->pts);
         g->count = buf.count;
         g->has_energy = 1;
-        for (int a = 0; a < buf.count; a++) g->pts[a] = (fupermod_point){buf.x[a], buf.t[a], 1, 0.0, buf.e[a], 0.0, 0};
+        for (int a = 0; a < buf.count; a++) g->pts[a] = (fupermod_point){.d = buf.x[a], .t = buf.t[a], .reps = 1, .e = buf.e[a], .samples = -1};
         f[first[k] + j] = g;
         cap += buf.x[buf.count - 1];
       }
@@ -224,7 +224,7 @@ static int check(machine *mc0, int instances) {
         gf[i].has_energy = 1;
         for (int a = 0; a < fn[i].count; a++)
           if (fn[i].pts[a].t <= prob.budget) gf[i].pts[gf[i].count++] = fn[i].pts[a];
-        if (gf[i].count == 0) gf[i].pts[gf[i].count++] = (fupermod_point){cap + 1, 1.0, 1, 0.0, 1.0, 0.0, 0};
+        if (gf[i].count == 0) gf[i].pts[gf[i].count++] = (fupermod_point){.d = cap + 1, .t = 1.0, .reps = 1, .e = 1.0, .samples = -1};
         gp[i] = &gf[i];
       }
       {
