@@ -1,0 +1,105 @@
+/* Calibration of a model at a share, outlying repetitions, balance of a distribution. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/calib.h"
+#include "fupermod/error.h"
+
+int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
+  fupermod_calib c;
+  if (!pts || !out || (pts->count > 0 && !pts->pts))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_calib_check: NULL points or result");
+  memset(&c, 0, sizeof c);
+  c.sizes = pts->count;
+  c.scatter = NAN;
+  for (int i = 0; i < pts->count; i++) {
+    double d = (double)pts->pts[i].d;
+    if (share <= 0 || (d >= share / FUPERMOD_CALIB_FACTOR && d <= share * FUPERMOD_CALIB_FACTOR)) c.near++;
+    if (pts->pts[i].d == share) c.exact = 1;
+  }
+  if (pts->count >= 3) {
+    fupermod_points sm;
+    /* the scatter is the model's own; a failure to smooth leaves it unknown, not an error */
+    if (fupermod_points_smooth(pts, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &c.scatter, NULL) == FUPERMOD_SUCCESS)
+      fupermod_points_free(&sm);
+    else
+      c.scatter = NAN;
+  }
+  if (pts->count < 3)
+    snprintf(c.why, sizeof c.why, "%d measured size%s: too few for a scatter", pts->count, pts->count == 1 ? "" : "s");
+  else if (!(c.scatter <= FUPERMOD_CALIB_SCATTER))
+    snprintf(c.why, sizeof c.why, "scatter about the smoothed function %.1f %% > %.0f %%", 100 * c.scatter,
+             100 * FUPERMOD_CALIB_SCATTER);
+  else if (share > 0 && c.near < FUPERMOD_CALIB_NEAR && !c.exact)
+    snprintf(c.why, sizeof c.why, "%s measured size within a factor of %g of %ld", c.near ? "only 1" : "no",
+             FUPERMOD_CALIB_FACTOR, share);
+  c.calibrated = c.why[0] == '\0';
+  *out = c;
+  return FUPERMOD_SUCCESS;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, int n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
+
+int fupermod_outliers(const double *v, int n, double k, int *keep) {
+  double *s, med, mad;
+  int rejected = 0;
+  if (n < 0 || (n > 0 && (!v || !keep)) || !(k > 0) || !isfinite(k))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: n %d, k %g: need n >= 0, arrays and k > 0", n, k);
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(v[i])) return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: value %d is %g", i, v[i]);
+    keep[i] = 1;
+  }
+  if (n < 3) return 0;
+  if (!(s = malloc((size_t)n * sizeof *s))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  memcpy(s, v, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  med = median_sorted(s, n);
+  for (int i = 0; i < n; i++) s[i] = fabs(v[i] - med);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  mad = median_sorted(s, n);
+  free(s);
+  for (int i = 0; mad > 0 && i < n; i++)
+    if (fabs(v[i] - med) > k * 1.4826 * mad) {
+      keep[i] = 0;
+      rejected++;
+    }
+  return rejected;
+}
+
+double fupermod_dist_efficiency(const fupermod_dist *dist) {
+  double sum = 0, max = 0;
+  if (!dist || dist->size < 1) return NAN;
+  for (int i = 0; i < dist->size; i++) {
+    sum += dist->parts[i].t;
+    if (dist->parts[i].t > max) max = dist->parts[i].t;
+  }
+  return max > 0 ? sum / dist->size / max : 1.0;
+}
+
+int fupermod_dist_idle_reason(const fupermod_dist *dist, int i, const fupermod_points *pts, int energy_objective,
+                              char *buf, size_t size) {
+  double T;
+  const fupermod_point *p;
+  if (!dist || !buf || size < 1 || i < 0 || i >= dist->size || !pts || pts->count < 1 || !pts->pts)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_dist_idle_reason: bad arguments (process %d)", i);
+  if (dist->parts[i].d != 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_dist_idle_reason: process %d has %ld units", i, dist->parts[i].d);
+  T = fupermod_dist_time(dist);
+  p = &pts->pts[0];
+  if (p->t > T)
+    snprintf(buf, size, "its time for its smallest measured size (d=%ld: %.4g s) exceeds the makespan (%.4g s)", p->d,
+             p->t, T);
+  else if (energy_objective)
+    snprintf(buf, size, "idle saves energy: no distribution that uses it costs less (its smallest measured size, d=%ld, "
+                        "takes %.4g s and %.4g J)", p->d, p->t, p->e);
+  else
+    snprintf(buf, size, "it could take its smallest measured size (d=%ld: %.4g s) within the makespan (%.4g s), but no "
+                        "distribution that uses it is faster", p->d, p->t, T);
+  return FUPERMOD_SUCCESS;
+}
