@@ -92,12 +92,12 @@ int fupermod_dist_idle_reason(const fupermod_dist *dist, int i, const fupermod_p
     return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_dist_idle_reason: process %d has %ld units", i, dist->parts[i].d);
   T = fupermod_dist_time(dist);
   p = &pts->pts[0];
-  if (p->t > T)
+  if (energy_objective) /* the makespan does not bind an energy objective */
+    snprintf(buf, size, "idling saves energy: no distribution that uses it costs less (its smallest measured size, d=%ld, "
+                        "takes %.4g s and %.4g J)", p->d, p->t, p->e);
+  else if (p->t > T)
     snprintf(buf, size, "its time for its smallest measured size (d=%ld: %.4g s) exceeds the makespan (%.4g s)", p->d,
              p->t, T);
-  else if (energy_objective)
-    snprintf(buf, size, "idle saves energy: no distribution that uses it costs less (its smallest measured size, d=%ld, "
-                        "takes %.4g s and %.4g J)", p->d, p->t, p->e);
   else
     snprintf(buf, size, "it could take its smallest measured size (d=%ld: %.4g s) within the makespan (%.4g s), but no "
                         "distribution that uses it is faster", p->d, p->t, T);

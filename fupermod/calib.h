@@ -43,9 +43,9 @@ int fupermod_outliers(const double *v, int n, double k, int *keep);
  * included (at 0); 1 when every time is 0. NAN for an empty distribution. */
 double fupermod_dist_efficiency(const fupermod_dist *dist);
 
-/* Why process i has no units in dist, from its points: "its time for its smallest measured size
- * (d=50: 0.2 s) exceeds the makespan 0.1 s" or, when it would fit, that idling saves energy
- * (energy_objective) or that the time objective gains nothing from it. Written to buf;
+/* Why process i has no units in dist, from its points: under an energy objective, that idling
+ * saves energy; under time, "its time for its smallest measured size (d=50: 0.2 s) exceeds the
+ * makespan (0.1 s)" or, when it would fit, that no distribution using it is faster. Written to buf;
  * FUPERMOD_ERR_USAGE when process i is not idle or an argument is bad. */
 int fupermod_dist_idle_reason(const fupermod_dist *dist, int i, const fupermod_points *pts, int energy_objective,
                               char *buf, size_t size);

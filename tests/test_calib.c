@@ -106,7 +106,7 @@ int main(void) {
            strstr(buf, "smallest measured size (d=10: 1 s) exceeds the makespan (0.6 s)"),
        "idle: too slow for the makespan (%s)", buf);
     slow.pts[0].t = 0.5;
-    ok(fupermod_dist_idle_reason(d, 2, &slow, 1, buf, sizeof buf) == FUPERMOD_SUCCESS && strstr(buf, "idle saves energy"),
+    ok(fupermod_dist_idle_reason(d, 2, &slow, 1, buf, sizeof buf) == FUPERMOD_SUCCESS && strstr(buf, "idling saves energy"),
        "idle under the energy objective: saves energy (%s)", buf);
     ok(fupermod_dist_idle_reason(d, 2, &slow, 0, buf, sizeof buf) == FUPERMOD_SUCCESS && strstr(buf, "within the makespan"),
        "idle under time though it fits (%s)", buf);
