@@ -6,6 +6,13 @@
 #include "fupermod/calib.h"
 #include "fupermod/error.h"
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, int n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
+
 int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
   fupermod_calib c;
   if (!pts || !out || (pts->count > 0 && !pts->pts))
@@ -19,12 +26,25 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
     if (pts->pts[i].d == share) c.exact = 1;
   }
   if (pts->count >= 3) {
-    fupermod_points sm;
-    /* the scatter is the model's own; a failure to smooth leaves it unknown, not an error */
-    if (fupermod_points_smooth(pts, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &c.scatter, NULL) == FUPERMOD_SUCCESS)
+    fupermod_points kept = {0, NULL, 0}, sm;
+    int *keep = malloc((size_t)pts->count * sizeof *keep);
+    if (!keep || !(kept.pts = malloc((size_t)pts->count * sizeof *kept.pts))) {
+      free(keep);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    }
+    /* the scatter of the points the rule keeps: one burst of load should not condemn a model */
+    c.outliers = fupermod_points_outliers(pts, FUPERMOD_CALIB_OUTLIER_K, keep);
+    for (int i = 0; i < pts->count; i++)
+      if (c.outliers <= 0 || keep[i]) kept.pts[kept.count++] = pts->pts[i];
+    kept.has_energy = pts->has_energy;
+    if (c.outliers < 0) c.outliers = 0;
+    /* a failure to smooth leaves the scatter unknown, not an error */
+    if (kept.count >= 3 && fupermod_points_smooth(&kept, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &c.scatter, NULL) == FUPERMOD_SUCCESS)
       fupermod_points_free(&sm);
     else
       c.scatter = NAN;
+    free(kept.pts);
+    free(keep);
   }
   if (pts->count < 3)
     snprintf(c.why, sizeof c.why, "%d measured size%s: too few for a scatter", pts->count, pts->count == 1 ? "" : "s");
@@ -38,13 +58,6 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
   *out = c;
   return FUPERMOD_SUCCESS;
 }
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median_sorted(const double *s, int n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
 
 int fupermod_outliers(const double *v, int n, double k, int *keep) {
   double *s, med, mad;
@@ -70,6 +83,36 @@ int fupermod_outliers(const double *v, int n, double k, int *keep) {
       rejected++;
     }
   return rejected;
+}
+
+/* r_i = t_i / (d_i / s_i) - 1 with s_i the median speed of the sizes around i without i: a median,
+ * unlike the smoothed fit, is not pulled towards the outlier. */
+int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep) {
+  int n, w = FUPERMOD_CALIB_WINDOW, out;
+  double *r, sp[2 * FUPERMOD_CALIB_WINDOW];
+  if (!pts || !keep || pts->count < 0 || (pts->count > 0 && !pts->pts))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_points_outliers: NULL points or keep");
+  if (!(k > 0) || !isfinite(k)) return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_points_outliers: k %g must be > 0", k);
+  n = pts->count;
+  if (n < 3) {
+    for (int i = 0; i < n; i++) keep[i] = 1;
+    return 0;
+  }
+  if (!(r = malloc((size_t)n * sizeof *r))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++) {
+    int m = 0, span = n - 1 < 2 * w ? n - 1 : 2 * w, lo = i - span / 2;
+    double med;
+    if (lo < 0) lo = 0;
+    if (lo + span >= n) lo = n - 1 - span;
+    for (int j = lo; j <= lo + span; j++)
+      if (j != i) sp[m++] = (double)pts->pts[j].d / pts->pts[j].t;
+    qsort(sp, (size_t)m, sizeof sp[0], cmp_double);
+    med = median_sorted(sp, m);
+    r[i] = pts->pts[i].t * med / (double)pts->pts[i].d - 1.0;
+  }
+  out = fupermod_outliers(r, n, k, keep);
+  free(r);
+  return out;
 }
 
 double fupermod_dist_efficiency(const fupermod_dist *dist) {

@@ -14,18 +14,22 @@ extern "C" {
 
 /* The calibration rule: at least FUPERMOD_CALIB_NEAR measured sizes within a factor
  * FUPERMOD_CALIB_FACTOR of the share (or the share itself measured), and a relative scatter about
- * the smoothed function (window 2 FUPERMOD_CALIB_WINDOW + 1) of at most FUPERMOD_CALIB_SCATTER. */
+ * the smoothed function (window 2 FUPERMOD_CALIB_WINDOW + 1) of at most FUPERMOD_CALIB_SCATTER,
+ * outlying points left out. */
 #define FUPERMOD_CALIB_NEAR 2
 #define FUPERMOD_CALIB_FACTOR 2.0
 #define FUPERMOD_CALIB_SCATTER 0.25
 #define FUPERMOD_CALIB_WINDOW 3
+/* the median/MAD rule's k for outlying points (fupermod_points_outliers) */
+#define FUPERMOD_CALIB_OUTLIER_K 3.5
 
 typedef struct fupermod_calib {
   int calibrated; /* 1: the rule holds */
   int sizes;      /* measured sizes in the set */
   int near;       /* measured sizes in [share / FACTOR, share x FACTOR] (all of them for share <= 0) */
   int exact;      /* 1: the share itself was measured */
-  double scatter; /* relative RMS of the points about the smoothed function; NAN below 3 points */
+  int outliers;   /* outlying points (fupermod_points_outliers), left out of the scatter */
+  double scatter; /* relative RMS of the other points about their smoothed function; NAN below 3 */
   char why[160];  /* what fails ("only 1 measured size within a factor of 2 of 700"), "" when calibrated */
 } fupermod_calib;
 
@@ -38,6 +42,12 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
  * (n < 0, NULL arrays, k <= 0, a value that is not finite). A MAD of 0 (half the values equal)
  * rejects nothing. Fewer than 3 values are all kept. */
 int fupermod_outliers(const double *v, int n, double k, int *keep);
+
+/* Outlying points of a set (a size measured during a burst of load): the median/MAD rule of
+ * fupermod_outliers with k on r_i = t_i s_i / d_i - 1, where s_i is the median speed of the
+ * 2 FUPERMOD_CALIB_WINDOW sizes around i (shifted inwards at the ends), i left out. keep[] gets
+ * pts->count flags; returns how many were rejected (0 below 3 points) or a negative status. */
+int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep);
 
 /* Load-balance efficiency: mean over max of the predicted times parts[i].t, idle processes
  * included (at 0); 1 when every time is 0. NAN for an empty distribution. */

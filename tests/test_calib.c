@@ -82,11 +82,35 @@ int main(void) {
     ok(fupermod_outliers(w, 5, 3.5, keep) == 0 && keep[4], "MAD 0: nothing rejected");
     double u[6] = {1.0, 1.1, 0.9, 1.05, 0.95, 1.2};
     ok(fupermod_outliers(u, 6, 3.5, keep) == 0, "no outlier in a plain scatter");
+    /* median 0, MAD 1: the threshold is 3.5 x 1.4826 = 5.19, so 4.5 stays and 5.5 goes */
+    double m[8] = {-1, 1, -1, 1, 0, 0, 0, 4.5};
+    ok(fupermod_outliers(m, 8, 3.5, keep) == 0, "4.5 within 3.5 normal-scaled MADs: kept");
+    m[7] = 5.5;
+    ok(fupermod_outliers(m, 8, 3.5, keep) == 1 && !keep[7], "5.5 beyond 3.5 normal-scaled MADs: rejected");
     double x[2] = {1, 100};
     ok(fupermod_outliers(x, 2, 3.5, keep) == 0 && keep[1], "two values: kept");
     double bad[3] = {1, NAN, 2};
     ok(fupermod_outliers(bad, 3, 3.5, keep) == FUPERMOD_ERR_USAGE, "NaN refused");
     ok(fupermod_outliers(v, 10, 0, keep) == FUPERMOD_ERR_USAGE, "k 0 refused");
+  }
+
+  /* an outlying point: the 6th of 20 dense sizes measured 3 times too slow is found, left out of
+   * the scatter, and the model stays calibrated; its 2 % neighbours are not outliers */
+  {
+    fupermod_points spike;
+    int keep[20], n;
+    line_points(&spike, 20, 50, 1000, 0.02);
+    spike.pts[5].t *= 3;
+    n = fupermod_points_outliers(&spike, 3.5, keep);
+    ok(n == 1 && !keep[5] && keep[4] && keep[6], "one outlying point of 20 (%d)", n);
+    rc = fupermod_calib_check(&spike, 300, &c);
+    ok(rc == FUPERMOD_SUCCESS && c.calibrated && c.outliers == 1 && c.scatter < 0.05,
+       "calibrated without it: outliers %d, scatter %.3f", c.outliers, c.scatter);
+    ok(fupermod_points_outliers(&dense, 3.5, keep) == 0, "no outlying point on a 2 %% alternation");
+    ok(fupermod_points_outliers(&few, 3.5, keep) == 0 && keep[0] && keep[1], "2 points: both kept");
+    ok(fupermod_points_outliers(&spike, 0, keep) == FUPERMOD_ERR_USAGE && fupermod_points_outliers(NULL, 3.5, keep) ==
+       FUPERMOD_ERR_USAGE, "k 0 and NULL points refused");
+    fupermod_points_free(&spike);
   }
 
   /* efficiency and idle reasons on a crafted distribution */

@@ -40,19 +40,23 @@ printf '10 1 3 0.1\n20 2 3 0.1\n' >"$M/hostB.0.points"
   echo "# line: nodeX 0 core:0 cpu meter=model,meter_power=30"
   for i in 1 2 3 4 5 6 7 8; do awk -v i=$i 'BEGIN { t = i * 0.01 * (1 + (i % 2 ? 0.02 : -0.02)); printf "%d %.6g 5 0.0001 %.6g 0\n", 4 * i, t, 30 * t }'; done
 } >"$M/models/dgemm/nodeX.0.points"
+# hostC.0: 12 sizes on a line, the 6th measured 3 times too slow (a burst of load)
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo "$((10 * i)) $(awk -v i=$i 'BEGIN { print i * 0.01 * (i == 6 ? 3 : 1) * (1 + (i % 2 ? 0.01 : -0.01)) }') 3 0.001"; done >"$M/hostC.0.points"
 "$FUPERMOD" model list --data "$M" >"$TMPD/list" 2>"$TMPD/err"
 ok $? "model list"
 row() { awk -v f="$1" '$1 == f' "$TMPD/list"; }
-ok $(grep -q "^# $M: 4 stored models" "$TMPD/list" && echo 0 || echo 1) "list counts 4 models"
+ok $(grep -q "^# $M: 5 stored models" "$TMPD/list" && echo 0 || echo 1) "list counts 5 models"
+ok $(row hostC.0.points | awk '{ exit !($5 == 12 && $11 == 1 && $9 == "yes" && $10 + 0 < 2) }'; echo $?) "hostC.0: one outlying point counted, left out of the scatter: calibrated"
+ok $(row hostA.1.points | awk '{ exit !($11 == 0) }'; echo $?) "hostA.1: no outlying point"
 n=$(awk '!/^#/' "$E/fast.points" | wc -l)
 lo=$(awk '!/^#/ { print $1; exit }' "$E/fast.points"); hi=$(awk '!/^#/ { x = $1 } END { print x }' "$E/fast.points")
 ok $(row hostA.0.points | awk -v n=$n -v lo=$lo -v hi=$hi '{ exit !($2 == "hostA" && $3 == 0 && $5 == n && $6 == lo && $7 == hi && $9 == "yes") }'; echo $?) \
   "hostA.0: host, rank, $n sizes from $lo to $hi, calibrated"
 ok $(row hostB.0.points | awk '{ exit !($2 == "hostB" && $5 == 2 && $6 == 10 && $7 == 20 && $9 == "no" && $10 == "-") }'; echo $?) \
   "hostB.0: 2 sizes, not calibrated, no scatter"
-ok $(row models/dgemm/nodeX.0.points | awk '{ exit !($2 == "nodeX" && $4 == "dgemm" && $5 == 8 && $6 == 4 && $7 == 32 && $9 == "yes" && $10 + 0 > 1 && $10 + 0 < 4 && $11 == "nodeX" && $13 == "core:0") }'; echo $?) \
+ok $(row models/dgemm/nodeX.0.points | awk '{ exit !($2 == "nodeX" && $4 == "dgemm" && $5 == 8 && $6 == 4 && $7 == 32 && $9 == "yes" && $10 + 0 > 1 && $10 + 0 < 4 && $11 == 0 && $12 == "nodeX" && $14 == "core:0") }'; echo $?) \
   "a run model: kernel dgemm, 8 sizes 4..32, calibrated, scatter 1-4 %, its configuration line"
-ok $(grep -q '^# 1 model not calibrated' "$TMPD/list" && echo 0 || echo 1) "list says how many are not calibrated"
+ok $(grep -q '^# [12] models\? not calibrated' "$TMPD/list" && echo 0 || echo 1) "list says how many are not calibrated"
 # show by HOST.RANK: the points with repetitions and half-widths, the smoothed function, GFLOP/s from the
 # kernel (dgemm with b=64: 2 b^3 flop per block while the blocks fill whole rows, d <= 24 here)
 "$FUPERMOD" model show --data "$M" --share 16 nodeX.0 >"$TMPD/show"
@@ -65,6 +69,9 @@ bad=$(awk 'FNR == 1 { f++ } f == 1 && !/^#/ { t[$1] = $2; n++; next }
 ok $([ -z "$bad" ] && echo 0 || echo 1) "show: every point with its reps, ci, residual about the smoothed time and GFLOP/s${bad:+ ($bad)}"
 ok $(grep -q '^# calibrated at share 16: yes (7 measured sizes within a factor of 2)' "$TMPD/show" && echo 0 || echo 1) "show: calibrated at the share"
 ok $(grep -q '^# configuration: nodeX 0 core:0 cpu' "$TMPD/show" && grep -q '^# energy: ESTIMATE' "$TMPD/show" && echo 0 || echo 1) "show: configuration line and energy label"
+"$FUPERMOD" model show "$M/hostC.0.points" >"$TMPD/showC"
+ok $(grep -q "^# outlying points (time off its neighbours' median speed by more than 3.5 MADs x 1.4826): 1$" "$TMPD/showC" &&
+     [ "$(awk '/outlier$/ { print $1 }' "$TMPD/showC")" = 60 ] && echo 0 || echo 1) "show: the slow size d=60 is marked as the outlier"
 "$FUPERMOD" model show "$M/hostB.0.points" >"$TMPD/showB"
 ok $(grep -q '^# calibrated: no: 2 measured sizes: too few for a scatter' "$TMPD/showB" && echo 0 || echo 1) "show FILE: too few sizes"
 "$FUPERMOD" model show --data "$M" --share 1000 nodeX.0 >"$TMPD/show2"

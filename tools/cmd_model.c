@@ -285,6 +285,11 @@ static void complexities(const stored *s, double *c) {
   fupermod_kernel_unload(k);
 }
 
+/* The smoothed copy the calibration uses; 0 when there is none (fewer than 3 points). */
+static int smoothed(const fupermod_points *p, fupermod_points *sm, double *scatter, double *escatter) {
+  return p->count >= 3 && fupermod_points_smooth(p, FUPERMOD_CALIB_WINDOW, 0.95, sm, scatter, escatter) == FUPERMOD_SUCCESS;
+}
+
 static void print_date(time_t t, char *buf, size_t size) {
   struct tm tm;
   if (t && gmtime_r(&t, &tm)) strftime(buf, size, "%Y-%m-%dT%H:%MZ", &tm);
@@ -299,8 +304,8 @@ static int model_list(const char *dir, const fupermod_conf *conf) {
     return tool_fail(SUB, rc);
   }
   printf("# %s: %d stored model%s\n", dir, n, n == 1 ? "" : "s");
-  printf("# %-34s %-14s %4s %-10s %5s %10s %10s %-17s %-10s %8s  %s\n", "file", "host", "rank", "kernel", "sizes",
-         "d min", "d max", "date (UTC)", "calibrated", "scatter", "configuration");
+  printf("# %-34s %-14s %4s %-10s %5s %10s %10s %-17s %-10s %8s %8s  %s\n", "file", "host", "rank", "kernel", "sizes",
+         "d min", "d max", "date (UTC)", "calibrated", "scatter", "outliers", "configuration");
   for (int i = 0; i < n; i++) {
     const stored *s = &list[i];
     fupermod_calib c;
@@ -313,6 +318,8 @@ static int model_list(const char *dir, const fupermod_conf *conf) {
            s->pts.count, s->pts.pts[0].d, s->pts.pts[s->pts.count - 1].d, date, c.calibrated ? "yes" : "no");
     if (isnan(c.scatter)) printf(" %8s", "-");
     else printf(" %7.1f%%", 100 * c.scatter);
+    if (s->pts.count < 3) printf(" %8s", "-");
+    else printf(" %8d", c.outliers);
     printf("  %s\n", s->line[0] ? s->line : "-");
   }
   if (uncal)
@@ -377,8 +384,8 @@ static void show_one(const stored *s, long share) {
   double scatter = NAN, escatter = NAN, *cx = malloc((size_t)s->pts.count * sizeof *cx);
   const fupermod_points *p = &s->pts;
   char date[32];
-  int smoothed = p->count >= 3 &&
-                 fupermod_points_smooth(p, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &scatter, &escatter) == FUPERMOD_SUCCESS;
+  int have_sm = smoothed(p, &sm, &scatter, &escatter), *keep = malloc((size_t)p->count * sizeof *keep);
+  int outliers = keep ? fupermod_points_outliers(p, FUPERMOD_CALIB_OUTLIER_K, keep) : -1;
   if (cx) complexities(s, cx);
   print_date(s->mtime, date, sizeof date);
   fupermod_calib_check(p, share, &c);
@@ -391,8 +398,11 @@ static void show_one(const stored *s, long share) {
            c.calibrated ? "yes" : "no", c.calibrated ? "" : ": ", c.why, c.near, FUPERMOD_CALIB_FACTOR);
   else
     printf("# calibrated: %s%s%s\n", c.calibrated ? "yes" : "no", c.calibrated ? "" : ": ", c.why);
-  printf("# scatter about the smoothed function (local linear fits over %d sizes): %.2f %%%s\n",
-         2 * FUPERMOD_CALIB_WINDOW + 1, 100 * scatter, isnan(escatter) ? "" : " (time)");
+  printf("# scatter about the smoothed function (local linear fits over %d sizes, outlying points left out): %.2f %%\n",
+         2 * FUPERMOD_CALIB_WINDOW + 1, 100 * c.scatter);
+  if (outliers >= 0)
+    printf("# outlying points (time off its neighbours' median speed by more than %g MADs x 1.4826): %d\n", FUPERMOD_CALIB_OUTLIER_K,
+           outliers);
   printf("# %10s %12s %5s %11s %11s %11s %12s %11s %8s %9s\n", "d", "t (s)", "reps", "ci (s)", "e (J)", "e_ci (J)",
          "smooth t(s)", "pi 95% (s)", "resid", "GFLOP/s");
   for (int i = 0; i < p->count; i++) {
@@ -400,13 +410,14 @@ static void show_one(const stored *s, long share) {
     printf("  %10ld %12.6g %5d %11.3g", q->d, q->t, q->reps, q->ci);
     if (q->e >= 0) printf(" %11.6g %11.3g", q->e, q->e_ci);
     else printf(" %11s %11s", "-", "-");
-    if (smoothed) printf(" %12.6g %11.3g %7.1f%%", sm.pts[i].t, sm.pts[i].ci, 100 * (q->t - sm.pts[i].t) / sm.pts[i].t);
+    if (have_sm) printf(" %12.6g %11.3g %7.1f%%", sm.pts[i].t, sm.pts[i].ci, 100 * (q->t - sm.pts[i].t) / sm.pts[i].t);
     else printf(" %12s %11s %8s", "-", "-", "-");
     if (cx && isfinite(cx[i])) printf(" %9.4g", cx[i] / q->t * 1e-9);
     else printf(" %9s", "-");
-    printf("%s\n", fupermod_point_imprecise(q) ? "  imprecise" : "");
+    printf("%s%s\n", fupermod_point_imprecise(q) ? "  imprecise" : "", outliers > 0 && !keep[i] ? "  outlier" : "");
   }
   fupermod_points_free(&sm);
+  free(keep);
   free(cx);
 }
 
