@@ -97,6 +97,11 @@ else
 fi
 expect_exit 1 "show of an unknown model" -- "$FUPERMOD" model show --data "$M" nodeZ.3
 stderr_has "'nodeZ.3': neither a point file nor a stored model HOST.RANK in $M" "unknown model named with its directory"
+printf '10 1\n20 x\n' >"$M/broken.0.points"
+"$FUPERMOD" model list --data "$M" >"$TMPD/list2" 2>"$TMPD/err"
+ok $(grep -q "^# $M: 5 stored models" "$TMPD/list2" && grep -q 'skipped: .*broken.0.points:2' "$TMPD/err" && echo 0 || echo 1) \
+  "list skips an unreadable point file, naming it and its line"
+rm "$M/broken.0.points"
 expect_exit 1 "list of a missing directory" -- "$FUPERMOD" model list --data "$TMPD/nowhere"
 stderr_has "nowhere: cannot open the data directory" "missing directory named"
 expect_exit 2 "plot without --out" -- "$FUPERMOD" model plot --data "$M"

@@ -66,14 +66,15 @@ ok $(grep -q 'The points scatter about the fits by' "$TMPD/stdout" && echo 0 || 
 ok $(grep -q "lines: smoothed" "$TMPD/results/plot-fft.gp" && echo 0 || echo 1) "the speed plot shows the measured points and the smoothed lines"
 ok $(grep -q 'ESTIMATE' "$TMPD/stdout" && grep -q 'ESTIMATE' "$TMPD/results/models/dgemm/localhost.0.points" && echo 0 || echo 1) "model-meter energies labelled ESTIMATE"
 # energy that adds up: with the model meter (30 W on rank 0, 18 W on 1 and 2) both sides count the
-# computation only: meas E / busy t is the power exactly, and an idle process costs 0. (pred E / pred t
+# computation only: meas E / busy t is the power (to 2 %: the model meter's reads and the window's
+# time stamps are taken a little apart), and an idle process costs 0. (pred E / pred t
 # is the power only up to the benchmark's meter window around each run, which on these 0.1 ms runs
 # is far from exact when the machine is loaded: not checked.)
 for app in dgemm fft; do
   bad=$(awk -F, 'NR == 1 { if ($13 != "pred_energy" || $14 != "meas_energy" || $17 != "meas_busy") { print "header"; exit } next }
                  $15 == $4 { P = $4 == 0 ? 30 : 18
                    if ($6 == 0) { if ($14 != 0) n++; next }
-                   b = $14 / $17 - P; if (b * b > 1e-8 * P * P) n++ }
+                   b = $14 / $17 - P; if (b * b > 4e-4 * P * P) n++ }
                  END { print n + 0 }' "$TMPD/results/report-$app.csv")
   ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: measured energies are the power x the computation time, 0 when idle ($bad bad)"
   bad=$(awk -F, 'NR > 1 { if (!($13 >= $5 * (1 - 1e-9)) || $12 !~ /^-?[0-9]/ || !($15 > 0 && $15 <= 1)) n++ } END { print n + 0 }' \

@@ -263,8 +263,13 @@ static int scan_dir(const char *dir, int depth, const fupermod_conf *conf, store
       *list = g;
       *cap = *cap ? 2 * *cap : 16;
     }
-    rc = read_stored(path, conf, &(*list)[*n]);
-    (*n)++; /* freed by the caller even when reading failed */
+    if (read_stored(path, conf, &(*list)[*n]) != FUPERMOD_SUCCESS) {
+      /* one unreadable file does not hide the others */
+      fprintf(stderr, "fupermod model: skipped: %s\n", fupermod_error_message());
+      stored_free(&(*list)[*n]);
+      continue;
+    }
+    (*n)++;
   }
   closedir(dp);
   if (depth == 0 && rc == FUPERMOD_SUCCESS) qsort(*list, (size_t)*n, sizeof **list, by_path);
