@@ -97,6 +97,12 @@ else
 fi
 expect_exit 1 "show of an unknown model" -- "$FUPERMOD" model show --data "$M" nodeZ.3
 stderr_has "'nodeZ.3': neither a point file nor a stored model HOST.RANK in $M" "unknown model named with its directory"
+# --conf supplies the configuration line and the kernel of files that do not name them
+printf 'hostA 1 core:1 cpu kernel=dgemm,b=64\n' >"$TMPD/c.conf"
+"$FUPERMOD" model list --data "$M" --conf "$TMPD/c.conf" >"$TMPD/listc"
+ok $(awk '$1 == "hostA.1.points" { exit !($4 == "dgemm" && $12 == "hostA" && $13 == 1 && $14 == "core:1" && $16 == "kernel=dgemm,b=64") }' "$TMPD/listc"; echo $?) \
+  "--conf: hostA.1's line and kernel"
+ok $(awk '$1 == "hostA.0.points" { exit !($4 == "-" && $12 == "-") }' "$TMPD/listc"; echo $?) "--conf: hostA.0 has no line there"
 printf '10 1\n20 x\n' >"$M/broken.0.points"
 "$FUPERMOD" model list --data "$M" >"$TMPD/list2" 2>"$TMPD/err"
 ok $(grep -q "^# $M: 5 stored models" "$TMPD/list2" && grep -q 'skipped: .*broken.0.points:2' "$TMPD/err" && echo 0 || echo 1) \

@@ -31,6 +31,8 @@ static void help(void) {
          "algorithms:\n");
   for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++)
     printf("  %-10s %s\n", (*a)->name, (*a)->description);
+  printf("\nBelow each table: the load-balance efficiency (mean over max of the predicted times), why a\n"
+         "process is idle, and a warning for a share on an uncalibrated model (docs/models.md).\n");
   printf("\nexit status: 0 ok, 1 bad input, 2 usage, 3 no feasible distribution\n");
 }
 
