@@ -6,6 +6,7 @@
 #include "point.h"
 #include "model.h"
 #include "dist.h"
+#include "calib.h"
 #include "kernel.h"
 #include "benchmark.h"
 #include "share.h"

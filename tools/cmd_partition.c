@@ -31,6 +31,8 @@ static void help(void) {
          "algorithms:\n");
   for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++)
     printf("  %-10s %s\n", (*a)->name, (*a)->description);
+  printf("\nBelow each table: the load-balance efficiency (mean over max of the predicted times), why a\n"
+         "process is idle, and a warning for a share on an uncalibrated model (docs/models.md).\n");
   printf("\nexit status: 0 ok, 1 bad input, 2 usage, 3 no feasible distribution\n");
 }
 
@@ -57,6 +59,26 @@ static void print_table(const fupermod_dist *d, int energy) {
   }
 }
 
+/* What the predictions say beyond the table: the balance, why a process is idle, and which
+ * shares rest on an uncalibrated model (fupermod/calib.h). */
+static void print_notes(const fupermod_dist *d, const fupermod_points *const *f, int energy_objective) {
+  char why[512];
+  int warned = 0;
+  printf("  load-balance efficiency %.3f (mean over max of the predicted times, idle processes at 0)\n",
+         fupermod_dist_efficiency(d));
+  for (int i = 0; f && i < d->size; i++) {
+    fupermod_calib c;
+    if (d->parts[i].d == 0) {
+      if (fupermod_dist_idle_reason(d, i, f[i], energy_objective, why, sizeof why) == FUPERMOD_SUCCESS)
+        printf("  process %d idle: %s\n", i, why);
+    } else if (fupermod_calib_check(f[i], d->parts[i].d, &c) == FUPERMOD_SUCCESS && !c.calibrated) {
+      printf("  warning: process %d's model is not calibrated at d=%ld: %s\n", i, d->parts[i].d, c.why);
+      warned = 1;
+    }
+  }
+  if (warned) printf("  (an uncalibrated prediction is not to be trusted: measure more sizes near the share)\n");
+}
+
 static int parse_objective(const char *s, int *obj) {
   if (strcmp(s, "max") == 0) *obj = FUPERMOD_OBJ_TIME;
   else if (strcmp(s, "sum") == 0) *obj = FUPERMOD_OBJ_ENERGY;
@@ -67,7 +89,7 @@ static int parse_objective(const char *s, int *obj) {
 }
 
 static int output_single(const char *name, long D, const fupermod_dist *dist, int has_energy, int json,
-                         const char *out) {
+                         const char *out, const fupermod_points *const *f, int energy_objective) {
   int rc;
   if (json) {
     printf("{\"algorithm\":");
@@ -86,13 +108,14 @@ static int output_single(const char *name, long D, const fupermod_dist *dist, in
     if (has_energy) printf(", energy %.6g J", fupermod_dist_energy(dist));
     printf("\n");
     print_table(dist, has_energy);
+    print_notes(dist, f, energy_objective);
   }
   if (out && (rc = fupermod_dist_save(out, dist, name)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
   return 0;
 }
 
 static int output_front(const fupermod_partitioner *alg, long D, const fupermod_front *front, int json,
-                        const char *out, int total) {
+                        const char *out, int total, const fupermod_points *const *f) {
   int rc = FUPERMOD_SUCCESS;
   if (json) {
     printf("{\"algorithm\":");
@@ -118,6 +141,7 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
     for (int k = 0; k < front->count; k++) {
       printf("point %d: time %.6g s, energy %.6g J\n", k, front->points[k].time, front->points[k].energy);
       print_table(front->points[k].dist, 1);
+      print_notes(front->points[k].dist, f, 1);
     }
   }
   for (int k = 0; out && k < front->count; k++) {
@@ -165,8 +189,8 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
       rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &dist, NULL);
     if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
     else if (rank == 0)
-      status = dist ? output_single(alg->name, D, dist, has_energy, json, out)
-                    : output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL);
+      status = dist ? output_single(alg->name, D, dist, has_energy, json, out, f, objective == FUPERMOD_OBJ_ENERGY)
+                    : output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL, f);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   fupermod_dist_free(dist);
@@ -295,7 +319,7 @@ int cmd_partition(int argc, char **argv) {
     }
     rc = pareto ? alg->pareto(&prob, &front) : alg->discrete(&prob, dist);
     if (rc == FUPERMOD_SUCCESS && pareto) {
-      status = output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power);
+      status = output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power, f);
       goto done;
     }
   }
@@ -303,7 +327,8 @@ int cmd_partition(int argc, char **argv) {
     status = tool_fail(SUB, rc);
     goto done;
   }
-  status = output_single(alg->name, D, dist, has_energy, json, out);
+  status = output_single(alg->name, D, dist, has_energy, json, out, f,
+                         objective == FUPERMOD_OBJ_ENERGY || strcmp(alg->name, "eopta") == 0 || strcmp(alg->name, "heopta") == 0);
 done:
   if (models)
     for (int i = 0; i < p; i++) fupermod_model_free(models[i]);

@@ -43,7 +43,8 @@ typedef struct {
   double *meas_ci;                 /* per process: the measured compute time's confidence half-width */
   double *meas_cpu;                /* per process: CPU seconds its cores gave the computation (mean) */
   double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
-  double tsum, esum;               /* sums over the timed runs so far (every round) */
+  double tsum, esum;               /* sums over the timed runs so far (every round); esum: computation */
+  double esum_run, meas_energy_run; /* the whole run's dynamic energy, waits included: sum, mean */
 } run_t;
 
 typedef struct {
@@ -129,6 +130,9 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, fuper
   snprintf(path, sizeof path, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
   snprintf(head, sizeof head, "# fupermod run model: app %s kernel %s fingerprint %016llx", a->name, a->kernel,
            (unsigned long long)fp);
+  /* the app's own kernel options first: the first occurrence of a key wins */
+  if (a->b > 0) snprintf(sub, sizeof sub, "b=%ld,threads=1,%s", a->b, pc->subopts);
+  else snprintf(sub, sizeof sub, "n=%ld,threads=1,%s", a->n, pc->subopts);
   rc = fupermod_mkdir_p(dir);
   pts->count = 0;
   pts->pts = NULL;
@@ -146,12 +150,12 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, fuper
     if ((rc = fupermod_atomic_open(&af, path)) == FUPERMOD_SUCCESS) {
       fprintf(af.fp, "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n%s\n# energy: %s\n", head,
               tp->label[0] ? tp->label : "none");
+      /* for fupermod model list/show/plot: the kernel (its complexity) and the configuration line */
+      fprintf(af.fp, "# kernel: %s %s\n# line: %s %d %s %s %s\n", a->kernel, sub, pc->hostname, pc->rank_intra, pc->bind,
+              pc->device_type, pc->subopts);
       rc = fupermod_atomic_commit(&af);
     }
   }
-  /* the app's own kernel options first: the first occurrence of a key wins */
-  if (a->b > 0) snprintf(sub, sizeof sub, "b=%ld,threads=1,%s", a->b, pc->subopts);
-  else snprintf(sub, sizeof sub, "n=%ld,threads=1,%s", a->n, pc->subopts);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_load(a->kernel, sub, &k);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   for (int i = 1; i <= a->K; i++) {
@@ -340,6 +344,15 @@ static void run_free(run_t *r) {
   free(r->meas_wall);
 }
 
+/* The share of a window's dynamic energy e (over st seconds) that falls in the computation
+ * intervals (busy seconds of this process): the same thing the models predict, which were measured
+ * on runs that only compute. Exact for the model meter (power x time); for a measuring meter it
+ * charges the window's mean power to the computation. */
+static double compute_energy(double e, double st, double busy, long d) {
+  /* no units, no computation: the empty phases of an idle process cost nothing, as predicted */
+  return d > 0 && st > 0 && busy > 0 ? e * (busy < st ? busy / st : 1.0) : 0.0;
+}
+
 /* Measured dynamic energy of a window on this process (0 without a meter). */
 static double window_energy(tool_proc *tp, int start, double *t) {
   double j = 0, s = 0;
@@ -387,6 +400,8 @@ static void gather_reps(const options *o, run_t *r, int rank, int size) {
   r->meas_time = r->tsum / o->reps;
   MPI_Allreduce(&r->esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->meas_energy /= o->reps;
+  MPI_Allreduce(&r->esum_run, &r->meas_energy_run, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  r->meas_energy_run /= o->reps;
   meas_ci(o, r, rank);
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) MPI_Allreduce(MPI_IN_PLACE, v[k], size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
@@ -432,6 +447,8 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     /* processes sharing cores: the time their cores computed, as their models measured it */
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
+    r->esum_run += e;
+    e = compute_energy(e, st, fupermod_trace_total(&gemms), r->dist->parts[rank].d);
     r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
@@ -491,6 +508,8 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     }
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
+    r->esum_run += e;
+    e = compute_energy(e, st, fupermod_trace_total(&phases), r->dist->parts[rank].d);
     r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
@@ -635,6 +654,33 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
   return FUPERMOD_SUCCESS;
 }
 
+/* Why processes are idle, and which shares rest on an uncalibrated model (fupermod/calib.h): a
+ * model that scatters too much is flagged once, one without sizes near a share at that share. */
+static void run_notes(const run_t *runs, int nruns, const fupermod_points *measured, int size) {
+  char why[512];
+  for (int i = 0; i < size; i++) {
+    fupermod_calib c;
+    if (fupermod_calib_check(&measured[i], 0, &c) == FUPERMOD_SUCCESS && !c.calibrated)
+      printf("   warning: process %d's model is not calibrated: %s; its predictions are uncertain at every share\n", i,
+             c.why);
+  }
+  for (int k = 0; k < nruns; k++) {
+    const run_t *r = &runs[k];
+    /* the energy distribution and the Pareto choice give processes 0 to save energy */
+    int energy = strcmp(r->label, "paraleph-energy") == 0 || strcmp(r->label, "pareto-choice") == 0;
+    for (int i = 0; i < size; i++) {
+      fupermod_calib whole, c;
+      if (r->dist->parts[i].d == 0) {
+        if (fupermod_dist_idle_reason(r->dist, i, &measured[i], energy, why, sizeof why) == FUPERMOD_SUCCESS)
+          printf("   %s: process %d idle: %s\n", r->label, i, why);
+      } else if (fupermod_calib_check(&measured[i], 0, &whole) == FUPERMOD_SUCCESS && whole.calibrated &&
+                 fupermod_calib_check(&measured[i], r->dist->parts[i].d, &c) == FUPERMOD_SUCCESS && !c.calibrated)
+        printf("   warning: %s: process %d's model is not calibrated at d=%ld: %s\n", r->label, i, r->dist->parts[i].d,
+               c.why);
+    }
+  }
+}
+
 /* Process i's predicted and measured compute times agree: their confidence intervals overlap. */
 static int run_agrees(const run_t *r, int i, const app_t *a) {
   double pt = r->dist->parts[i].t * a->iters, mt = r->meas_proc[i];
@@ -652,15 +698,23 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
          a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
   if (tp->label[0]) printf("   energy: %s\n", tp->label);
-  printf("   predicted: computation (the models); measured: the whole application run (mean of %d)\n", o->reps);
-  printf("   %-16s %11s %11s %11s %11s %9s %9s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)", "meas E(J)",
-         "speedup", "E saving");
+  printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
+         "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
+         "   energy in its compute phases, the run's energy x its compute time / the run's time), so that the\n"
+         "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
+         "   predicted times (idle processes at 0)\n", o->reps);
+  printf("   %-16s %11s %11s %11s %11s %11s %9s %9s %9s %8s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)",
+         "meas E(J)", "run E(J)", "speedup", "E saving", "pred sav", "balance");
   for (int k = 0; k < nruns; k++) {
     const run_t *r = &runs[k];
-    printf("   %-16s %11.4g %11.4g %11.4g %11.4g %9.3f %8.1f%%\n", r->label, r->pred_time, r->meas_time,
-           has_e ? r->pred_energy : NAN, has_e ? r->meas_energy : NAN, even->meas_time / r->meas_time,
-           has_e && even->meas_energy > 0 ? 100.0 * (1.0 - r->meas_energy / even->meas_energy) : NAN);
+    printf("   %-16s %11.4g %11.4g %11.4g %11.4g %11.4g %9.3f %8.1f%% %8.1f%% %8.3f\n", r->label, r->pred_time, r->meas_time,
+           has_e ? r->pred_energy : NAN, has_e ? r->meas_energy : NAN, has_e ? r->meas_energy_run : NAN,
+           even->meas_time / r->meas_time,
+           has_e && even->meas_energy > 0 ? 100.0 * (1.0 - r->meas_energy / even->meas_energy) : NAN,
+           has_e && even->pred_energy > 0 ? 100.0 * (1.0 - r->pred_energy / even->pred_energy) : NAN,
+           fupermod_dist_efficiency(r->dist));
   }
+  run_notes(runs, nruns, measured, size);
   if (o->smooth > 0) {
     printf("   per process on the %s distribution: computation predicted by the smoothed function (local linear\n"
            "   fit over %d measured sizes, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
@@ -714,12 +768,15 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   }
   snprintf(path, sizeof path, "%s/summary-%s.csv", o->out, a->name);
   if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
-    fprintf(af.fp, "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving\n");
+    fprintf(af.fp, "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving,"
+                   "pred_energy_saving,run_energy,even_run_energy,balance\n");
     for (int k = 0; k < nruns - 1; k++)
-      fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g\n", a->name, a->n, runs[k].label,
+      fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g\n", a->name, a->n, runs[k].label,
               runs[k].meas_time, runs[k].meas_energy, even->meas_time, even->meas_energy, runs[k].pred_time,
               runs[k].pred_energy, even->meas_time / runs[k].meas_time,
-              even->meas_energy > 0 ? 1.0 - runs[k].meas_energy / even->meas_energy : NAN);
+              even->meas_energy > 0 ? 1.0 - runs[k].meas_energy / even->meas_energy : NAN,
+              even->pred_energy > 0 ? 1.0 - runs[k].pred_energy / even->pred_energy : NAN, runs[k].meas_energy_run,
+              even->meas_energy_run, fupermod_dist_efficiency(runs[k].dist));
     fupermod_atomic_commit(&af);
   }
   /* plots: speed functions, distributions, Pareto front */

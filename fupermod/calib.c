@@ -1,0 +1,148 @@
+/* Calibration of a model at a share, outlying repetitions, balance of a distribution. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/calib.h"
+#include "fupermod/error.h"
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *s, int n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
+
+int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
+  fupermod_calib c;
+  if (!pts || !out || (pts->count > 0 && !pts->pts))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_calib_check: NULL points or result");
+  memset(&c, 0, sizeof c);
+  c.sizes = pts->count;
+  c.scatter = NAN;
+  for (int i = 0; i < pts->count; i++) {
+    double d = (double)pts->pts[i].d;
+    if (share <= 0 || (d >= share / FUPERMOD_CALIB_FACTOR && d <= share * FUPERMOD_CALIB_FACTOR)) c.near++;
+    if (pts->pts[i].d == share) c.exact = 1;
+  }
+  if (pts->count >= 3) {
+    fupermod_points kept = {0, NULL, 0}, sm;
+    int *keep = malloc((size_t)pts->count * sizeof *keep);
+    if (!keep || !(kept.pts = malloc((size_t)pts->count * sizeof *kept.pts))) {
+      free(keep);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    }
+    /* the scatter of the points the rule keeps: one burst of load should not condemn a model */
+    c.outliers = fupermod_points_outliers(pts, FUPERMOD_CALIB_OUTLIER_K, keep);
+    for (int i = 0; i < pts->count; i++)
+      if (c.outliers <= 0 || keep[i]) kept.pts[kept.count++] = pts->pts[i];
+    kept.has_energy = pts->has_energy;
+    if (c.outliers < 0) c.outliers = 0;
+    /* a failure to smooth leaves the scatter unknown, not an error */
+    if (kept.count >= 3 && fupermod_points_smooth(&kept, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &c.scatter, NULL) == FUPERMOD_SUCCESS)
+      fupermod_points_free(&sm);
+    else
+      c.scatter = NAN;
+    free(kept.pts);
+    free(keep);
+  }
+  if (pts->count < 3)
+    snprintf(c.why, sizeof c.why, "%d measured size%s: too few for a scatter", pts->count, pts->count == 1 ? "" : "s");
+  else if (!(c.scatter <= FUPERMOD_CALIB_SCATTER))
+    snprintf(c.why, sizeof c.why, "scatter about the smoothed function %.1f %% > %.0f %%", 100 * c.scatter,
+             100 * FUPERMOD_CALIB_SCATTER);
+  else if (share > 0 && c.near < FUPERMOD_CALIB_NEAR && !c.exact)
+    snprintf(c.why, sizeof c.why, "%s measured size within a factor of %g of %ld", c.near ? "only 1" : "no",
+             FUPERMOD_CALIB_FACTOR, share);
+  c.calibrated = c.why[0] == '\0';
+  *out = c;
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_outliers(const double *v, int n, double k, int *keep) {
+  double *s, med, mad;
+  int rejected = 0;
+  if (n < 0 || (n > 0 && (!v || !keep)) || !(k > 0) || !isfinite(k))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: n %d, k %g: need n >= 0, arrays and k > 0", n, k);
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(v[i])) return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: value %d is %g", i, v[i]);
+    keep[i] = 1;
+  }
+  if (n < 3) return 0;
+  if (!(s = malloc((size_t)n * sizeof *s))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  memcpy(s, v, (size_t)n * sizeof *s);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  med = median_sorted(s, n);
+  for (int i = 0; i < n; i++) s[i] = fabs(v[i] - med);
+  qsort(s, (size_t)n, sizeof *s, cmp_double);
+  mad = median_sorted(s, n);
+  free(s);
+  for (int i = 0; mad > 0 && i < n; i++)
+    if (fabs(v[i] - med) > k * 1.4826 * mad) {
+      keep[i] = 0;
+      rejected++;
+    }
+  return rejected;
+}
+
+/* r_i = t_i / (d_i / s_i) - 1 with s_i the median speed of the sizes around i without i: a median,
+ * unlike the smoothed fit, is not pulled towards the outlier. */
+int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep) {
+  int n, w = FUPERMOD_CALIB_WINDOW, out;
+  double *r, sp[2 * FUPERMOD_CALIB_WINDOW];
+  if (!pts || !keep || pts->count < 0 || (pts->count > 0 && !pts->pts))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_points_outliers: NULL points or keep");
+  if (!(k > 0) || !isfinite(k)) return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_points_outliers: k %g must be > 0", k);
+  n = pts->count;
+  if (n < 3) {
+    for (int i = 0; i < n; i++) keep[i] = 1;
+    return 0;
+  }
+  if (!(r = malloc((size_t)n * sizeof *r))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++) {
+    int m = 0, span = n - 1 < 2 * w ? n - 1 : 2 * w, lo = i - span / 2;
+    double med;
+    if (lo < 0) lo = 0;
+    if (lo + span >= n) lo = n - 1 - span;
+    for (int j = lo; j <= lo + span; j++)
+      if (j != i) sp[m++] = (double)pts->pts[j].d / pts->pts[j].t;
+    qsort(sp, (size_t)m, sizeof sp[0], cmp_double);
+    med = median_sorted(sp, m);
+    r[i] = pts->pts[i].t * med / (double)pts->pts[i].d - 1.0;
+  }
+  out = fupermod_outliers(r, n, k, keep);
+  free(r);
+  return out;
+}
+
+double fupermod_dist_efficiency(const fupermod_dist *dist) {
+  double sum = 0, max = 0;
+  if (!dist || dist->size < 1) return NAN;
+  for (int i = 0; i < dist->size; i++) {
+    sum += dist->parts[i].t;
+    if (dist->parts[i].t > max) max = dist->parts[i].t;
+  }
+  return max > 0 ? sum / dist->size / max : 1.0;
+}
+
+int fupermod_dist_idle_reason(const fupermod_dist *dist, int i, const fupermod_points *pts, int energy_objective,
+                              char *buf, size_t size) {
+  double T;
+  const fupermod_point *p;
+  if (!dist || !buf || size < 1 || i < 0 || i >= dist->size || !pts || pts->count < 1 || !pts->pts)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_dist_idle_reason: bad arguments (process %d)", i);
+  if (dist->parts[i].d != 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_dist_idle_reason: process %d has %ld units", i, dist->parts[i].d);
+  T = fupermod_dist_time(dist);
+  p = &pts->pts[0];
+  if (energy_objective) /* the makespan does not bind an energy objective */
+    snprintf(buf, size, "idling saves energy: no distribution that uses it costs less (its smallest measured size, d=%ld, "
+                        "takes %.4g s and %.4g J)", p->d, p->t, p->e);
+  else if (p->t > T)
+    snprintf(buf, size, "its time for its smallest measured size (d=%ld: %.4g s) exceeds the makespan (%.4g s)", p->d,
+             p->t, T);
+  else
+    snprintf(buf, size, "it could take its smallest measured size (d=%ld: %.4g s) within the makespan (%.4g s), but no "
+                        "distribution that uses it is faster", p->d, p->t, T);
+  return FUPERMOD_SUCCESS;
+}
