@@ -171,9 +171,8 @@ static int exchange(fupermod_fft2d *p, void *sbuf, const int *scnt, const MPI_Da
   return 0;
 }
 
-static int make_plans(fupermod_fft2d *p, unsigned flags) {
+static int make_plans_threaded(fupermod_fft2d *p, unsigned flags) {
   int n, tr = p->strategy == FUPERMOD_FFT2D_TRANSPOSE;
-  fftw_plan_with_nthreads(p->threads);
   if (p->d > 0) {
     n = (int)p->N;
     p->row_fwd = fftw_plan_many_dft(1, &n, (int)p->d, p->A, NULL, 1, n, p->A, NULL, 1, n, FFTW_FORWARD, flags);
@@ -219,6 +218,16 @@ static int make_plans(fupermod_fft2d *p, unsigned flags) {
                             "fft2d: FFTW could not plan %ld column FFTs of length %ld (flags %#x)", p->c, p->M, flags);
   }
   return FUPERMOD_SUCCESS;
+}
+
+/* the planner's thread count is process-wide: set it for these plans (a plan keeps its count)
+ * and give the caller back its own, as the fft-rows kernel does */
+static int make_plans(fupermod_fft2d *p, unsigned flags) {
+  int saved = fftw_planner_nthreads(), rc;
+  fftw_plan_with_nthreads(p->threads);
+  rc = make_plans_threaded(p, flags);
+  fftw_plan_with_nthreads(saved);
+  return rc;
 }
 
 /* Shared strategy: every rank's T (M x c) in one shared-memory window, page-aligned segments

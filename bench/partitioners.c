@@ -1,7 +1,7 @@
 /* Cost of every registered partitioner against the exact DP, on realistic synthetic instances.
  *
  *   bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family NAME,...] [--alg NAME,...]
- *                      [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]
+ *                      [--no-faithful] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]
  *
  * Each case (algorithm, instance) runs in a forked child under alarm(budget): wall and CPU time
  * (least over repetitions until --min-time has been spent), peak memory (the rise of the child's
@@ -24,6 +24,11 @@
  *              memory limit), and every 4th of 8 processors GPU-like: speed rising strongly with
  *              the size, sizes beyond a memory cap (30-60 % of m) absent;
  *   het-fft    the same with FFT-shaped CPUs.
+ * The exact families (--family exact, or by name; make_exact): ramp, ramp-fast4 (every 4th
+ * processor 5x faster), ramp-outliers (two sizes of each at 1e6 s), step (15 floor(x/100) +
+ * U(0,30]), random (U(1,1000)), linear (x/s_c), plateau (smooth, 1 % noise), missing (ramps with
+ * 30 % of the sizes absent). bench/partitioners --family exact --alg hpopta --no-faithful
+ * --p 32,128 --m 1000 --d-per-p 0.5 gives HPOPTA and the DP at n = 64000 for p = 128.
  * Energy = dynamic power x time; power grows like speed^1.4 across CPUs (fast ones are less
  * efficient, so fronts are not trivial), GPUs 150-210 W; it rises up to 30 % with the size, +-5 % noise.
  * Static power (htpopta): 10 W per processor.
@@ -110,6 +115,60 @@ static void make_function(fupermod_points *f, int shape, int m, double c, int di
   }
 }
 
+/* The exact families (--family exact): stress cases for the exact algorithms, all heterogeneous.
+ * Processor i gets scale c in [1, 8); the ramps' speed rises linearly over the first r sizes
+ * (5-25 % of m) from a tenth of its plateau 10 c, with +-5 % noise, and 5 % of the sizes dip to
+ * 30-70 %. Times are in seconds, energies 10 c^1.4 W (+-5 %) times the time. */
+enum { EX_RAMP, EX_RAMP_FAST4, EX_RAMP_OUTLIERS, EX_STEP, EX_RANDOM, EX_LINEAR, EX_PLATEAU, EX_MISSING };
+
+static void make_exact(fupermod_points *f, int kind, int i, int m, uint64_t seed) {
+  double c, r, watts;
+  int n = 0;
+  rs = seed;
+  c = 1.0 + 7.0 * urand();
+  if (kind == EX_RAMP_FAST4 && i % 4 == 0) c *= 5.0;
+  r = (0.05 + 0.2 * urand()) * m;
+  watts = 10.0 * pow(c, 1.4);
+  f->has_energy = 1;
+  f->pts = calloc((size_t)m, sizeof *f->pts);
+  for (int j = 0; j < m; j++) {
+    double x = j + 1, t;
+    fupermod_point pt = FUPERMOD_POINT_INIT;
+    if (kind == EX_STEP) t = 15.0 * floor(x / 100.0) + 30.0 * (1.0 - urand()); /* U(0, 30], never 0 */
+    else if (kind == EX_RANDOM) t = 1.0 + 999.0 * urand();
+    else if (kind == EX_LINEAR) t = x / (10.0 * c);
+    else if (kind == EX_PLATEAU) t = x / (10.0 * c * (1.0 - 0.9 * exp(-x / (0.02 * m))) * (1 + 0.01 * (2 * urand() - 1)));
+    else {
+      double sp = 10.0 * c * fmin(1.0, 0.1 + 0.9 * x / r) * (1 + 0.05 * (2 * urand() - 1));
+      if (urand() < 0.05) sp *= 0.3 + 0.4 * urand();
+      t = x / sp;
+    }
+    pt.d = j + 1;
+    pt.t = t;
+    pt.e = watts * (1 + 0.05 * (2 * urand() - 1)) * t;
+    f->pts[n++] = pt;
+  }
+  if (kind == EX_RAMP_OUTLIERS) /* two sizes measured absurdly slow */
+    for (int k = 0; k < 2; k++) {
+      int j = (int)(urand() * m);
+      f->pts[j].e *= 1e6 / f->pts[j].t;
+      f->pts[j].t = 1e6;
+    }
+  if (kind == EX_MISSING) { /* 30 % of the sizes, chosen at random, never measured */
+    int drop = (int)(0.3 * m);
+    char *gone = calloc((size_t)m, 1);
+    for (int k = 0; k < drop;) {
+      int j = (int)(urand() * m);
+      if (!gone[j]) gone[j] = 1, k++;
+    }
+    n = 0;
+    for (int j = 0; j < m; j++)
+      if (!gone[j]) f->pts[n++] = f->pts[j];
+    free(gone);
+  }
+  f->count = n;
+}
+
 typedef struct {
   const char *family;
   int p, m, hom;
@@ -118,11 +177,14 @@ typedef struct {
   const fupermod_points **f;
 } instance;
 
-static const char *families[] = {"hom-dgemm", "hom-fft", "het-dgemm", "het-fft"};
-#define NFAM 4
+static const char *families[] = {"hom-dgemm", "hom-fft",      "het-dgemm",     "het-fft", "ramp",   "ramp-fast4",
+                                 "ramp-outliers", "step", "random", "linear", "plateau", "missing"};
+#define NFAM 12
+#define NREALISTIC 4 /* the default families; the others (from EX_RAMP on) are the exact families */
 
 static void make_instance(instance *in, int fam, int p, int m, double dmult, double dpp) {
   const int hom = fam < 2, nf = hom ? 1 : p;
+  const int exact = fam >= NREALISTIC;
   in->family = families[fam];
   in->p = p;
   in->m = m;
@@ -135,6 +197,10 @@ static void make_instance(instance *in, int fam, int p, int m, double dmult, dou
     uint64_t seed = 1000003ULL * (uint64_t)(fam + 1) + 7919ULL * (uint64_t)i + (uint64_t)m;
     int shape = fam % 2 == 0 ? SHAPE_DGEMM : SHAPE_FFT;
     double c = 1.0;
+    if (exact) {
+      make_exact(&in->fn[i], fam - NREALISTIC, i, m, seed);
+      continue;
+    }
     if (!hom) {
       rs = seed ^ 0x9e3779b97f4a7c15ULL;
       c = 1.0 + 7.0 * urand();
@@ -443,11 +509,13 @@ static void loadavg(char *buf, size_t n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family hom-dgemm,...] "
-                  "[--alg popta,...] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]\n");
+                  "[--alg popta,...] [--no-faithful] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]\n"
+                  "families: hom-dgemm hom-fft het-dgemm het-fft (the default), exact = ramp ramp-fast4 ramp-outliers "
+                  "step random linear plateau missing\n");
 }
 
 int main(int argc, char **argv) {
-  int plist[16] = {4, 16, 64}, np = 3, mlist[16] = {100, 1000}, nm = 2, quick = 0, nent = 0, bad = 0;
+  int plist[16] = {4, 16, 64}, np = 3, mlist[16] = {100, 1000}, nm = 2, quick = 0, nent = 0, bad = 0, no_faithful = 0;
   double budget = 10.0, dpp = 0, dmult = 2;
   const char *famsel = NULL, *algsel = NULL;
   entry ents[64];
@@ -459,6 +527,10 @@ int main(int argc, char **argv) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quick")) {
       quick = 1;
+      continue;
+    }
+    if (!strcmp(a, "--no-faithful")) {
+      no_faithful = 1;
       continue;
     }
     if (!v) {
@@ -509,7 +581,8 @@ int main(int argc, char **argv) {
       else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
       for (int f = 0; f < 2; f++) {
         /* faithful modes that differ: popta (printed pruning), hpopta (no budget), aleph (printed set) */
-        if (f && strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph")) continue;
+        if (f && (no_faithful || (strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph"))))
+          continue;
         entry *e = &ents[nent++];
         snprintf(e->label, sizeof e->label, "%s%s", a->name, f ? "/faithful" : "");
         e->alg = a;
@@ -546,7 +619,10 @@ int main(int argc, char **argv) {
 
   for (int fam = 0; fam < NFAM; fam++) {
     int dead_p[64][16], dead_m[64][16], ndead[64]; /* per entry: cases that timed out */
-    if (!in_list(famsel, families[fam])) continue;
+    /* no --family: the realistic ones; "exact" names all the exact families */
+    if (famsel ? !in_list(famsel, families[fam]) && !(fam >= NREALISTIC && in_list(famsel, "exact"))
+               : fam >= NREALISTIC)
+      continue;
     memset(ndead, 0, sizeof ndead);
     printf("\n## %s\n", families[fam]);
     printf("%-18s %3s %5s %6s %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", "algorithm", "p", "m", "D", "time_s", "cpu_s",

@@ -50,8 +50,19 @@ static char *find_kernel(const char *name, char *searched, size_t ssize) {
   return NULL;
 }
 
-int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod_kernel **out) {
+int fupermod_kernel_find(const char *name, char **path) {
   char searched[2048];
+  *path = NULL;
+  if (!name || !*name) return fupermod_error(FUPERMOD_ERR_USAGE, "no kernel given");
+  if (!(*path = find_kernel(name, searched, sizeof searched)))
+    return fupermod_error(FUPERMOD_ERR_INPUT,
+                          "kernel '%s' not found (looked for fupermod_kernel_%s.so and %s.so in %s; "
+                          "set FUPERMOD_KERNEL_PATH or give a path)",
+                          name, name, name, searched);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod_kernel **out) {
   fupermod_kernel *k;
   const fupermod_kernel_ops *ops;
   char *path;
@@ -59,14 +70,10 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
   *out = NULL;
   if (!name_or_path || !*name_or_path) return fupermod_error(FUPERMOD_ERR_USAGE, "no kernel given");
   if (is_path(name_or_path)) {
-    path = strdup(name_or_path);
-  } else if (!(path = find_kernel(name_or_path, searched, sizeof searched))) {
-    return fupermod_error(FUPERMOD_ERR_INPUT,
-                          "kernel '%s' not found (looked for fupermod_kernel_%s.so and %s.so in %s; "
-                          "set FUPERMOD_KERNEL_PATH or give a path)",
-                          name_or_path, name_or_path, name_or_path, searched);
+    if (!(path = strdup(name_or_path))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  } else if ((rc = fupermod_kernel_find(name_or_path, &path)) != FUPERMOD_SUCCESS) {
+    return rc;
   }
-  if (!path) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k = calloc(1, sizeof *k);
   if (!k) {
     free(path);

@@ -43,6 +43,9 @@ typedef struct fupermod_kernel {
  * fupermod_kernel_NAME.so / NAME.so in $FUPERMOD_KERNEL_PATH (':'-separated),
  * then the installed kernel directory. */
 int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod_kernel **out);
+/* The file fupermod_kernel_load would open for NAME (also for other plug-ins kept in the kernel
+ * directory); *path is malloc'ed. FUPERMOD_ERR_INPUT naming the directories searched if none. */
+int fupermod_kernel_find(const char *name, char **path);
 void fupermod_kernel_unload(fupermod_kernel *k);
 double fupermod_kernel_complexity(const fupermod_kernel *k, long d);
 

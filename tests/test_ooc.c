@@ -2,8 +2,11 @@
  * thesis's 4 x 8 x 4 example), the stream schedule run on a host emulation of two CUDA streams
  * with a race detector (random legal interleavings, exact results), and, with a GPU, the CUDA
  * executor against a CPU GEMM with small forced memory limits. Without a device the GPU part is
- * skipped after checking that it reports "no CUDA device". */
+ * skipped after checking that it reports "no CUDA device", and the executor module's loading is
+ * checked with a stand-in CUDA runtime (tests/fake_cudart.c). */
 #include "config.h"
+#include <dlfcn.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -474,10 +477,74 @@ static void kernel_tests(void) {
   if (rc == FUPERMOD_SUCCESS || k) fupermod_kernel_unload(k);
 }
 
+/* Whether a mapping of this process names `what`. */
+static int mapped(const char *what) {
+  char line[4096];
+  int found = 0;
+  FILE *fp = fopen("/proc/self/maps", "r");
+  while (fp && !found && fgets(line, sizeof line, fp)) found = strstr(line, what) != NULL;
+  if (fp) fclose(fp);
+  return found;
+}
+
+/* The CUDA executor is a module (fupermod_ooc_cuda.so) loaded on the first context with a
+ * device: before, no cuBLAS is mapped. The stand-in runtime reports one device, so the module is
+ * looked up in the kernel path, loaded, and the real runtime it links then finds no device. */
+static void module_tests(void) {
+  const char *top = getenv("top_builddir"), *kpath = getenv("FUPERMOD_KERNEL_PATH");
+  char lib[1024], *saved = kpath ? strdup(kpath) : NULL;
+  fupermod_ooc *ctx = NULL;
+  fupermod_ooc_opts o = {0, 0.0, 0, 0};
+  void *fake;
+  int rc;
+#ifndef FUPERMOD_HAVE_CUDA
+  skip("executor module not built (configure found no CUDA toolkit)");
+  free(saved);
+  return;
+#endif
+  if (fupermod_cuda_device_count() > 0) {
+    skip("a CUDA device is present: the stand-in runtime is not used");
+    free(saved);
+    return;
+  }
+  rc = fupermod_ooc_create(&o, &ctx);
+  ok(rc == FUPERMOD_ERR_NODEVICE && !mapped("libcublas") && !mapped("fupermod_ooc_cuda.so"),
+     "no device: the context is refused, and neither cuBLAS nor the executor module is mapped");
+  snprintf(lib, sizeof lib, "%s/tests/.libs/libcudart.so", top ? top : ".");
+  if (!(fake = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
+    ok(0, "stand-in CUDA runtime loaded (%s)", dlerror());
+    free(saved);
+    return;
+  }
+  setenv("FAKE_CUDA_DEVICES", "1", 1);
+  setenv("FUPERMOD_KERNEL_PATH", "/nonexistent-fupermod-kernels", 1);
+  if (access(FUPERMOD_KERNEL_DIR "/fupermod_ooc_cuda.so", F_OK) != 0) {
+    rc = fupermod_ooc_create(&o, &ctx);
+    ok(rc == FUPERMOD_ERR_INPUT && !ctx && strstr(fupermod_error_message(), "no CUDA executor") &&
+           strstr(fupermod_error_message(), "fupermod_ooc_cuda"),
+       "a device but no executor module in the kernel path: named in the error (%s)", fupermod_error_message());
+  } else {
+    skip("an installed executor module is in " FUPERMOD_KERNEL_DIR);
+  }
+  if (saved) setenv("FUPERMOD_KERNEL_PATH", saved, 1);
+  else unsetenv("FUPERMOD_KERNEL_PATH");
+  rc = fupermod_ooc_create(&o, &ctx);
+  ok(rc == FUPERMOD_ERR_NODEVICE && !ctx && strstr(fupermod_error_message(), "no CUDA device: cudaSetDevice"),
+     "a (stand-in) device: the module is loaded and the real runtime reports no device (%s)", fupermod_error_message());
+  ok(mapped("fupermod_ooc_cuda.so") && mapped("libcublas"), "the executor module and cuBLAS are mapped after that");
+  rc = fupermod_ooc_create(&o, &ctx);
+  ok(rc == FUPERMOD_ERR_NODEVICE && !ctx, "a second context: the loaded module answers again (%s)",
+     fupermod_error_message());
+  unsetenv("FAKE_CUDA_DEVICES");
+  dlclose(fake);
+  free(saved);
+}
+
 int main(void) {
   int init = 0;
   plan_tests();
   schedule_tests();
+  module_tests(); /* first: a real runtime once loaded would stay in place of the stand-in */
   gpu_tests();
   MPI_Initialized(&init);
   if (!init) MPI_Init(NULL, NULL);

@@ -18,3 +18,12 @@ include tests/hier.mk
 include tests/api.mk
 include tests/cluster.mk
 include tests/threads.mk
+# A command that needs no GPU and no MPI starts without them (tests/tools_lean_start.sh).
+TESTS += tests/tools_lean_start.sh
+EXTRA_DIST += tests/tools_lean_start.sh
+# The 2D FFT gives the caller's FFTW planner thread count back.
+check_PROGRAMS += tests/test_fft2d_planner
+TESTS += tests/test_fft2d_planner
+tests_test_fft2d_planner_SOURCES = tests/test_fft2d_planner.c tests/tap.h
+tests_test_fft2d_planner_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
+tests_test_fft2d_planner_LDADD = $(APPS_TEST_LIBS)

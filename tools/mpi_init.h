@@ -4,7 +4,10 @@
 
 #include <mpi.h>
 
-/* Every subcommand computes in threads (the benchmark's filler thread, OpenBLAS, OpenMP, FFTW)
+/* Only the subcommands that need MPI start it: build, run, config, dypart and doctor always;
+ * partition and hpartition only for paraleph; model and campaign never. A serial partitioner
+ * run without mpirun so skips Open MPI's singleton start (tests/tools_lean_start.sh).
+ * Every subcommand computes in threads (the benchmark's filler thread, OpenBLAS, OpenMP, FFTW)
  * while only the main thread calls MPI. */
 #define TOOL_MPI_LEVEL MPI_THREAD_SERIALIZED /* SUMMA progresses its messages from a helper thread */
 

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 #include "kernels/cpu/common.h"
+#include "kernels/cuda/device.h"
 
 #define NAME "dgemm-cuda"
 
@@ -27,7 +28,7 @@ static int cuda_fail(int code, const char *what, cudaError_t e) {
   return fupermod_error(code, NAME " kernel: %s: %s", what, cudaGetErrorString(e));
 }
 
-static int create(const char *subopts, void **ctx) {
+static int create_on(const char *subopts, void **ctx) {
   gemm_ctx *k;
   long b = 64, device = 0, resident = 0;
   int rc, count;
@@ -64,7 +65,7 @@ static void release(gemm_ctx *k) {
   k->d = 0;
 }
 
-static int finalize(void *ctx) {
+static int finalize_on(void *ctx) {
   gemm_ctx *k = ctx;
   int rc = FUPERMOD_SUCCESS;
   cudaError_t e;
@@ -77,7 +78,7 @@ static int finalize(void *ctx) {
   return rc;
 }
 
-static int initialize(long d, void *ctx) {
+static int initialize_on(long d, void *ctx) {
   gemm_ctx *k = ctx;
   size_t freeb = 0, total = 0, elems, pa, pb;
   double host, dev;
@@ -160,11 +161,29 @@ static int run(void *ctx) {
 /* A benchmark that abandons a slow run cancels its thread at the next cancellation point, which
  * may lie inside the CUDA runtime with a lock held: finish the run instead. */
 static int execute(void *ctx) {
-  int old, rc;
+  int old, rc, prev;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+  prev = kern_cuda_saved();
   rc = run(ctx);
+  kern_cuda_restore(prev);
   pthread_setcancelstate(old, NULL);
   return rc;
+}
+
+/* the other entry points that select the kernel's device give the caller's back (device.h) */
+static int create(const char *subopts, void **ctx) {
+  int prev = kern_cuda_saved();
+  return kern_cuda_back(prev, create_on(subopts, ctx));
+}
+
+static int initialize(long d, void *ctx) {
+  int prev = kern_cuda_saved();
+  return kern_cuda_back(prev, initialize_on(d, ctx));
+}
+
+static int finalize(void *ctx) {
+  int prev = kern_cuda_saved();
+  return kern_cuda_back(prev, finalize_on(ctx));
 }
 
 static void destroy(void *ctx) {
@@ -226,6 +245,7 @@ static int verify(void *ctx) {
   if (k->b <= 128) return check_one(k, k->b, 5, k->resident);
   return FUPERMOD_SUCCESS;
 }
+
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "SUMMA block update on a GPU (cuBLAS), host-device transfers included",

@@ -8,6 +8,7 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include "kernels/cpu/common.h"
+#include "kernels/cuda/device.h"
 
 #define NAME "fft-rows-cuda"
 
@@ -27,7 +28,7 @@ static int cuda_fail(int code, const char *what, cudaError_t e) {
 static int create(const char *subopts, void **ctx) {
   fft_ctx *k;
   long n = 4096, device = 0;
-  int rc, count;
+  int rc, count, prev;
   cudaError_t e;
   if ((rc = kern_opt_long(NAME, subopts, "n", 2, 0x7fffffffL, &n)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
@@ -35,8 +36,11 @@ static int create(const char *subopts, void **ctx) {
     return fupermod_error(FUPERMOD_ERR_NODEVICE, NAME " kernel: no CUDA device");
   if (device >= count)
     return fupermod_error(FUPERMOD_ERR_NODEVICE, NAME " kernel: no CUDA device %ld (%d present)", device, count);
-  if ((e = cudaSetDevice((int)device)) != cudaSuccess)
-    return cuda_fail(FUPERMOD_ERR_NODEVICE, "no CUDA device: cudaSetDevice", e);
+  /* whether the device can be selected; the caller keeps its own (device.h) */
+  prev = kern_cuda_saved();
+  e = cudaSetDevice((int)device);
+  kern_cuda_restore(prev);
+  if (e != cudaSuccess) return cuda_fail(FUPERMOD_ERR_NODEVICE, "no CUDA device: cudaSetDevice", e);
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->n = n;
   k->device = device;
@@ -60,7 +64,7 @@ static int finalize(void *ctx) {
   return FUPERMOD_SUCCESS;
 }
 
-static int initialize(long d, void *ctx) {
+static int initialize_on(long d, void *ctx) {
   fft_ctx *k = ctx;
   double bytes = 16.0 * (double)d * (double)k->n;
   size_t freeb = 0, total = 0, len;
@@ -122,11 +126,19 @@ static int run(void *ctx) {
 /* A benchmark that abandons a slow run cancels its thread at the next cancellation point, which
  * may lie inside the CUDA runtime with a lock held: finish the run instead. */
 static int execute(void *ctx) {
-  int old, rc;
+  int old, rc, prev;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+  prev = kern_cuda_saved();
   rc = run(ctx);
+  kern_cuda_restore(prev);
   pthread_setcancelstate(old, NULL);
   return rc;
+}
+
+/* initialize selects the kernel's device too: the caller gets its own back (device.h) */
+static int initialize(long d, void *ctx) {
+  int prev = kern_cuda_saved();
+  return kern_cuda_back(prev, initialize_on(d, ctx));
 }
 
 static void destroy(void *ctx) {

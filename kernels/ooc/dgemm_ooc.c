@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <cuda_runtime.h>
 #include "kernels/cpu/common.h"
+#include "kernels/cuda/device.h"
 #include "kernels/ooc/ooc.h"
 
 #define NAME "dgemm-ooc"
@@ -61,15 +62,18 @@ static int finalize(void *ctx) {
 static int alloc_fill(ooc_ctx *k, long d) {
   const size_t n = (size_t)k->n, rows = (size_t)d;
   double host = 8.0 * (2.0 * (double)d * (double)k->n + (double)k->n * (double)k->n);
-  int rc;
+  int rc, prev, fail;
   if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = kern_mem_check(NAME, d, host, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
     return rc;
   release(k);
+  prev = kern_cuda_saved();
   cudaSetDevice((int)k->device);
-  if (cudaMallocHost((void **)&k->A, rows * n * sizeof(double)) != cudaSuccess ||
-      cudaMallocHost((void **)&k->B, n * n * sizeof(double)) != cudaSuccess ||
-      cudaMallocHost((void **)&k->C, rows * n * sizeof(double)) != cudaSuccess) {
+  fail = cudaMallocHost((void **)&k->A, rows * n * sizeof(double)) != cudaSuccess ||
+         cudaMallocHost((void **)&k->B, n * n * sizeof(double)) != cudaSuccess ||
+         cudaMallocHost((void **)&k->C, rows * n * sizeof(double)) != cudaSuccess;
+  kern_cuda_restore(prev);
+  if (fail) {
     release(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes of pinned host memory for d=%ld",
                           host, d);

@@ -5,7 +5,9 @@
  * alternate over the blocks (column by column) so that uploads and downloads overlap GEMMs.
  *
  * The plan and the schedule are plain CPU logic (libfupermod_ooc is always built); the CUDA
- * executor needs a build with CUDA and a device, and reports FUPERMOD_ERR_NODEVICE otherwise. */
+ * executor needs a build with CUDA and a device, and reports FUPERMOD_ERR_NODEVICE otherwise.
+ * Its CUDA code is the module fupermod_ooc_cuda.so in the kernel directory, loaded on the first
+ * context with a device, so libfupermod_ooc links no CUDA library. */
 #ifndef FUPERMOD_OOC_H
 #define FUPERMOD_OOC_H
 

@@ -1,31 +1,33 @@
 /* Out-of-card GEMM: the CUDA executor of the schedule (ooc_plan.c) on two streams with events.
- * Plain C over the cudart and cuBLAS host APIs (no nvcc behind libtool). Without CUDA in the
- * build, or without a device, the context cannot be created: FUPERMOD_ERR_NODEVICE. */
+ * Plain C over the cudart and cuBLAS host APIs (no nvcc behind libtool). Built only with CUDA, as
+ * the module fupermod_ooc_cuda.so that ooc_load.c loads on the first context (ooc_module.h). */
 #include "config.h"
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "kernels/ooc/ooc.h"
-
-#ifdef FUPERMOD_HAVE_CUDA
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
+#include "kernels/cuda/device.h"
+#include "kernels/ooc/ooc_module.h"
 
-struct fupermod_ooc {
+typedef struct {
   fupermod_ooc_opts opts;
   cublasHandle_t handle;
   cudaStream_t stream[2];
   cudaEvent_t event[3];
   double *dev;      /* one allocation split into the five buffers */
   size_t dev_elems; /* its capacity */
-};
+} cuda_ooc;
 
 static int cuda_err(int code, const char *what, cudaError_t e) {
   return fupermod_error(code, "ooc dgemm: %s: %s", what, cudaGetErrorString(e));
 }
 
-void fupermod_ooc_destroy(fupermod_ooc *c) {
+static void ooc_destroy(void *impl) {
+  cuda_ooc *c = impl;
+  int prev;
   if (!c) return;
+  prev = kern_cuda_saved();
   cudaSetDevice(c->opts.device);
   if (c->dev) cudaFree(c->dev);
   for (int k = 0; k < 3; k++)
@@ -34,39 +36,43 @@ void fupermod_ooc_destroy(fupermod_ooc *c) {
     if (c->stream[k]) cudaStreamDestroy(c->stream[k]);
   if (c->handle) cublasDestroy(c->handle);
   free(c);
+  kern_cuda_restore(prev);
 }
 
-int fupermod_ooc_create(const fupermod_ooc_opts *opts, fupermod_ooc **out) {
-  fupermod_ooc_opts o = {0, 0.0, 0, 0};
-  fupermod_ooc *c;
+static int create_on(const fupermod_ooc_opts *o, cuda_ooc **out) {
+  cuda_ooc *c;
   cudaError_t e;
   int count;
-  if (!out) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: NULL result");
-  *out = NULL;
-  if (opts) o = *opts;
-  if (o.device < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: device %d", o.device);
   if ((count = fupermod_cuda_device_count()) == 0) return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device");
-  if (o.device >= count)
-    return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device %d (%d present)", o.device, count);
-  if ((e = cudaSetDevice(o.device)) != cudaSuccess) return cuda_err(FUPERMOD_ERR_NODEVICE, "no CUDA device: cudaSetDevice", e);
+  if (o->device >= count)
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device %d (%d present)", o->device, count);
+  if ((e = cudaSetDevice(o->device)) != cudaSuccess) return cuda_err(FUPERMOD_ERR_NODEVICE, "no CUDA device: cudaSetDevice", e);
   if (!(c = calloc(1, sizeof *c))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  c->opts = o;
+  c->opts = *o;
   if (cublasCreate(&c->handle) != CUBLAS_STATUS_SUCCESS) {
     free(c);
     return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device: cublasCreate failed");
   }
   for (int k = 0; k < 2; k++)
     if ((e = cudaStreamCreateWithFlags(&c->stream[k], cudaStreamNonBlocking)) != cudaSuccess) {
-      fupermod_ooc_destroy(c);
+      ooc_destroy(c);
       return cuda_err(FUPERMOD_ERR_SYSTEM, "cudaStreamCreate", e);
     }
   for (int k = 0; k < 3; k++)
     if ((e = cudaEventCreateWithFlags(&c->event[k], cudaEventDisableTiming)) != cudaSuccess) {
-      fupermod_ooc_destroy(c);
+      ooc_destroy(c);
       return cuda_err(FUPERMOD_ERR_SYSTEM, "cudaEventCreate", e);
     }
   *out = c;
   return FUPERMOD_SUCCESS;
+}
+
+/* opts are checked by the caller (ooc_load.c) */
+static int ooc_create(const fupermod_ooc_opts *opts, void **out) {
+  cuda_ooc *c = NULL;
+  int prev = kern_cuda_saved(), rc = kern_cuda_back(prev, create_on(opts, &c));
+  *out = c;
+  return rc;
 }
 
 /* Page-lock a host range for the call; already pinned memory (cudaMallocHost, or registered by
@@ -78,8 +84,8 @@ static int pin(const void *p, size_t bytes) {
   return 0;
 }
 
-int fupermod_ooc_dgemm(fupermod_ooc *c, long M, long N, long K, double alpha, const double *A, long lda,
-                       const double *B, long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats) {
+static int dgemm_on(cuda_ooc *c, long M, long N, long K, double alpha, const double *A, long lda, const double *B,
+                    long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats) {
   fupermod_ooc_plan plan;
   fupermod_ooc_schedule s = {0, NULL, 0, 0};
   size_t freeb = 0, total = 0, need;
@@ -88,12 +94,6 @@ int fupermod_ooc_dgemm(fupermod_ooc *c, long M, long N, long K, double alpha, co
   long ldA, ldC;
   int rc, pinned[3] = {0, 0, 0}, load_c = beta != 0.0;
   cudaError_t e = cudaSuccess;
-  if (!c) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: no context");
-  if (M < 1 || N < 1 || K < 1 || !A || !B || !C || lda < M || ldb < K || ldc < M)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: M=%ld N=%ld K=%ld lda=%ld ldb=%ld ldc=%ld", M, N, K, lda, ldb,
-                          ldc);
-  if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: M=%ld N=%ld K=%ld exceed cuBLAS's int dimensions", M, N, K);
   if ((e = cudaSetDevice(c->opts.device)) != cudaSuccess) return cuda_err(FUPERMOD_ERR_NODEVICE, "cudaSetDevice", e);
   if ((e = cudaMemGetInfo(&freeb, &total)) != cudaSuccess) return cuda_err(FUPERMOD_ERR_NODEVICE, "cudaMemGetInfo", e);
   /* cached buffers count as available: they are ours to reuse */
@@ -200,26 +200,12 @@ int fupermod_ooc_dgemm(fupermod_ooc *c, long M, long N, long K, double alpha, co
   return rc;
 }
 
-#else /* no CUDA in this build */
-
-struct fupermod_ooc {
-  int unused;
-};
-
-int fupermod_ooc_create(const fupermod_ooc_opts *opts, fupermod_ooc **out) {
-  (void)opts;
-  if (out) *out = NULL;
-  return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device (fupermod was built without CUDA)");
+/* arguments are checked by the caller (ooc_load.c) */
+static int ooc_dgemm(void *impl, long M, long N, long K, double alpha, const double *A, long lda, const double *B,
+                     long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats) {
+  int prev = kern_cuda_saved();
+  return kern_cuda_back(prev, dgemm_on(impl, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stats));
 }
 
-void fupermod_ooc_destroy(fupermod_ooc *ctx) { (void)ctx; }
-
-int fupermod_ooc_dgemm(fupermod_ooc *ctx, long M, long N, long K, double alpha, const double *A, long lda,
-                       const double *B, long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats) {
-  (void)M, (void)N, (void)K, (void)alpha, (void)A, (void)lda, (void)B, (void)ldb, (void)beta, (void)C, (void)ldc,
-      (void)stats;
-  if (!ctx) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: no context");
-  return fupermod_error(FUPERMOD_ERR_NODEVICE, "ooc dgemm: no CUDA device (fupermod was built without CUDA)");
-}
-
-#endif
+__attribute__((visibility("default"))) const fupermod_ooc_module fupermod_ooc_cuda_module = {
+  FUPERMOD_OOC_MODULE_API, ooc_create, ooc_destroy, ooc_dgemm};
