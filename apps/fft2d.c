@@ -1,11 +1,11 @@
 /* Heterogeneous row-distributed 2D FFT (apps/fft2d.h, docs/apps.md).
  * FFTW-MPI cannot take uneven row counts, so the distributed transpose is ours, in one of three
- * strategies (the first two one pairwise all-to-all each way whose derived datatypes cut and place
- * the blocks, so nothing is packed by hand):
- *   transpose: A (d x N) --FFTW rank-0 transpose--> S (N x d) --exchange--> U (c x M): the
+ * strategies (the first two one MPI_Alltoallw each way whose derived datatypes cut and place the
+ * blocks, so nothing is packed by hand):
+ *   transpose: A (d x N) --FFTW rank-0 transpose--> S (N x d) --Alltoallw--> U (c x M): the
  *              receive type drops each block at its rows of U, and the column FFTs are
  *              contiguous row FFTs of U;
- *   strided:   A --exchange--> T (M x c): the send type cuts A into column panels, and the
+ *   strided:   A --Alltoallw--> T (M x c): the send type cuts A into column panels, and the
  *              column FFTs run in place with stride c;
  *   shared:    every rank's columns live in one MPI-3 shared-memory window (all processes on one
  *              node), as PANEL-wide column panels (M x PANEL, row-major, one after another): each
@@ -154,21 +154,6 @@ static int make_types(fupermod_fft2d *p) {
     if (p->typeY[s] == MPI_DATATYPE_NULL) MPI_Type_dup(MPI_BYTE, &p->typeY[s]);
   }
   return FUPERMOD_SUCCESS;
-}
-
-/* The transpose and strided strategies' all-to-all, as p steps of MPI_Sendrecv (step k: to rank+k,
- * from rank-k), one flow per process at a time. Open MPI's Alltoallw posts every message at once;
- * across nodes, with processes sharing a core, the competing TCP flows were 4-10x slower than
- * FFTW-MPI's transposes (bench/cluster.sh). */
-static int exchange(fupermod_fft2d *p, void *sbuf, const int *scnt, const MPI_Datatype *stype, void *rbuf,
-                    const int *rcnt, const MPI_Datatype *rtype) {
-  for (int k = 0; k < p->size; k++) {
-    int dst = (p->rank + k) % p->size, src = (p->rank - k + p->size) % p->size;
-    if (MPI_Sendrecv(sbuf, scnt[dst], stype[dst], dst, 11, rbuf, rcnt[src], rtype[src], src, 11, p->comm,
-                     MPI_STATUS_IGNORE) != MPI_SUCCESS)
-      return 1;
-  }
-  return 0;
 }
 
 static int make_plans_threaded(fupermod_fft2d *p, unsigned flags) {
@@ -539,8 +524,8 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   p->copied = fupermod_time();
   if (p->win != MPI_WIN_NULL) {
     rc = shared_fence(p);
-  } else if (exchange(p, X, p->cntX, p->typeX, p->Y, p->cntY, p->typeY) != 0)
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: the exchange of rows to columns failed");
+  } else if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
   if (rc == FUPERMOD_SUCCESS && p->c > 0 && p->win != MPI_WIN_NULL) {
@@ -562,8 +547,8 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
       shared_copy(p, A, 0);
     }
   } else if (rc == FUPERMOD_SUCCESS &&
-             exchange(p, p->Y, p->cntY, p->typeY, X, p->cntX, p->typeX) != 0)
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: the exchange of columns to rows failed");
+             MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
   if (p->win == MPI_WIN_NULL) p->back = fupermod_time();
   if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
   t4 = fupermod_time();
