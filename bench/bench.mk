@@ -5,5 +5,6 @@ include bench/paraleph.mk
 include bench/summa.mk
 include bench/fft2d.mk
 include bench/fft_panels.mk
+include bench/model_cost.mk
 bench: $(BENCH_BINS)
 .PHONY: bench
