@@ -9,9 +9,12 @@ CONF=$SRC/configs/local.conf
 ROUNDS=3
 OUT=model-cost
 NP=3
+DN=3072
+DB=128
+FN=4096
 usage() {
   cat <<EOF
-usage: $0 [--conf CONF] [--np P] [--rounds R] [--out DIR]
+usage: $0 [--conf CONF] [--np P] [--rounds R] [--out DIR] [--dgemm-n N] [--dgemm-b B] [--fft-n N]
 
 Run it as it is, not under mpirun: it starts every step itself, the measuring ones as
   mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive]
@@ -20,7 +23,8 @@ Run it as it is, not under mpirun: it starts every step itself, the measuring on
 
 1. Builds the DGEMM (SUMMA block update, n = 3072, b = 128: 576 blocks, sizes 18, 36, ..., 576)
    and row-FFT (n = 4096: sizes 128, 256, ..., 4096) functions twice, on the full grid of 32
-   sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5).
+   sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5). (n/b)^2 and
+   the FFT's n must be multiples of 32.
 2. Partitions each with PARALEPH for time.
 3. Runs SUMMA and the 2D-FFT on both distributions, interleaved over R rounds (default 3), each
    process bound as its CONF line says.
@@ -38,6 +42,9 @@ while [ $# -gt 0 ]; do
     --np) NP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
+    --dgemm-n) DN=$2; shift 2 ;;
+    --dgemm-b) DB=$2; shift 2 ;;
+    --fft-n) FN=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "model_cost: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
@@ -48,6 +55,11 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 MPI="mpirun --oversubscribe --bind-to none"
 [ -x "$FUPERMOD" ] || { echo "model_cost: $FUPERMOD not built" >&2; exit 1; }
 [ -r "$CONF" ] || { echo "model_cost: cannot read $CONF" >&2; exit 1; }
+DD=$(((DN / DB) * (DN / DB)))
+if [ $((DN % DB)) -ne 0 ] || [ $((DD % 32)) -ne 0 ] || [ $((FN % 32)) -ne 0 ]; then
+  echo "model_cost: --dgemm-n $DN must be a multiple of --dgemm-b $DB, and (n/b)^2 = $DD and --fft-n $FN multiples of 32" >&2
+  exit 2
+fi
 mkdir -p "$OUT" || exit 1
 PREC="-r 3 -R 10 -e 0.05 -T 5 -q"
 fail() { echo "model_cost: $*" >&2; exit 1; }
@@ -80,7 +92,7 @@ dist_line() { awk '!/^#/ && NF >= 2 && n++ { printf "%s ", $2 }' "$1"; }
 points() { for f in "$OUT/$2-$1"/*.points; do grep -vc '^#' "$f"; done | tr '\n' ' '; }
 
 declare -A BT
-for spec in "dgemm dgemm b=128,threads=1 18 576 576" "fft fft-rows n=4096,threads=1 128 4096 4096"; do
+for spec in "dgemm dgemm b=$DB,threads=1 $((DD / 32)) $DD $DD" "fft fft-rows n=$FN,threads=1 $((FN / 32)) $FN $FN"; do
   set -- $spec
   for mode in full adaptive; do
     echo "model_cost: building $1 ($mode)" >&2
@@ -97,11 +109,11 @@ for app in dgemm fft; do
   for ((r = 1; r <= ROUNDS; r++)); do
     for mode in full adaptive; do
       if [ $app = dgemm ]; then
-        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n 3072 -b 128 -l br -d "$OUT/$mode-$app.dist" -r 1 -v random \
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -l br -d "$OUT/$mode-$app.dist" -r 1 -v random \
           >"$OUT/app.out" 2>&1 || fail "SUMMA on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
         awk '/^time: best/ { print $3 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
       else
-        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-fft2d" -M 4096 --dist "$OUT/$mode-$app.dist" -r 1 \
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-fft2d" -M $FN --dist "$OUT/$mode-$app.dist" -r 1 \
           >"$OUT/app.out" 2>&1 || fail "the 2D-FFT on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
         awk '/^time_best_s/ { print $2 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
       fi

@@ -255,8 +255,8 @@ static void predicted(const fupermod_dist *c, const fupermod_points *F, const to
   *hw = energy ? sumc : (hi - lo) / 2;
 }
 
-/* Process i's requests for candidate c: its share and the grid sizes within ring of it that it has
- * not measured (abandoned sizes count as measured). Returns how many were added to req. */
+/* Process i's requests for candidate c: its share and, with ring 1, the grid sizes on either
+ * side, that it has not measured (abandoned sizes count as measured). Returns how many were added to req. */
 static int share_requests(const tool_adaptive *ad, const fupermod_dist *c, const fupermod_points *all, int i, int ring,
                           char *req) {
   int k = c->parts[i].d > 0 ? grid_index(ad, c->parts[i].d) : -1, n = 0;
@@ -270,15 +270,19 @@ static int share_requests(const tool_adaptive *ad, const fupermod_dist *c, const
 
 /* Process i's request where the interpolation is least certain: the middle of the widest gap
  * between its measured sizes, relative to its share (D/p when idle), whose lower end could still
- * be given within the makespan T; only gaps wider than half the share and of 3 grid steps or
- * more. Without it, a fast region between two slow measured sizes would never be seen. */
+ * be done within the makespan T at the best speed the process has shown; only gaps wider than
+ * half the share and of 3 grid steps or more. Without it, a fast region between two slow measured
+ * sizes would never be seen. */
 static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fupermod_points *all,
                        const fupermod_points *F, int i, double T, char *req) {
-  double ref = c->parts[i].d > 0 ? (double)c->parts[i].d : (double)ad->D / c->size, best = 0.5;
+  double ref = c->parts[i].d > 0 ? (double)c->parts[i].d : (double)ad->D / c->size, best = 0.5, smax = 0;
   int pick = -1, prev = -1;
+  for (int k = 0; k < ad->ngrid; k++)
+    if (fupermod_points_find(&all[i], ad->grid[k]) >= 0 && F[i].pts[k].t > 0 && ad->grid[k] / F[i].pts[k].t > smax)
+      smax = ad->grid[k] / F[i].pts[k].t;
   for (int k = 0; k < ad->ngrid; k++) {
     if (fupermod_points_find(&all[i], ad->grid[k]) < 0) continue;
-    if (prev >= 0 && k - prev >= 3 && F[i].pts[prev].t - F[i].pts[prev].ci <= T) {
+    if (prev >= 0 && k - prev >= 3 && smax > 0 && ad->grid[prev] / smax <= T) {
       double w = (double)(ad->grid[k] - ad->grid[prev]) / ref;
       if (w > best) best = w, pick = (prev + k) / 2;
     }
@@ -382,7 +386,7 @@ static int prepare(const tool_adaptive *ad, const fupermod_points *all, int size
 
 int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
                         const char *path, fupermod_points *have) {
-  int rank, size, rc = FUPERMOD_SUCCESS, stop = 0, ring = 1, *leader = NULL, *line = NULL, n = 0, mine_leader;
+  int rank, size, rc = FUPERMOD_SUCCESS, stop = 0, *leader = NULL, *line = NULL, n = 0, mine_leader;
   fupermod_dist *prev[NCAND] = {NULL, NULL, NULL};
   long *sizes = NULL;
   MPI_Comm share = MPI_COMM_NULL;
@@ -455,18 +459,13 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         for (int c = 0; c < NCAND; c++)
           if (cand[c] && cand[c]->parts[i].d > 0 && fupermod_points_find(&all[i], cand[c]->parts[i].d) < 0) unmeasured = 1;
       }
-      /* stable, its shares measured, no wide gap left, and either tight or nothing near the shares
-       * left to measure */
-      for (int pass = 0; req && pass < 2; pass++) {
-        nreq = ngap = 0;
-        memset(req, 0, (size_t)size * (size_t)ad->ngrid);
-        for (int c = 0; c < NCAND; c++)
-          for (int i = 0; cand[c] && i < size; i++) nreq += share_requests(ad, cand[c], all, i, ring, req + (size_t)i * ad->ngrid);
-        for (int i = 0; cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, v + hw, req + (size_t)i * ad->ngrid);
-        /* a stable distribution still too uncertain: one more ring of neighbours, once */
-        if (round > 1 && change == 0 && !unmeasured && nreq + ngap == 0 && hw > ad->tol * fabs(v) && ring < 2) ring++;
-        else break;
-      }
+      /* the neighbours only once the distribution holds: those of passing shares are wasted */
+      for (int c = 0; req && c < NCAND; c++)
+        for (int i = 0; cand[c] && i < size; i++)
+          nreq += share_requests(ad, cand[c], all, i, round > 1 && change == 0, req + (size_t)i * ad->ngrid);
+      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, v + hw, req + (size_t)i * ad->ngrid);
+      /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
+       * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
       if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
         stop = ad->converged = 1;
       else if (round > ad->max_rounds) stop = 1;
