@@ -5,5 +5,5 @@ EXTRA_DIST += bench/model_cost.sh
 CLEANFILES += bench/model_cost
 bench/model_cost: $(srcdir)/bench/model_cost.sh
 	$(MKDIR_P) bench
-	sed -e 's|@abs_top_builddir@|$(abs_top_builddir)|g' -e 's|@abs_top_srcdir@|$(abs_top_srcdir)|g' $(srcdir)/bench/model_cost.sh >$@
+	sed -e 's|%BUILD_DIR%|$(abs_top_builddir)|g' -e 's|%SRC_DIR%|$(abs_top_srcdir)|g' $(srcdir)/bench/model_cost.sh >$@
 	chmod +x $@

@@ -3,8 +3,8 @@
 # building"), on the embedded configuration with the real DGEMM and row-FFT kernels, and on an
 # emulated 8-process heterogeneous platform. `make bench` writes bench/model_cost in the build
 # directory from bench/model_cost.sh.
-BUILD=${FUPERMOD_BUILD:-@abs_top_builddir@}
-SRC=${FUPERMOD_SRC:-@abs_top_srcdir@}
+BUILD=${FUPERMOD_BUILD:-%BUILD_DIR%}
+SRC=${FUPERMOD_SRC:-%SRC_DIR%}
 CONF=$SRC/configs/local.conf
 ROUNDS=3
 OUT=model-cost

@@ -86,5 +86,7 @@ expect_exit 2 "--adaptive with -m 1" -- "$FUPERMOD" build --conf "$dir/p.conf" -
 expect_exit 2 "--units without --adaptive" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --units 100
 expect_exit 2 "an unknown --adapt-for" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --adaptive --adapt-for speed
 stderr_has "'speed' is not time, energy or hier" "the unknown objective is named"
+expect_exit 2 "--adaptive with a partitioner that is not discrete" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --adaptive -a geometric
+stderr_has "-a 'geometric' is not a discrete time partitioner" "the partitioner is named"
 expect_exit 2 "--adaptive on decreasing --sizes" -- "$FUPERMOD" build --conf "$dir/p.conf" --sizes 30,20 --adaptive
 done_testing

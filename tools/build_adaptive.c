@@ -463,7 +463,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       for (int c = 0; req && c < NCAND; c++)
         for (int i = 0; cand[c] && i < size; i++)
           nreq += share_requests(ad, cand[c], all, i, round > 1 && change == 0, req + (size_t)i * ad->ngrid);
-      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, v + hw, req + (size_t)i * ad->ngrid);
+      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, v, req + (size_t)i * ad->ngrid);
       /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
        * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
       if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))

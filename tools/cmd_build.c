@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
+#include "partitioners/partitioners.h"
 #include "tools/build_common.h"
 #include "tools/mpi_init.h"
 
@@ -354,6 +355,11 @@ int cmd_build(int argc, char **argv) {
         free(sizes);
         return tool_usage(SUB, "--adaptive needs increasing sizes (--sizes: %ld after %ld)", sizes[k], sizes[k - 1]);
       }
+    const fupermod_partitioner *alg = fupermod_partitioner_find(ad.algorithm);
+    if (!alg || alg->kind != FUPERMOD_PART_DISCRETE) {
+      free(sizes);
+      return tool_usage(SUB, "-a '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", ad.algorithm);
+    }
     if (!ad.D) ad.D = sizes[nsizes - 1];
     ad.grid = sizes;
     ad.ngrid = nsizes;
