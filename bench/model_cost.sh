@@ -79,7 +79,7 @@ now() { date +%s.%N; }
 # build APP KERNEL SUBOPTS L U MODE: one build; prints its wall time
 build() {
   local app=$1 kernel=$2 sub=$3 L=$4 U=$5 mode=$6 conf="$OUT/$1.conf" t0 extra=""
-  sed -E "/^[[:space:]]*(#|$)/! { / [^ ]+ [^ ]+ [^ ]+ [^ ]+/ s/$/,$sub/; / [^ ]+ [^ ]+ [^ ]+$/ s/$/ $sub/ }" "$CONF" >"$conf"
+  awk -v extra="$sub" '/^[[:space:]]*(#|$)/ { print; next } { if (NF >= 5) $5 = $5 "," extra; else $5 = extra; print }' "$CONF" >"$conf"
   [ "$mode" = adaptive ] && extra="--adaptive"
   t0=$(now)
   $MPI -np $NP "$FUPERMOD" build --conf "$conf" -k $kernel --data "$OUT/$mode-$app" -L $L -U $U -s 32 $PREC $extra \
