@@ -126,7 +126,7 @@ static long *app_grid(const app_t *a) {
 }
 
 /* The adaptive build on app a's grid g, 2g, ..., D, measuring the shares of what this job
- * partitions: time with --algorithm, energy (PARALEPH, near which the Pareto choice lies) when the
+ * partitions: time with --algorithm, energy (PARALEPH) when the
  * functions have energy, and HiPOPTA's over several nodes. */
 static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fupermod_kernel *k, const char *path,
                           fupermod_points *pts) {
