@@ -293,29 +293,26 @@ static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fu
   return 1;
 }
 
-/* Measure this process's sizes (n may differ between processes): the node's processes in step, a
- * process without a size at a step idle then. Points this process lacks are appended and kept. */
+/* Measure this process's sizes (n may differ between processes): the node's processes in step,
+ * over the node's communicator as the fixed grid does. A process without a size at a step runs
+ * the smallest grid size, kept only if it lacks it, so that the others are measured under the
+ * node's load (and the benchmark keeps it busy until they finish). */
 static int measure(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
                    const char *path, fupermod_points *have, const long *sizes, int n) {
   int steps = 0, rc = FUPERMOD_SUCCESS;
   MPI_Allreduce(&n, &steps, 1, MPI_INT, MPI_MAX, tp->intra);
   for (int j = 0; j < steps; j++) {
-    MPI_Comm active = MPI_COMM_NULL;
-    int on = j < n;
-    MPI_Comm_split(tp->intra, on ? 0 : MPI_UNDEFINED, 0, &active);
-    if (on) {
-      fupermod_point pt = FUPERMOD_POINT_INIT;
-      double t0 = fupermod_time();
-      if (ad->watch_d) __atomic_store_n(ad->watch_d, sizes[j], __ATOMIC_RELEASE);
-      rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, sizes[j], prec, active, &pt);
-      ad->spent += fupermod_time() - t0;
-      if (rc == FUPERMOD_SUCCESS && fupermod_points_find(have, sizes[j]) < 0) {
-        if (pt.reps == 0) pt.reps = 1;
-        if (!tp->meter && !ad->kernel_energy) pt.e = pt.e_ci = -1.0;
-        if ((rc = fupermod_points_append(path, &pt)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &pt);
-      }
+    fupermod_point pt = FUPERMOD_POINT_INIT;
+    long d = j < n ? sizes[j] : ad->grid[0];
+    double t0 = fupermod_time();
+    if (ad->watch_d) __atomic_store_n(ad->watch_d, d, __ATOMIC_RELEASE);
+    rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt);
+    ad->spent += fupermod_time() - t0;
+    if (rc == FUPERMOD_SUCCESS && fupermod_points_find(have, d) < 0) {
+      if (pt.reps == 0) pt.reps = 1;
+      if (!tp->meter && !ad->kernel_energy) pt.e = pt.e_ci = -1.0;
+      if ((rc = fupermod_points_append(path, &pt)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &pt);
     }
-    if (active != MPI_COMM_NULL) MPI_Comm_free(&active);
     if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   }
   return FUPERMOD_SUCCESS;
