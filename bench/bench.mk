@@ -6,6 +6,7 @@ include bench/summa.mk
 include bench/fft2d.mk
 include bench/fft_panels.mk
 include bench/scale.mk
+include bench/model_cost.mk
 bench: $(BENCH_BINS)
 .PHONY: bench
 # bench/cluster.sh: bench/summa and bench/fft2d on one node and on two virtual nodes (root)

@@ -7,7 +7,7 @@ localhost 0 none cpu meter=model,meter_power=30
 localhost 1 none cpu meter=model,meter_power=18
 localhost 2 none cpu meter=model,meter_power=18
 CONF
-ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q"
+ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q --full-grid"
 $MPI -np 3 "$FUPERMOD" run $ARGS >"$TMPD/stdout" 2>"$TMPD/stderr"
 ok $? "fupermod run on 3 processes"
 for app in dgemm fft; do

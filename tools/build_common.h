@@ -30,4 +30,51 @@ typedef struct tool_proc {
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
 void tool_proc_free(tool_proc *p);
 
+/* Adaptive building (tools/build_adaptive.c): measure only where the distribution is decided. */
+enum { TOOL_ADAPT_TIME = 1, TOOL_ADAPT_ENERGY = 2, TOOL_ADAPT_HIER = 4 };
+
+typedef struct tool_adaptive {
+  const long *grid;      /* the full grid: candidate sizes, increasing */
+  int ngrid;
+  long D;                /* units the caller distributes */
+  const char *algorithm; /* the caller's exact discrete time partitioner (paraleph: collective) */
+  int objectives;        /* TOOL_ADAPT_*: the distributions whose shares are measured */
+  int init;              /* first-round sizes, log-spaced over the grid (>= 2) */
+  int max_rounds;        /* rounds after the first */
+  double tol;            /* relative half-width of the predicted optimum that ends a stable build */
+  int smooth;            /* partition on fupermod_points_smooth(W = smooth) functions, as the caller */
+  double cl;             /* their prediction level */
+  int kernel_energy;     /* keep energy from the kernel's own op when there is no meter */
+  int quiet;
+  const char *sub;       /* tool name in messages */
+  long *watch_d;         /* if not NULL: the size in progress, for a watchdog (__atomic) */
+  /* results */
+  int rounds;            /* rounds run after the first */
+  int converged;         /* 0: the round cap ended it */
+  double spent;          /* this process's benchmark seconds in this call */
+  fupermod_points *all;  /* rank 0: every process's points at the end (tool_adaptive_free) */
+  int size;
+} tool_adaptive;
+
+/* Collective over MPI_COMM_WORLD. Starting from the points in have (read from path by the
+ * caller), measure ad->init log-spaced grid sizes, then repeat: partition interpolated functions
+ * over the grid, measure each process's share and its grid neighbours that are missing, until the
+ * distribution is unchanged from the round before with its shares measured and the predicted
+ * optimum within ad->tol (or nothing near the shares is left to measure), or ad->max_rounds.
+ * The processes of a node measure together (those sharing cores the same sizes); each point is
+ * appended to path at once, so a rerun measures only what is missing. */
+int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
+                        const char *path, fupermod_points *have);
+void tool_adaptive_free(tool_adaptive *ad);
+/* Benchmark seconds a point set cost (sum of t x reps over its points) and an estimate of what the
+ * full grid costs (the same over the grid, time and repetitions interpolated from f). */
+void tool_adaptive_cost(const fupermod_points *f, const long *grid, int ngrid, double *spent, double *full);
+/* HiPOPTA (exact two-level, "dp" inside) over conf's nodes or group= keys, on the calling process:
+ * process r runs configuration line line[r] and has function f[r]; *out in rank order, NULL
+ * when the processes form one group. */
+int tool_hier_partition(const fupermod_conf *conf, const int *line, long D, int p, const fupermod_points *const *f,
+                        fupermod_dist **out);
+/* Per process: sizes measured, their cost, and the full grid's estimated cost (rank order). */
+void tool_adaptive_report(FILE *fp, const fupermod_points *all, int size, const long *grid, int ngrid);
+
 #endif

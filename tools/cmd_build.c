@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <mpi.h>
+#include "partitioners/partitioners.h"
 #include "tools/build_common.h"
 #include "tools/mpi_init.h"
 
@@ -57,6 +58,18 @@ static void help(void) {
          "                 adaptive: from LOW by INCREMENT, doubled whenever the slowest process's\n"
          "                 time / INCREMENT exceeds GRANULARITY (s per unit)\n"
          "            --sizes d1,d2,...         (explicit sizes)\n"
+         "            --adaptive  measure only where the distribution is decided, on the grid of -L/-U/-s\n"
+         "                 or --sizes: a few log-spaced sizes, then rounds that partition functions\n"
+         "                 interpolated over the grid and measure each process's share and its grid\n"
+         "                 neighbours, until the distribution is unchanged with its shares measured\n"
+         "                 (docs/models.md, \"Adaptive building\"). Options:\n"
+         "              --units D       units distributed (default the largest size)\n"
+         "              -a ALGO         the discrete time partitioner (default paraleph)\n"
+         "              --adapt-for L   time,energy,hier: distributions whose shares are measured\n"
+         "                              (default time; energy: PARALEPH, hier: HiPOPTA over nodes)\n"
+         "              --init N (4)  --max-rounds N (10)  --tol REL (0.05: the predicted optimum's\n"
+         "                              relative half-width that ends a stable build)\n"
+         "              --smooth W      partition on smoothed functions, as fupermod run (default 0)\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
          "            -T SECONDS_PER_POINT (60; a kernel run that has not returned after twice this is\n"
          "               taken for hung: the job stops naming the rank, host and size)\n"
@@ -92,6 +105,15 @@ static int add_size(const char *item, void *ctx) {
     l->cap = nc;
   }
   l->v[l->n++] = d;
+  return 0;
+}
+
+static int add_objective(const char *item, void *ctx) {
+  tool_adaptive *ad = ctx;
+  if (strcmp(item, "time") == 0) ad->objectives |= TOOL_ADAPT_TIME;
+  else if (strcmp(item, "energy") == 0) ad->objectives |= TOOL_ADAPT_ENERGY;
+  else if (strcmp(item, "hier") == 0) ad->objectives |= TOOL_ADAPT_HIER;
+  else return fupermod_error(FUPERMOD_ERR_USAGE, "--adapt-for: '%s' is not time, energy or hier", item);
   return 0;
 }
 
@@ -214,6 +236,10 @@ int cmd_build(int argc, char **argv) {
   static const struct option opts[] = {{"conf", required_argument, NULL, 'C'}, {"data", required_argument, NULL, 'd'},
                                        {"sizes", required_argument, NULL, 'S'}, {"dist", required_argument, NULL, 'D'},
                                        {"idle-wait", no_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
+                                       {"adaptive", no_argument, NULL, 'A'}, {"units", required_argument, NULL, 'u'},
+                                       {"adapt-for", required_argument, NULL, 'F'}, {"init", required_argument, NULL, 'I'},
+                                       {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
+                                       {"smooth", required_argument, NULL, 'w'},
                                        {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
@@ -226,12 +252,20 @@ int cmd_build(int argc, char **argv) {
   double start;
   watchdog wd;
   pthread_t wd_thread;
-  int wd_on = 0;
+  int wd_on = 0, adaptive = 0;
+  tool_adaptive ad;
+  memset(&ad, 0, sizeof ad);
+  ad.algorithm = "paraleph";
+  ad.objectives = TOOL_ADAPT_TIME;
+  ad.init = 4;
+  ad.max_rounds = 10;
+  ad.tol = 0.05;
+  ad.sub = SUB;
   memset(&en, 0, sizeof en);
   memset(&wd, 0, sizeof wd);
   en.intra = MPI_COMM_NULL;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
-  while ((c = getopt_long(argc, argv, "c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "a:c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
     long v;
     double x;
     switch (c) {
@@ -267,12 +301,34 @@ int cmd_build(int argc, char **argv) {
       break;
     case 'q': quiet = 1; break;
     case 'W': prec.idle_wait = 1; break;
+    case 'A': adaptive = 1; break;
+    case 'a': ad.algorithm = optarg; break;
+    case 'F':
+      ad.objectives = 0;
+      if (tool_list("--adapt-for", optarg, 16, add_objective, &ad) != FUPERMOD_SUCCESS)
+        return tool_usage(SUB, "%s", fupermod_error_message());
+      break;
+    case 'u': case 'I': case 'M': case 'w':
+      if (fupermod_parse_long(optarg, &v) || v < (c == 'w' ? 0 : c == 'I' ? 2 : 1) || v > 1000000000L)
+        return tool_usage(SUB, "--%s '%s' must be an integer >= %d", c == 'u' ? "units" : c == 'I' ? "init" : c == 'M' ? "max-rounds" : "smooth",
+                          optarg, c == 'w' ? 0 : c == 'I' ? 2 : 1);
+      if (c == 'u') ad.D = v;
+      else if (c == 'I') ad.init = (int)v;
+      else if (c == 'M') ad.max_rounds = (int)v;
+      else ad.smooth = (int)v;
+      break;
+    case 'O':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0)) return tool_usage(SUB, "--tol '%s' must be a number >= 0", optarg);
+      ad.tol = x;
+      break;
     case 'h': help(); return 0;
     default: return tool_usage(SUB, "unknown option");
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (adaptive && (distpath || method == 1))
+    return tool_usage(SUB, "--adaptive chooses sizes from the grid of -L/-U/-s or --sizes (not --dist, not -m 1)");
   if (distpath) {
     if (sizes_arg || L || U || steps || method) return tool_usage(SUB, "--dist replaces the sizes; give one or the other");
   } else if (sizes_arg) {
@@ -293,6 +349,28 @@ int cmd_build(int argc, char **argv) {
       long d = steps == 1 ? L : L + (long)llround((double)(U - L) * (double)k / (double)(steps - 1));
       if (nsizes == 0 || d != sizes[nsizes - 1]) sizes[nsizes++] = d;
     }
+  }
+  if (adaptive) {
+    for (int k = 1; k < nsizes; k++)
+      if (sizes[k] <= sizes[k - 1]) {
+        free(sizes);
+        return tool_usage(SUB, "--adaptive needs increasing sizes (--sizes: %ld after %ld)", sizes[k], sizes[k - 1]);
+      }
+    const fupermod_partitioner *alg = fupermod_partitioner_find(ad.algorithm);
+    if (!alg || alg->kind != FUPERMOD_PART_DISCRETE) {
+      free(sizes);
+      return tool_usage(SUB, "-a '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", ad.algorithm);
+    }
+    if (!ad.D) ad.D = sizes[nsizes - 1];
+    ad.grid = sizes;
+    ad.ngrid = nsizes;
+    ad.quiet = quiet;
+    ad.cl = prec.cl;
+    ad.kernel_energy = 1;
+    ad.watch_d = &wd.d;
+  } else if (ad.D || ad.smooth || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph")) {
+    free(sizes);
+    return tool_usage(SUB, "--units, --adapt-for, --smooth and -a apply to --adaptive");
   }
   if ((rc = fupermod_precision_check(&prec)) != FUPERMOD_SUCCESS) {
     free(sizes);
@@ -345,7 +423,14 @@ int cmd_build(int argc, char **argv) {
     MPI_Get_processor_name(wd.host, &len);
     wd_on = pthread_create(&wd_thread, NULL, watch, &wd) == 0;
   }
-  {
+  if (adaptive) {
+    if ((rc = tool_adaptive_build(&ad, &en, en.kernel, &prec, path, &have)) != FUPERMOD_SUCCESS) goto done;
+    nsizes = ad.ngrid;
+    if (rank == 0) {
+      printf("# adaptive: %d rounds%s\n", ad.rounds, ad.converged ? ", the distribution stable" : ", stopped by the round cap");
+      tool_adaptive_report(stdout, ad.all, size, sizes, nsizes);
+    }
+  } else {
     long d = method == 1 ? L : 0, incr = incr0;
     for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
       fupermod_point pt = FUPERMOD_POINT_INIT;
@@ -453,6 +538,7 @@ done:
   status = fupermod_exit_status(rc);
   tool_proc_free(&en);
   fupermod_points_free(&have);
+  tool_adaptive_free(&ad);
   free(sizes);
   MPI_Finalize();
   return status;

@@ -50,6 +50,7 @@ typedef struct {
 typedef struct {
   const char *conf, *out, *algorithm;
   int apps_dgemm, apps_fft, reps, quiet, rebuild;
+  int full_grid; /* measure every grid size instead of building adaptively */
   long dgemm_n, dgemm_b, fft_n, K;
   int smooth; /* half-width of the smoothing window in measured sizes; 0: the raw points */
   double tradeoff;
@@ -60,8 +61,10 @@ static void help(void) {
   printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
          "The main job. Every process finds its line in CONF, then:\n"
          "  1. builds the time and dynamic-energy functions of the DGEMM (SUMMA block update) and\n"
-         "     row-FFT kernels at K sizes, all processes in parallel (reused from DIR/models when the\n"
-         "     configuration line, kernel and sizes are unchanged; an interrupted build resumes);\n"
+         "     row-FFT kernels on a grid of K sizes, all processes in parallel, adaptively: only the\n"
+         "     sizes where the distributions are decided (--full-grid: every size); reused from\n"
+         "     DIR/models when the configuration line, kernel and sizes are unchanged, and an\n"
+         "     interrupted build resumes;\n"
          "  2. partitions with PARALEPH for time (or --algorithm), PARALEPH for energy, and HEPOPTA's\n"
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
          "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
@@ -74,8 +77,9 @@ static void help(void) {
          "  --size N           matrix order and signal side for every app (or --dgemm-n, --fft-n;\n"
          "                     defaults 3072 and 4096)\n"
          "  --dgemm-b B        SUMMA block size (default 128)\n"
-         "  --points K         measured sizes per function (default 32; N/b squared and N must be\n"
+         "  --points K         grid sizes per function (default 32; N/b squared and N must be\n"
          "                     multiples of K)\n"
+         "  --full-grid        measure every grid size (default: adaptive, docs/models.md)\n"
          "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
          "  --smooth W         partition and predict on smoothed functions: local linear fits over the\n"
          "                     2W+1 measured sizes around each, with a prediction interval from the\n"
@@ -114,6 +118,48 @@ static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_pre
            a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max);
   for (const char *s = buf; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
   return h;
+}
+
+static long *app_grid(const app_t *a) {
+  long *grid = malloc((size_t)a->K * sizeof *grid);
+  for (int i = 0; grid && i < a->K; i++) grid[i] = a->g * (i + 1);
+  return grid;
+}
+
+/* The adaptive build on app a's grid g, 2g, ..., D, measuring the shares of what this job
+ * partitions: time with --algorithm, energy (PARALEPH) when the
+ * functions have energy, and HiPOPTA's over several nodes. */
+static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fupermod_kernel *k, const char *path,
+                          fupermod_points *pts) {
+  tool_adaptive ad;
+  int rc;
+  memset(&ad, 0, sizeof ad);
+  ad.grid = app_grid(a);
+  ad.ngrid = a->K;
+  ad.D = a->D;
+  ad.algorithm = o->algorithm;
+  ad.objectives = TOOL_ADAPT_TIME | TOOL_ADAPT_ENERGY | TOOL_ADAPT_HIER;
+  ad.init = 4;
+  ad.max_rounds = 10;
+  ad.tol = 0.05;
+  ad.smooth = o->smooth;
+  ad.cl = o->prec.cl;
+  ad.quiet = o->quiet;
+  ad.sub = SUB;
+  rc = ad.grid ? tool_adaptive_build(&ad, tp, k, &o->prec, path, pts) : fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  tool_adaptive_free(&ad);
+  free((long *)ad.grid);
+  return rc;
+}
+
+/* What building the models cost (rank 0): sizes measured per process, their benchmark seconds,
+ * and the full grid's, estimated from the functions. */
+static void report_model_cost(const app_t *a, const fupermod_points *all, int size) {
+  long *grid = app_grid(a);
+  if (!grid) return;
+  printf("   %s models:\n", a->name);
+  tool_adaptive_report(stdout, all, size, grid, a->K);
+  free(grid);
 }
 
 /* Build or reuse this process's function for app a: every size is measured with the node's
@@ -158,7 +204,8 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, fuper
   }
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_load(a->kernel, sub, &k);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  for (int i = 1; i <= a->K; i++) {
+  if (!o->full_grid && (rc = build_adaptive(o, tp, a, k, path, pts)) != FUPERMOD_SUCCESS) goto done;
+  for (int i = 1; o->full_grid && i <= a->K; i++) {
     long d = a->g * i;
     int need = fupermod_points_find(pts, d) < 0, node_need = 0, any = 0;
     fupermod_point pt = FUPERMOD_POINT_INIT;
@@ -521,44 +568,19 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
 /* HiPOPTA (exact two-level) over the configuration's nodes or groups, on rank 0; NULL when the
  * processes form one group. The result is in rank order. */
 static fupermod_dist *hier_partition(const app_t *a, fupermod_points *f, int size, const tool_proc *tp, int *rc) {
-  int rank, *index = NULL, *node = NULL, nodes = 0, *devices = NULL, *order = NULL, n = 0;
-  const fupermod_points **fnm = NULL;
+  int rank, *index = NULL;
+  const fupermod_points **fp = NULL;
   fupermod_dist *out = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   *rc = FUPERMOD_SUCCESS;
-  if (rank == 0) index = malloc((size_t)size * sizeof *index);
-  MPI_Gather(&tp->index, 1, MPI_INT, index, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    node = malloc((size_t)tp->conf.count * sizeof *node);
-    *rc = fupermod_hier_groups(&tp->conf, node, &nodes);
-    if (*rc == FUPERMOD_SUCCESS && nodes > 1) {
-      fupermod_hier_problem hp;
-      fupermod_hier_algo inner;
-      fupermod_hier_result res;
-      devices = calloc((size_t)nodes, sizeof *devices);
-      order = malloc((size_t)size * sizeof *order);
-      fnm = malloc((size_t)size * sizeof *fnm);
-      for (int k = 0; k < nodes; k++)
-        for (int r = 0; r < size; r++)
-          if (node[index[r]] == k) {
-            devices[k]++;
-            order[n] = r;
-            fnm[n++] = &f[r];
-          }
-      hp.D = a->D;
-      hp.q = nodes;
-      hp.devices = devices;
-      hp.f = fnm;
-      hp.objective = FUPERMOD_OBJ_TIME;
-      memset(&res, 0, sizeof res);
-      if ((*rc = fupermod_hier_algo_named("dp", &inner)) == FUPERMOD_SUCCESS &&
-          (*rc = fupermod_hipopta(&hp, &inner, NULL, &res)) == FUPERMOD_SUCCESS) {
-        out = fupermod_dist_alloc(a->D, size);
-        for (int j = 0; j < size; j++) out->parts[order[j]].d = res.devices->parts[j].d;
-      }
-      fupermod_hier_result_free(&res);
-    }
+    index = malloc((size_t)size * sizeof *index);
+    fp = malloc((size_t)size * sizeof *fp);
+    if (!index || !fp) *rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    for (int r = 0; fp && r < size; r++) fp[r] = &f[r];
   }
+  MPI_Gather(&tp->index, 1, MPI_INT, index, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0 && *rc == FUPERMOD_SUCCESS) *rc = tool_hier_partition(&tp->conf, index, a->D, size, fp, &out);
   MPI_Bcast(rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   {
     int have = out != NULL;
@@ -569,10 +591,7 @@ static fupermod_dist *hier_partition(const app_t *a, fupermod_points *f, int siz
     }
   }
   free(index);
-  free(node);
-  free(devices);
-  free(order);
-  free(fnm);
+  free(fp);
   return out;
 }
 
@@ -895,6 +914,7 @@ static int run_app(const options *o, app_t *a) {
   }
   if ((rc = build_function(o, &tp, a, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
+  if (rank == 0) report_model_cost(a, all, size);
   scatter = calloc((size_t)size, sizeof *scatter);
   if ((rc = smooth_all(o, all, size, &raw, scatter)) != FUPERMOD_SUCCESS) goto done;
   snprintf(host, sizeof host, "%s.%d", tp.conf.procs[tp.index].hostname, tp.conf.procs[tp.index].rank_intra);
@@ -955,8 +975,8 @@ int cmd_run(int argc, char **argv) {
     {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
-    {"rebuild", no_argument, NULL, 'b'}, {"smooth", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
+    {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
   double t0;
@@ -976,6 +996,7 @@ int cmd_run(int argc, char **argv) {
       break;
     case 'A': o.algorithm = optarg; break;
     case 'b': o.rebuild = 1; break;
+    case 'g': o.full_grid = 1; break;
     case 'S': {
       long v;
       if (fupermod_parse_long(optarg, &v) || v < 0 || v > 1000)

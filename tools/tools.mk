@@ -5,6 +5,8 @@ tools_fupermod_SOURCES = tools/fupermod.c tools/common.c tools/tools.h tools/cmd
 tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
 tools_fupermod_LDADD = libfupermod.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(HWLOC_LIBS) $(LIBS)
 tools_fupermod_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/build_common.h
+# fupermod build --adaptive, and fupermod run by default
+tools_fupermod_SOURCES += tools/build_adaptive.c
 # fupermod run links the applications (SUMMA, 2D-FFT)
 tools_fupermod_SOURCES += tools/cmd_run.c
 tools_fupermod_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)

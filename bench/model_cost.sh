@@ -1,0 +1,154 @@
+#!/bin/bash
+# Model cost: the full 32-size build against the adaptive one (docs/models.md, "Adaptive
+# building"), on the embedded configuration with the real DGEMM and row-FFT kernels, and on an
+# emulated 8-process heterogeneous platform. `make bench` writes bench/model_cost in the build
+# directory from bench/model_cost.sh.
+BUILD=${FUPERMOD_BUILD:-%BUILD_DIR%}
+SRC=${FUPERMOD_SRC:-%SRC_DIR%}
+CONF=$SRC/configs/local.conf
+ROUNDS=3
+OUT=model-cost
+NP=3
+DN=3072
+DB=128
+FN=4096
+usage() {
+  cat <<EOF
+usage: $0 [--conf CONF] [--np P] [--rounds R] [--out DIR] [--dgemm-n N] [--dgemm-b B] [--fft-n N]
+
+Run it as it is, not under mpirun: it starts every step itself, the measuring ones as
+  mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive]
+  mpirun --bind-to none -np 3 fupermod partition -a paraleph -D 576 --conf CONF --data DIR
+  mpirun --bind-to none -np 3 fupermod-summa -n 3072 -b 128 -l br -d DIST   (and fupermod-fft2d)
+
+1. Builds the DGEMM (SUMMA block update, n = 3072, b = 128: 576 blocks, sizes 18, 36, ..., 576)
+   and row-FFT (n = 4096: sizes 128, 256, ..., 4096) functions twice, on the full grid of 32
+   sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5). (n/b)^2 and
+   the FFT's n must be multiples of 32.
+2. Partitions each with PARALEPH for time.
+3. Runs SUMMA and the 2D-FFT on both distributions, interleaved over R rounds (default 3), each
+   process bound as its CONF line says.
+4. Builds an emulated 8-process heterogeneous platform both ways and compares the benchmark
+   cost and the predicted optimum.
+
+Last line: model cost: adaptive/full benchmark time R1, app time adaptive/full R2
+(R1: wall time of the adaptive builds over the full ones; R2: summed median app times).
+Results in DIR (default model-cost).
+EOF
+}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --conf) CONF=$2; shift 2 ;;
+    --np) NP=$2; shift 2 ;;
+    --rounds) ROUNDS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --dgemm-n) DN=$2; shift 2 ;;
+    --dgemm-b) DB=$2; shift 2 ;;
+    --fft-n) FN=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "model_cost: unknown argument '$1' (--help)" >&2; exit 2 ;;
+  esac
+done
+FUPERMOD=$BUILD/tools/fupermod
+export FUPERMOD_KERNEL_PATH=${FUPERMOD_KERNEL_PATH:-$BUILD/kernels/.libs}
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+MPI="mpirun --oversubscribe --bind-to none"
+[ -x "$FUPERMOD" ] || { echo "model_cost: $FUPERMOD not built" >&2; exit 1; }
+[ -r "$CONF" ] || { echo "model_cost: cannot read $CONF" >&2; exit 1; }
+DD=$(((DN / DB) * (DN / DB)))
+if [ $((DN % DB)) -ne 0 ] || [ $((DD % 32)) -ne 0 ] || [ $((FN % 32)) -ne 0 ]; then
+  echo "model_cost: --dgemm-n $DN must be a multiple of --dgemm-b $DB, and (n/b)^2 = $DD and --fft-n $FN multiples of 32" >&2
+  exit 2
+fi
+mkdir -p "$OUT" || exit 1
+PREC="-r 3 -R 10 -e 0.05 -T 5 -q"
+fail() { echo "model_cost: $*" >&2; exit 1; }
+
+# bind.sh: run a command bound as this rank's configuration line says (core:N -> taskset)
+cat >"$OUT/bind.sh" <<EOF
+#!/bin/bash
+b=\$(grep -v '^#' "$CONF" | grep . | sed -n "\$((OMPI_COMM_WORLD_RANK + 1))p" | awk '{ print \$3 }')
+case "\$b" in
+  core:*) exec taskset -c "\${b#core:}" "\$@" ;;
+  *) exec "\$@" ;;
+esac
+EOF
+chmod +x "$OUT/bind.sh"
+
+now() { date +%s.%N; }
+# build APP KERNEL SUBOPTS L U MODE: one build; prints its wall time
+build() {
+  local app=$1 kernel=$2 sub=$3 L=$4 U=$5 mode=$6 conf="$OUT/$1.conf" t0 extra=""
+  awk -v extra="$sub" '/^[[:space:]]*(#|$)/ { print; next } { if (NF >= 5) $5 = $5 "," extra; else $5 = extra; print }' "$CONF" >"$conf"
+  [ "$mode" = adaptive ] && extra="--adaptive"
+  t0=$(now)
+  $MPI -np $NP "$FUPERMOD" build --conf "$conf" -k $kernel --data "$OUT/$mode-$app" -L $L -U $U -s 32 $PREC $extra \
+    >"$OUT/build-$mode-$app.out" 2>"$OUT/build-$mode-$app.err" || fail "the $mode $app build failed: $(tail -n 3 "$OUT/build-$mode-$app.err")"
+  echo "$(now) $t0" | awk '{ printf "%.3f", $1 - $2 }'
+}
+# dist_line FILE: the shares
+dist_line() { awk '!/^#/ && NF >= 2 && n++ { printf "%s ", $2 }' "$1"; }
+# points APP MODE: sizes per process
+points() { for f in "$OUT/$2-$1"/*.points; do grep -vc '^#' "$f"; done | tr '\n' ' '; }
+
+declare -A BT
+for spec in "dgemm dgemm b=$DB,threads=1 $((DD / 32)) $DD $DD" "fft fft-rows n=$FN,threads=1 $((FN / 32)) $FN $FN"; do
+  set -- $spec
+  for mode in full adaptive; do
+    echo "model_cost: building $1 ($mode)" >&2
+    BT[$mode-$1]=$(build $1 $2 $3 $4 $5 $mode) || exit 1
+    $MPI -np $NP "$FUPERMOD" partition -a paraleph -D $6 --conf "$OUT/$1.conf" --data "$OUT/$mode-$1" -o "$OUT/$mode-$1.dist" \
+      >/dev/null 2>"$OUT/partition.err" || fail "PARALEPH on the $mode $1 functions failed: $(tail -n 2 "$OUT/partition.err")"
+  done
+done
+
+# the applications on both distributions, interleaved
+declare -A APPT
+for app in dgemm fft; do
+  for mode in full adaptive; do : >"$OUT/times-$mode-$app"; done
+  for ((r = 1; r <= ROUNDS; r++)); do
+    for mode in full adaptive; do
+      if [ $app = dgemm ]; then
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -l br -d "$OUT/$mode-$app.dist" -r 1 -v random \
+          >"$OUT/app.out" 2>&1 || fail "SUMMA on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
+        awk '/^time: best/ { print $3 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
+      else
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-fft2d" -M $FN --dist "$OUT/$mode-$app.dist" -r 1 \
+          >"$OUT/app.out" 2>&1 || fail "the 2D-FFT on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
+        awk '/^time_best_s/ { print $2 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
+      fi
+    done
+  done
+  for mode in full adaptive; do
+    APPT[$mode-$app]=$(sort -g "$OUT/times-$mode-$app" | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "nan" }')
+  done
+  echo "== $app: benchmark time full $(printf %.1f ${BT[full-$app]}) s, adaptive $(printf %.1f ${BT[adaptive-$app]}) s"
+  echo "   sizes per process: full $(points $app full)| adaptive $(points $app adaptive)"
+  echo "   PARALEPH distribution: full $(dist_line "$OUT/full-$app.dist")| adaptive $(dist_line "$OUT/adaptive-$app.dist")"
+  echo "   app time (median of $ROUNDS, interleaved): full ${APPT[full-$app]} s, adaptive ${APPT[adaptive-$app]} s;" \
+       "runs: full $(tr '\n' ' ' <"$OUT/times-full-$app")| adaptive $(tr '\n' ' ' <"$OUT/times-adaptive-$app")"
+done
+
+# an emulated 8-process heterogeneous platform: cost and predicted optimum only
+E="$OUT/emulated"
+rm -rf "$E" && mkdir -p "$E"
+: >"$E/p.conf"
+for ((r = 0; r < 8; r++)); do
+  awk -v r=$r 'BEGIN { b = 2 + r * 1.3; c = 60 + 25 * r
+    for (d = 10; d <= 320; d += 10) { s = (r % 2) ? b * d / (d + c) : b / (1 + 0.4 * (d / (2 * c)) ^ 2)
+      printf "%d %.9g 1 0\n", d, d / s / 1000 } }' >"$E/dev$r.points"
+  echo "localhost $r none cpu kernel=emulated,points=$E/dev$r.points" >>"$E/p.conf"
+done
+for mode in full adaptive; do
+  extra=""
+  [ $mode = adaptive ] && extra="--adaptive"
+  $MPI -np 8 "$FUPERMOD" build --conf "$E/p.conf" --data "$E/$mode" -L 10 -U 320 -s 32 -r 2 -R 2 -q $extra >"$E/$mode.out" 2>&1 ||
+    fail "the emulated $mode build failed: $(tail -n 3 "$E/$mode.out")"
+  cost=$(cat "$E/$mode"/*.points | awk '!/^#/ { s += $2 * $3 } END { printf "%.3f", s }')
+  opt=$("$FUPERMOD" partition -a dp -D 320 --conf "$E/p.conf" --data "$E/$mode" 2>/dev/null | awk '/ time / { print $(NF-1); exit }')
+  echo "== emulated 8 processes, $mode: benchmark cost $cost s (time x repetitions), sizes per process $(for f in "$E/$mode"/*.points; do grep -vc '^#' "$f"; done | tr '\n' ' ')predicted optimum T = $opt s"
+done
+
+awk -v bf="${BT[full-dgemm]}" -v bf2="${BT[full-fft]}" -v ba="${BT[adaptive-dgemm]}" -v ba2="${BT[adaptive-fft]}" \
+    -v af="${APPT[full-dgemm]}" -v af2="${APPT[full-fft]}" -v aa="${APPT[adaptive-dgemm]}" -v aa2="${APPT[adaptive-fft]}" \
+    'BEGIN { printf "model cost: adaptive/full benchmark time %.3f, app time adaptive/full %.3f\n", (ba + ba2) / (bf + bf2), (aa + aa2) / (af + af2) }'
