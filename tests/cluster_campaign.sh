@@ -49,5 +49,7 @@ ok "$(awk -F, 'NR > 1 && $0 !~ /^#/ { print $1 }' vc.csv | sort | uniq -d | grep
   "each exactly once"
 ok "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $0 !~ /^#/ && $s != "ok" { bad++ } END { exit bad > 0 || !s }' vc.csv; echo $?)" \
   "every experiment ran to its result (status ok)"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $0 !~ /^#/ && $s != "ok"' vc.csv | sed 's/^/# not ok: /'
+for f in vc.runs/*/*.log vc.runs/*.log; do [ -f "$f" ] && grep -qi 'error\|fail' "$f" && { echo "# $f:"; tail -5 "$f" | sed 's/^/#   /'; }; done 2>/dev/null
 cd "$top_builddir" || exit 1
 done_testing

@@ -16,14 +16,18 @@ both_idle() { # up to 30 s
   return 1
 }
 
-printf 'node1 0 none cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\n' >c.conf
+# emulated devices that sleep 0.25 s per run: the build lasts about 30 s whatever the machine's
+# load, longer than Slurm takes to notice the hung slurmd
+awk 'BEGIN { for (d = 1; d <= 400; d++) printf "%d 0.25\n", d }' >emu.points
+printf 'node1 0 none cpu kernel=emulated,points=%s\nnode2 0 none cpu kernel=emulated,points=%s\n' \
+  "$PWD/emu.points" "$PWD/emu.points" >c.conf
 # --no-requeue: by default Slurm requeues a batch job that a node failure ended and starts it
 # again after a delay of its own; here the job ends, and is submitted again below
 cat >build.sh <<JOB
 #!/bin/bash
 #SBATCH -N 2 -n 2 -O --no-requeue -o build.out -e build.err
 mpirun --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo --mca btl self,vader,tcp --bind-to none \
-  "$FUPERMOD" build --conf c.conf --data data -L 64 -U 2048 -s 12 -r 5 -R 30 -e 0.05
+  "$FUPERMOD" build --conf c.conf --data data -L 10 -U 390 -s 40 -r 3 -R 3
 JOB
 id=$(sbatch --parsable build.sh)
 for _ in $(seq 600); do [ "$(points data/node2.0.points)" -ge 2 ] && break; finished "$id" && break; sleep 0.1; done
@@ -39,16 +43,16 @@ ok "$(sinfo -h -R -o '%E %N' | grep -q '^Not responding node2$' && grep -q 'CANC
 sinfo -R | sed 's/^/# /'
 grep 'NODE FAILURE' build.err | sed 's/^/# /'
 n2=$(points data/node2.0.points)
-ok "$([ "$n2" -ge 2 ] && [ "$n2" -lt 12 ]; echo $?)" "the build was stopped part-way (node2 has $n2 of 12 points)"
+ok "$([ "$n2" -ge 2 ] && [ "$n2" -lt 40 ]; echo $?)" "the build was stopped part-way (node2 has $n2 of 40 points)"
 grep -v '^#' data/node2.0.points | head -2 >kept
 kill -CONT "$(cat slurmd-node2.pid)"
 both_idle
 ok $? "node2 returns to service once its slurmd answers"
 id=$(sbatch --parsable build.sh)
 for _ in $(seq 1200); do finished "$id" && break; sleep 0.1; done
-ok "$(scontrol show job "$id" | grep -q 'JobState=COMPLETED' && [ "$(points data/node1.0.points)" -eq 12 ] &&
-  [ "$(points data/node2.0.points)" -eq 12 ] && grep -v '^#' data/node2.0.points | head -2 | cmp -s - kept; echo $?)" \
-  "a new job resumes the build: 12 points per node, node2's points from before kept"
+ok "$(scontrol show job "$id" | grep -q 'JobState=COMPLETED' && [ "$(points data/node1.0.points)" -eq 40 ] &&
+  [ "$(points data/node2.0.points)" -eq 40 ] && grep -v '^#' data/node2.0.points | head -2 | cmp -s - kept; echo $?)" \
+  "a new job resumes the build: 40 points per node, node2's points from before kept"
 tail -2 build.err | sed 's/^/# /'
 
 # node2 crashes while srun runs SUMMA on 3 ranks across the nodes

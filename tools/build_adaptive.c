@@ -38,7 +38,7 @@ static int gather_all(const fupermod_points *mine, fupermod_points **all, int si
     for (int r = 0; rc == FUPERMOD_SUCCESS && r < size; r++)
       for (int i = 0; i < counts[r] / ROW && rc == FUPERMOD_SUCCESS; i++) {
         const double *v = recv + displs[r] + ROW * i;
-        fupermod_point p = {(long)v[0], v[1], (int)v[2], v[3], v[4], v[5], (int)v[6]};
+        fupermod_point p = {.d = (long)v[0], .t = v[1], .reps = (int)v[2], .ci = v[3], .e = v[4], .e_ci = v[5], .flags = (int)v[6], .samples = -1};
         rc = fupermod_points_insert(&(*all)[r], &p);
       }
   }
