@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include "fupermod/fupermod.h"
 #include "tools/campaign.h"
-#include "tools/tools.h"
+#include "tools/trim.h"
 
 enum {
   K_NAME, K_APPS, K_SIZES, K_PARTITIONERS, K_CONFIGS, K_NP, K_REPETITIONS, K_COMMAND, K_RESULT, K_OUTPUT,

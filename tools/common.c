@@ -1,4 +1,3 @@
-#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,12 +117,4 @@ int tool_gnuplot(const char *script) {
   if (!FUPERMOD_GNUPLOT[0]) return -1;
   snprintf(cmd, sizeof cmd, "'%s' '%s' 2>/dev/null", FUPERMOD_GNUPLOT, script);
   return system(cmd) == 0 ? 0 : -1;
-}
-
-char *tool_trim(char *s) {
-  char *e;
-  while (isspace((unsigned char)*s)) s++;
-  e = s + strlen(s);
-  while (e > s && isspace((unsigned char)e[-1])) *--e = '\0';
-  return s;
 }

@@ -31,7 +31,6 @@ void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_pr
 int tool_list(const char *opt, const char *value, size_t size, int (*each)(const char *item, void *ctx), void *ctx);
 /* Run gnuplot on a script file; returns 0 on success, -1 when gnuplot is missing or fails. */
 int tool_gnuplot(const char *script);
-/* s without leading and trailing white space (cut in place) */
-char *tool_trim(char *s);
+#include "tools/trim.h"
 
 #endif

@@ -10,6 +10,6 @@ tools_fupermod_SOURCES += tools/build_adaptive.c
 # fupermod run links the applications (SUMMA, 2D-FFT)
 tools_fupermod_SOURCES += tools/cmd_run.c
 tools_fupermod_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
-tools_fupermod_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h
+tools_fupermod_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 tools_fupermod_SOURCES += tools/cmd_hpart.c
 tools_fupermod_SOURCES += tools/cmd_energy.c
