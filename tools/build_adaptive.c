@@ -313,9 +313,15 @@ static int measure(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const f
       if (!tp->meter && !ad->kernel_energy) pt.e = pt.e_ci = -1.0;
       if ((rc = fupermod_points_append(path, &pt)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &pt);
     }
-    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+    /* in step within the node only (other nodes may have more or fewer sizes); the failing
+     * process's message comes from the agreement over all processes below */
+    {
+      int bad = rc != FUPERMOD_SUCCESS, any = 0;
+      MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, tp->intra);
+      if (any) break;
+    }
   }
-  return FUPERMOD_SUCCESS;
+  return tool_agree(ad->sub, rc, MPI_COMM_WORLD);
 }
 
 /* Send every process its sizes: req[i * ngrid + k] marks grid size k for process i; processes that
