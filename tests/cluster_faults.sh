@@ -5,18 +5,18 @@
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/cluster/setup.sh"
 cluster_up node1:0 node2:1
-# an instance that takes PARALEPH several seconds: 10^5 sizes per process, speeds with noise
+# an instance that takes PARALEPH several seconds: 2 x 10^5 sizes per process, speeds with noise
 mkdir data
 seed=0
 for f in node1.0 node2.0 node2.1; do
   seed=$((seed + 1))
   awk -v s=$seed 'BEGIN { srand(s); print "# fupermod points v1: d t reps ci"
-    for (d = 1; d <= 100000; d++) printf "%d %.6g 1 0\n", d, d * 1e-4 * (1 + 0.3 * rand()) }' >"data/$f.points"
+    for (d = 1; d <= 200000; d++) printf "%d %.6g 1 0\n", d, d * 1e-4 * (1 + 0.3 * rand()) }' >"data/$f.points"
 done
 md5sum data/*.points >sums
 printf 'node1 0 none cpu\nnode2 0 none cpu\nnode2 1 none cpu\n' >c.conf
 part() { "$VC" mpirun "$CL" -np 3 --host node1:1,node2:2 --bind-to none "$FUPERMOD" partition -a paraleph \
-  -D 100000 --conf c.conf --data data --json; }
+  -D 200000 --conf c.conf --data data --json; }
 
 part >p1.out 2>p1.err &
 job=$!
@@ -35,7 +35,7 @@ ok "$(md5sum -c --quiet sums >/dev/null 2>&1; echo $?)" "the point files are as 
 
 part >p2.out 2>p2.err
 rc=$?
-ok "$([ $rc -eq 0 ] && grep -o '"d":[0-9]*' p2.out | cut -d: -f2 | awk '{ s += $1; n++ } END { exit !(n == 3 && s == 100000) }'; echo $?)" \
-  "the same command again completes: 3 shares summing to D = 100000 (exit $rc)"
+ok "$([ $rc -eq 0 ] && grep -o '"d":[0-9]*' p2.out | cut -d: -f2 | awk '{ s += $1; n++ } END { exit !(n == 3 && s == 200000) }'; echo $?)" \
+  "the same command again completes: 3 shares summing to D = 200000 (exit $rc)"
 cd "$top_builddir" || exit 1
 done_testing
