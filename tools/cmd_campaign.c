@@ -125,7 +125,12 @@ static int run_command(const char *cmd, const char *log, const char *id, double 
   else *code = 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
   if (how == RUN_EXITED && WIFSIGNALED(st)) how = RUN_SIGNALED;
   /* a batch system stops the whole job at once (scancel, the walltime): the experiment may die of
-   * that signal before we act on ours; it was interrupted, not failed, and runs again on restart */
+   * that signal before we act on ours, or even before ours arrives (so a failure waits up to 1 s
+   * for it); it was interrupted, not failed, and runs again on restart */
+  for (int i = 0; i < 10 && !stop_signal && how != RUN_TIMEOUT && !(WIFEXITED(st) && WEXITSTATUS(st) == 0); i++) {
+    struct timespec tick = {0, 100000000};
+    nanosleep(&tick, NULL); /* a stop signal cuts it short */
+  }
   if (stop_signal && how != RUN_TIMEOUT && !(WIFEXITED(st) && WEXITSTATUS(st) == 0)) how = RUN_STOPPED;
   return how;
 }
