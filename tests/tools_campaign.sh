@@ -108,14 +108,16 @@ stderr_has 'dropping a torn last line' "says so"
 ok $(yes_no ids_once c.txt res/c.csv) "every experiment exactly once"
 ok $(yes_no whole_lines res/c.csv) "every row whole"
 
-# --- two runners on one output: the second refuses
+# --- two runners on one output: the second waits 15 s for the lock, then refuses
 sed -i '/dgemm-1000-even-a-r1/d' res/c.csv
 rm -rf res/c.runs/dgemm-1000-even-a-r1
-FAKE_SLEEP=1 "$F" campaign run -q c.txt 2>/dev/null &
+FAKE_SLEEP=60 "$F" campaign run -q c.txt 2>/dev/null &
 pid=$!
 for i in $(seq 200); do [ -e res/c.runs/dgemm-1000-even-a-r1/log ] && break; sleep 0.05; done
 expect_exit 1 "a second runner on the same output" -- "$F" campaign run c.txt
+stderr_has 'locked by another run; waiting up to 15 s' "waits for it first"
 stderr_has 'another .fupermod campaign run. is writing it' "names the lock"
+kill -TERM $pid
 wait $pid
 
 # --- failures: recorded with their exit code, retried only with --retry-failed

@@ -255,10 +255,17 @@ static int campaign_run(int argc, char **argv) {
       rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
       goto fail;
     }
-    if (flock(lockfd, LOCK_EX | LOCK_NB) != 0) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: another 'fupermod campaign run' is writing it (lock %s)", c.output,
-                          path);
-      goto fail;
+    /* a run that a batch system just stopped may still be ending its experiment (up to 5 s of
+     * SIGTERM grace) after the scheduler has released the job: wait for it a little */
+    for (int i = 0; flock(lockfd, LOCK_EX | LOCK_NB) != 0; i++) {
+      struct timespec tick = {0, 100000000};
+      if (i == 150) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: another 'fupermod campaign run' is writing it (lock %s)", c.output,
+                            path);
+        goto fail;
+      }
+      if (i == 0) fprintf(stderr, "fupermod campaign: %s is locked by another run; waiting up to 15 s for it to end\n", path);
+      nanosleep(&tick, NULL);
     }
   }
   if ((rc = camp_rows_load(c.output, &rows, &nrows, &good)) != FUPERMOD_SUCCESS) goto fail;
