@@ -8,11 +8,11 @@ cluster_up node1:0 node2:1
 printf 'node1 0 none cpu kernel=dgemm\nnode1 1 none cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\n' >c.conf
 run() { "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none "$@"; }
 
-run "$FUPERMOD" dypart --conf c.conf -D 192 --eps 0.15 -I 12 -r 3 -R 10 -o dist.txt >dyp.out 2>dyp.err
+run "$FUPERMOD" dypart --conf c.conf -D 768 --eps 0.15 -I 12 -r 3 -R 10 -o dist.txt >dyp.out 2>dyp.err
 ok $? "fupermod dypart runs across the nodes"
 sed 's/^/# /' dyp.out | tail -6
-ok "$(grep -v '^#' dist.txt 2>/dev/null | awk 'NR > 1 && NF >= 2 { d[n++] = $2 } END { exit !(n == 3 && d[0] + d[1] + d[2] == 192 && d[2] > d[0] && d[2] > d[1]) }'; echo $?)" \
-  "its distribution sums to 192 and gives node2's lone process more than each of node1's sharers"
+ok "$(grep -v '^#' dist.txt 2>/dev/null | awk 'NR > 1 && NF >= 2 { d[n++] = $2 } END { exit !(n == 3 && d[0] + d[1] + d[2] == 768 && d[2] > d[0] && d[2] > d[1]) }'; echo $?)" \
+  "its distribution sums to 768 and gives node2's lone process more than each of node1's sharers"
 sed 's/^/# /' dist.txt 2>/dev/null | grep -v '^# #' | head -4
 
 run "${top_builddir}/apps/fupermod-jacobi" -D 4000 --balancer fpm -i 12 --conf c.conf >jac.out 2>jac.err
