@@ -316,12 +316,14 @@ static void test_cuda(const char *name, const char *size_opt) {
   } else {
     fupermod_precision prec = {3, 20, 0.95, 0.2, 2.0, 0.0, 0};
     fupermod_point pt = FUPERMOD_POINT_INIT;
+    int vrc = -1, brc = -1;
     rc = fupermod_kernel_load(name, "", &k);
-    ok(rc == FUPERMOD_SUCCESS && k->ops->verify(k->ctx) == FUPERMOD_SUCCESS, "%s: self-check on the GPU (%s)", name,
-       fupermod_error_message());
-    ok(rc == FUPERMOD_SUCCESS && fupermod_benchmark(k, 16, &prec, MPI_COMM_SELF, &pt) == FUPERMOD_SUCCESS && pt.t > 0,
-       "%s: benchmark of d=16: t=%.3g s, %.3g GFLOP/s", name, pt.t,
-       rc == 0 && pt.t > 0 ? fupermod_kernel_complexity(k, 16) / pt.t * 1e-9 : 0.0);
+    /* run first, report after: the message's arguments must see the results */
+    if (rc == FUPERMOD_SUCCESS) vrc = k->ops->verify(k->ctx);
+    ok(vrc == FUPERMOD_SUCCESS, "%s: self-check on the GPU (%s)", name, vrc ? fupermod_error_message() : "ok");
+    if (rc == FUPERMOD_SUCCESS) brc = fupermod_benchmark(k, 16, &prec, MPI_COMM_SELF, &pt);
+    ok(brc == FUPERMOD_SUCCESS && pt.t > 0, "%s: benchmark of d=16: t=%.3g s, %.3g GFLOP/s", name, pt.t,
+       brc == 0 && pt.t > 0 ? fupermod_kernel_complexity(k, 16) / pt.t * 1e-9 : 0.0);
     if (rc == FUPERMOD_SUCCESS) fupermod_kernel_unload(k);
   }
 }

@@ -102,6 +102,16 @@ void fupermod_ooc_destroy(fupermod_ooc *ctx);
 int fupermod_ooc_dgemm(fupermod_ooc *ctx, long M, long N, long K, double alpha, const double *A, long lda,
                        const double *B, long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats);
 
+/* Keeps C (M x N, leading dimension ldc) on the device: the calls of fupermod_ooc_dgemm on this
+ * same C, M, N and ldc with K <= kmax then upload A and B only and update the device's copy, until
+ * fupermod_ooc_release downloads it. The host panels passed to those calls stay page-locked until
+ * the release. FUPERMOD_ERR_NOMEM when C with room for A (M x kmax) and B (kmax x N) does not fit in
+ * the context's memory limit: the caller goes on without (every call then moves C both ways). */
+int fupermod_ooc_hold(fupermod_ooc *ctx, double *C, long M, long N, long ldc, long kmax);
+/* Waits for the held C's updates, downloads it into the host C and frees it on the device; nothing
+ * held: a no-op. fupermod_ooc_destroy of a context that holds C discards the device's copy. */
+int fupermod_ooc_release(fupermod_ooc *ctx);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

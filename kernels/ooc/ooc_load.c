@@ -33,7 +33,8 @@ static int load_module(const fupermod_ooc_module **out) {
     goto done;
   }
   m = (const fupermod_ooc_module *)dlsym(h, "fupermod_ooc_cuda_module");
-  if (!m || m->api_version != FUPERMOD_OOC_MODULE_API || !m->create || !m->destroy || !m->dgemm) {
+  if (!m || m->api_version != FUPERMOD_OOC_MODULE_API || !m->create || !m->destroy || !m->dgemm || !m->hold ||
+      !m->release) {
     dlclose(h);
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "ooc dgemm: %s is not a CUDA executor of this fupermod", path);
     goto done;
@@ -93,4 +94,16 @@ int fupermod_ooc_dgemm(fupermod_ooc *c, long M, long N, long K, double alpha, co
   if (M > INT_MAX || N > INT_MAX || K > INT_MAX)
     return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: M=%ld N=%ld K=%ld exceed cuBLAS's int dimensions", M, N, K);
   return c->ops->dgemm(c->impl, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, stats);
+}
+
+int fupermod_ooc_hold(fupermod_ooc *c, double *C, long M, long N, long ldc, long kmax) {
+  if (!c) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc hold: no context");
+  if (!C || M < 1 || N < 1 || kmax < 1 || ldc < M || M > INT_MAX || N > INT_MAX || kmax > INT_MAX)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "ooc hold: M=%ld N=%ld ldc=%ld kmax=%ld", M, N, ldc, kmax);
+  return c->ops->hold(c->impl, C, M, N, ldc, kmax);
+}
+
+int fupermod_ooc_release(fupermod_ooc *c) {
+  if (!c) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc release: no context");
+  return c->ops->release(c->impl);
 }

@@ -7,7 +7,7 @@
 #include "kernels/ooc/ooc.h"
 
 #define FUPERMOD_OOC_MODULE "fupermod_ooc_cuda"
-#define FUPERMOD_OOC_MODULE_API 1
+#define FUPERMOD_OOC_MODULE_API 2
 
 typedef struct fupermod_ooc_module {
   int api_version; /* FUPERMOD_OOC_MODULE_API */
@@ -15,6 +15,8 @@ typedef struct fupermod_ooc_module {
   void (*destroy)(void *impl);
   int (*dgemm)(void *impl, long M, long N, long K, double alpha, const double *A, long lda, const double *B, long ldb,
                double beta, double *C, long ldc, fupermod_ooc_stats *stats);
+  int (*hold)(void *impl, double *C, long M, long N, long ldc, long kmax);
+  int (*release)(void *impl);
 } fupermod_ooc_module;
 
 #endif
