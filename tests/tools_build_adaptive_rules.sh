@@ -73,6 +73,34 @@ ef=$(mpirun_part "$TMPD"/en/dev*.points)
 ok $([ $rc -eq 0 ] && [ -n "$ef" ] && [ "$ea" = "$ef" ] && grep -q ': done' "$TMPD/err" && echo 0 || echo 1) \
   "--adapt-for time,energy: the minimum-energy distribution of the full grid ($ea; full grid $ef)"
 
+# pareto: fupermod run's Pareto choice (least energy within --tradeoff of the fastest on HEPOPTA's
+# front) is measured, and on the sizes chosen it is the full grid's
+choice() { # tradeoff FILE...: the chosen point's shares
+  local x=$1
+  shift
+  "$FUPERMOD" partition -a hepopta -D $D "$@" 2>/dev/null | awk -v x=$x '
+    /^point [0-9]+: time/ { k = $2 + 0; t[k] = $4; n = k + 1; next }
+    /^ +[0-9]+ +[0-9]+/ && n { s[n - 1] = s[n - 1] $2 " " }
+    END { for (k = 0; k < n; k++) if (t[k] <= t[0] * (1 + x)) c = k; print s[c] }'
+}
+rm -rf "$TMPD/en/ad" "$TMPD/en/exact"
+$MPI -np 3 "$FUPERMOD" build --conf "$TMPD/en/p.conf" --data "$TMPD/en/ad" $GRID --adaptive -a dp --adapt-for pareto \
+  --tradeoff 0.3 >"$TMPD/out" 2>"$TMPD/err"
+rc=$?
+exact_at "$TMPD/en"
+pa=$(choice 0.3 "$TMPD"/en/exact/dev*.points)
+pf=$(choice 0.3 "$TMPD"/en/dev*.points)
+unmeasured=0
+r=0
+for d in $pa; do
+  [ "$d" -eq 0 ] || grep -q "^$d " "$TMPD/en/ad/localhost.$r.points" || unmeasured=$((unmeasured + 1))
+  r=$((r + 1))
+done
+ok $([ $rc -eq 0 ] && [ -n "$pf" ] && [ "$pa" = "$pf" ] && [ $unmeasured -eq 0 ] && grep -q ': done' "$TMPD/err" && echo 0 || echo 1) \
+  "--adapt-for pareto --tradeoff 0.3: the Pareto choice of the full grid, its shares measured ($pa; full grid $pf)"
+n_ad=$(cat "$TMPD"/en/ad/*.points | grep -vc '^#')
+ok $([ "$n_ad" -lt 96 ] && echo 0 || echo 1) "--adapt-for pareto measured $n_ad of the 96 sizes"
+
 # hierarchical: two group= keys, HiPOPTA's shares
 dir="$TMPD/p5"
 sed -e '1,3s/$/,group=a/' -e '4,$s/$/,group=b/' "$dir/p.conf" >"$TMPD/hier.conf"
@@ -85,7 +113,9 @@ ok $([ $rc -eq 0 ] && grep -q ': done' "$TMPD/err" && echo 0 || echo 1) "--adapt
 expect_exit 2 "--adaptive with -m 1" -- "$FUPERMOD" build --conf "$dir/p.conf" --adaptive -m 1 -L 10 -U 20
 expect_exit 2 "--units without --adaptive" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --units 100
 expect_exit 2 "an unknown --adapt-for" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --adaptive --adapt-for speed
-stderr_has "'speed' is not time, energy or hier" "the unknown objective is named"
+stderr_has "'speed' is not time, energy, hier or pareto" "the unknown objective is named"
+expect_exit 2 "--tradeoff without --adaptive" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --tradeoff 0.2
+expect_exit 2 "a negative --tradeoff" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --adaptive --tradeoff -1
 expect_exit 2 "--adaptive with a partitioner that is not discrete" -- "$FUPERMOD" build --conf "$dir/p.conf" $GRID --adaptive -a geometric
 stderr_has "-a 'geometric' is not a discrete time partitioner" "the partitioner is named"
 expect_exit 2 "--adaptive on decreasing --sizes" -- "$FUPERMOD" build --conf "$dir/p.conf" --sizes 30,20 --adaptive

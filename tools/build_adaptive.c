@@ -10,7 +10,7 @@
 #include "partitioners/partitioners.h"
 #include "tools/build_common.h"
 
-#define NCAND 3 /* time, energy, hierarchical */
+#define NCAND 4 /* time, energy, hierarchical, the Pareto choice */
 #define ROW 7
 
 /* Every process's points (abandoned ones too, flagged) on rank 0; all[size] allocated there. */
@@ -195,7 +195,7 @@ static int hier_on_root(const fupermod_problem *prob, const tool_proc *tp, const
 
 /* The candidate distributions (rank 0) of the grid functions F (rank 0): cand[0] time with the
  * caller's algorithm, cand[1] energy (PARALEPH, when every function has energy), cand[2]
- * hierarchical. Collective. */
+ * hierarchical, cand[3] the Pareto choice (with energy). Collective. */
 static int candidates(const tool_adaptive *ad, const tool_proc *tp, const fupermod_points *F, int size, const int *line,
                       fupermod_dist **cand) {
   int rank, rc = FUPERMOD_SUCCESS, energy = 1;
@@ -220,6 +220,15 @@ static int candidates(const tool_adaptive *ad, const tool_proc *tp, const fuperm
   if (rc == FUPERMOD_SUCCESS && energy && (ad->objectives & TOOL_ADAPT_ENERGY))
     rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, FUPERMOD_OBJ_ENERGY, 0, &cand[1], NULL);
   if (rc == FUPERMOD_SUCCESS && (ad->objectives & TOOL_ADAPT_HIER)) rc = hier_on_root(&prob, tp, line, &cand[2]);
+  if (rc == FUPERMOD_SUCCESS && energy && (ad->objectives & TOOL_ADAPT_PARETO) && rank == 0) {
+    fupermod_front front = {0, NULL};
+    int chosen = -1;
+    if ((rc = tool_pareto_pick(&prob, ad->tradeoff, &front, &chosen)) == FUPERMOD_SUCCESS && chosen >= 0) {
+      if (!(cand[3] = fupermod_dist_alloc(ad->D, size))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      else fupermod_dist_copy(cand[3], front.points[chosen].dist);
+    }
+    fupermod_front_free(&front);
+  }
   free(fp);
   return tool_agree(ad->sub, rc, MPI_COMM_WORLD);
 }
@@ -390,7 +399,7 @@ static int prepare(const tool_adaptive *ad, const fupermod_points *all, int size
 int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
                         const char *path, fupermod_points *have) {
   int rank, size, rc = FUPERMOD_SUCCESS, stop = 0, *leader = NULL, *line = NULL, n = 0, mine_leader;
-  fupermod_dist *prev[NCAND] = {NULL, NULL, NULL};
+  fupermod_dist *prev[NCAND] = {NULL};
   long *sizes = NULL;
   MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -441,7 +450,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   }
   for (int round = 1; !stop; round++) {
     fupermod_points *all = NULL, *F = NULL;
-    fupermod_dist *cand[NCAND] = {NULL, NULL, NULL};
+    fupermod_dist *cand[NCAND] = {NULL};
     char *req = NULL;
     if ((rc = gather_all(have, &all, size)) == FUPERMOD_SUCCESS && rank == 0) {
       if (!(F = calloc((size_t)size, sizeof *F))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
@@ -450,8 +459,9 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
     if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = candidates(ad, tp, F, size, line, cand);
     if (rc == FUPERMOD_SUCCESS && rank == 0) {
       double change = 0, v = 0, hw = 0;
-      int nreq = 0, ngap = 0, unmeasured = 0, main = cand[0] ? 0 : cand[1] ? 1 : 2, most = 0;
+      int nreq = 0, ngap = 0, unmeasured = 0, main = 0, most = 0;
       if (!(req = calloc((size_t)size * (size_t)ad->ngrid, 1))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      while (main + 1 < NCAND && !cand[main]) main++;
       for (int c = 0; c < NCAND; c++) {
         double m = moved(cand[c], prev[c]);
         if (m > change) change = m;

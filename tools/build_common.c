@@ -100,3 +100,15 @@ void tool_proc_free(tool_proc *p) {
   p->meter = NULL;
   p->intra = MPI_COMM_NULL;
 }
+
+int tool_pareto_pick(const fupermod_problem *prob, double tradeoff, fupermod_front *front, int *chosen) {
+  const fupermod_partitioner *pa = fupermod_partitioner_find("hepopta");
+  int rc;
+  *chosen = -1;
+  if (!pa || !pa->pareto) return fupermod_error(FUPERMOD_ERR_USAGE, "the hepopta partitioner is not registered");
+  if ((rc = pa->pareto(prob, front)) != FUPERMOD_SUCCESS || front->count == 0) return rc;
+  /* the front is ordered by time: least energy within the tradeoff of the fastest */
+  for (int k = 0; k < front->count; k++)
+    if (front->points[k].time <= front->points[0].time * (1.0 + tradeoff)) *chosen = k;
+  return FUPERMOD_SUCCESS;
+}

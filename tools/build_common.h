@@ -4,6 +4,7 @@
 #define FUPERMOD_TOOLS_BUILD_COMMON_H
 
 #include <mpi.h>
+#include "partitioners/partitioners.h"
 #include "tools/tools.h"
 
 /* Agree on an error over comm: every rank returns the first failing rank's status, whose
@@ -31,7 +32,11 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
 void tool_proc_free(tool_proc *p);
 
 /* Adaptive building (tools/build_adaptive.c): measure only where the distribution is decided. */
-enum { TOOL_ADAPT_TIME = 1, TOOL_ADAPT_ENERGY = 2, TOOL_ADAPT_HIER = 4 };
+enum { TOOL_ADAPT_TIME = 1, TOOL_ADAPT_ENERGY = 2, TOOL_ADAPT_HIER = 4, TOOL_ADAPT_PARETO = 8 };
+
+/* The Pareto choice of fupermod run (no MPI): HEPOPTA's front of prob, ordered by time, and the
+ * point of least energy whose time is within tradeoff of the fastest (*chosen, -1: empty front). */
+int tool_pareto_pick(const fupermod_problem *prob, double tradeoff, fupermod_front *front, int *chosen);
 
 typedef struct tool_adaptive {
   const long *grid;      /* the full grid: candidate sizes, increasing */
@@ -39,6 +44,7 @@ typedef struct tool_adaptive {
   long D;                /* units the caller distributes */
   const char *algorithm; /* the caller's exact discrete time partitioner (paraleph: collective) */
   int objectives;        /* TOOL_ADAPT_*: the distributions whose shares are measured */
+  double tradeoff;       /* TOOL_ADAPT_PARETO: the Pareto choice's (tool_pareto_pick) */
   int init;              /* first-round sizes, log-spaced over the grid (>= 2) */
   int max_rounds;        /* rounds after the first */
   double tol;            /* relative half-width of the predicted optimum that ends a stable build */

@@ -65,8 +65,9 @@ static void help(void) {
          "                 (docs/models.md, \"Adaptive building\"). Options:\n"
          "              --units D       units distributed (default the largest size)\n"
          "              -a ALGO         the discrete time partitioner (default paraleph)\n"
-         "              --adapt-for L   time,energy,hier: distributions whose shares are measured\n"
-         "                              (default time; energy: PARALEPH, hier: HiPOPTA over nodes)\n"
+         "              --adapt-for L   time,energy,hier,pareto: distributions whose shares are measured\n"
+         "                              (default time; energy: PARALEPH, hier: HiPOPTA over nodes,\n"
+         "                              pareto: fupermod run's Pareto choice, with --tradeoff X (0.1))\n"
          "              --init N (4)  --max-rounds N (10)  --tol REL (0.05: the predicted optimum's\n"
          "                              relative half-width that ends a stable build)\n"
          "              --smooth W      partition on smoothed functions, as fupermod run (default 0)\n"
@@ -113,7 +114,8 @@ static int add_objective(const char *item, void *ctx) {
   if (strcmp(item, "time") == 0) ad->objectives |= TOOL_ADAPT_TIME;
   else if (strcmp(item, "energy") == 0) ad->objectives |= TOOL_ADAPT_ENERGY;
   else if (strcmp(item, "hier") == 0) ad->objectives |= TOOL_ADAPT_HIER;
-  else return fupermod_error(FUPERMOD_ERR_USAGE, "--adapt-for: '%s' is not time, energy or hier", item);
+  else if (strcmp(item, "pareto") == 0) ad->objectives |= TOOL_ADAPT_PARETO;
+  else return fupermod_error(FUPERMOD_ERR_USAGE, "--adapt-for: '%s' is not time, energy, hier or pareto", item);
   return 0;
 }
 
@@ -239,12 +241,12 @@ int cmd_build(int argc, char **argv) {
                                        {"adaptive", no_argument, NULL, 'A'}, {"units", required_argument, NULL, 'u'},
                                        {"adapt-for", required_argument, NULL, 'F'}, {"init", required_argument, NULL, 'I'},
                                        {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
-                                       {"smooth", required_argument, NULL, 'w'},
+                                       {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
                                        {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
   double gran = 1.0;
-  int nsizes = 0, c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, set_cg = 0;
+  int nsizes = 0, c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, set_cg = 0, tradeoff_set = 0;
   fupermod_precision prec = FUPERMOD_PRECISION_DEFAULT;
   fupermod_points have = {0, NULL, 0};
   tool_proc en;
@@ -257,6 +259,7 @@ int cmd_build(int argc, char **argv) {
   memset(&ad, 0, sizeof ad);
   ad.algorithm = "paraleph";
   ad.objectives = TOOL_ADAPT_TIME;
+  ad.tradeoff = 0.1;
   ad.init = 4;
   ad.max_rounds = 10;
   ad.tol = 0.05;
@@ -321,6 +324,12 @@ int cmd_build(int argc, char **argv) {
       if (fupermod_parse_double(optarg, &x) || !(x >= 0)) return tool_usage(SUB, "--tol '%s' must be a number >= 0", optarg);
       ad.tol = x;
       break;
+    case 'X':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
+        return tool_usage(SUB, "--tradeoff '%s' must be a number >= 0", optarg);
+      ad.tradeoff = x;
+      tradeoff_set = 1;
+      break;
     case 'h': help(); return 0;
     default: return tool_usage(SUB, "unknown option");
     }
@@ -368,9 +377,9 @@ int cmd_build(int argc, char **argv) {
     ad.cl = prec.cl;
     ad.kernel_energy = 1;
     ad.watch_d = &wd.d;
-  } else if (ad.D || ad.smooth || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph")) {
+  } else if (ad.D || ad.smooth || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph") || tradeoff_set) {
     free(sizes);
-    return tool_usage(SUB, "--units, --adapt-for, --smooth and -a apply to --adaptive");
+    return tool_usage(SUB, "--units, --adapt-for, --smooth, --tradeoff and -a apply to --adaptive");
   }
   if ((rc = fupermod_precision_check(&prec)) != FUPERMOD_SUCCESS) {
     free(sizes);

@@ -138,7 +138,8 @@ static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fuper
   ad.ngrid = a->K;
   ad.D = a->D;
   ad.algorithm = o->algorithm;
-  ad.objectives = TOOL_ADAPT_TIME | TOOL_ADAPT_ENERGY | TOOL_ADAPT_HIER;
+  ad.objectives = TOOL_ADAPT_TIME | TOOL_ADAPT_ENERGY | TOOL_ADAPT_HIER | TOOL_ADAPT_PARETO;
+  ad.tradeoff = o->tradeoff;
   ad.init = 4;
   ad.max_rounds = 10;
   ad.tol = 0.05;
@@ -633,16 +634,9 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
     if (rc == FUPERMOD_SUCCESS && has_energy)
       rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, FUPERMOD_OBJ_ENERGY, 0, &de, NULL);
     if (rc == FUPERMOD_SUCCESS && has_energy) {
-      const fupermod_partitioner *pa = fupermod_partitioner_find("hepopta");
       int r2 = FUPERMOD_SUCCESS;
       *chosen = -1;
-      if (rank == 0 && (r2 = pa->pareto(&prob, front)) == FUPERMOD_SUCCESS && front->count > 0) {
-        /* the fronts are ordered by time: least energy within the tradeoff of the fastest */
-        double limit = front->points[0].time * (1.0 + o->tradeoff);
-        *chosen = 0;
-        for (int k = 0; k < front->count; k++)
-          if (front->points[k].time <= limit) *chosen = k;
-      }
+      if (rank == 0) r2 = tool_pareto_pick(&prob, o->tradeoff, front, chosen);
       MPI_Bcast(&r2, 1, MPI_INT, 0, MPI_COMM_WORLD);
       MPI_Bcast(chosen, 1, MPI_INT, 0, MPI_COMM_WORLD);
       rc = r2;
