@@ -25,7 +25,9 @@ typedef struct {
   const fupermod_dtime *dt;
   int p;
   long n;
-  double *sm;    /* per point: the least time of its processor's points of this size and above */
+  int *roff;     /* records of processor c: roff[c] .. roff[c+1]-1, by increasing size and time */
+  long *rx;      /* a record: a size <= D faster than every larger size of its processor */
+  double *rt;
   double *cand;  /* candidate makespans */
   long *A;       /* per processor: its largest size with t <= T (0: none) */
   long *lo, *hi; /* window of row c: the workloads that can still reach the load */
@@ -39,16 +41,15 @@ typedef struct {
 
 static const word ROW0[3] = {0, 1, 0}; /* row -1: workload 0 only */
 
-/* Largest size of processor c with t <= T (0 when none): sm is nondecreasing. */
+/* Largest size of processor c with t <= T (0 when none): the last record with rt <= T. */
 static long usable(const pr_t *s, int c, double T) {
-  const int o = s->dt->off[c];
-  int lo = 0, hi = s->dt->off[c + 1] - o; /* first index with sm > T */
+  int lo = s->roff[c], hi = s->roff[c + 1];
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (s->sm[o + mid] <= T) lo = mid + 1;
+    if (s->rt[mid] <= T) lo = mid + 1;
     else hi = mid;
   }
-  return lo ? s->dt->x[o + lo - 1] : 0;
+  return lo > s->roff[c] ? s->rx[lo - 1] : 0;
 }
 
 /* dest (dw words, workload dbase) |= src (sw words, workload sbase) shifted up by x. */
@@ -288,7 +289,9 @@ int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
     *value = 0;
     return FUPERMOD_SUCCESS;
   }
-  s.sm = malloc((size_t)(dt->off[p] + 1) * sizeof *s.sm);
+  s.roff = malloc((size_t)(p + 1) * sizeof *s.roff);
+  s.rx = malloc((size_t)(dt->off[p] + 1) * sizeof *s.rx);
+  s.rt = malloc((size_t)(dt->off[p] + 1) * sizeof *s.rt);
   s.cand = malloc((size_t)(dt->off[p] + 1) * sizeof *s.cand);
   s.A = malloc((size_t)p * sizeof *s.A);
   s.lo = malloc((size_t)p * sizeof *s.lo);
@@ -296,13 +299,28 @@ int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
   s.base = malloc((size_t)p * sizeof *s.base);
   s.nw = malloc((size_t)p * sizeof *s.nw);
   s.woff = malloc((size_t)p * sizeof *s.woff);
-  if (!s.sm || !s.cand || !s.A || !s.lo || !s.hi || !s.base || !s.nw || !s.woff) goto nomem;
-  for (int c = 0; c < p; c++) {
+  if (!s.roff || !s.rx || !s.rt || !s.cand || !s.A || !s.lo || !s.hi || !s.base || !s.nw || !s.woff) goto nomem;
+  s.roff[0] = 0;
+  for (int c = 0; c < p; c++) { /* records from the largest size down, then reversed */
+    int r = s.roff[c], top = dt->off[c + 1] - 1;
     double m = INFINITY;
-    for (int q = dt->off[c + 1] - 1; q >= dt->off[c]; q--) {
-      if (dt->x[q] <= dt->D && dt->t[q] < m) m = dt->t[q];
-      if (dt->x[q] <= dt->D && dt->t[q] > s.tbig) s.tbig = dt->t[q];
-      s.sm[q] = dt->x[q] <= dt->D ? m : INFINITY;
+    while (top >= dt->off[c] && dt->x[top] > dt->D) top--;
+    for (int q = top; q >= dt->off[c]; q--) {
+      if (dt->t[q] > s.tbig) s.tbig = dt->t[q];
+      if (dt->t[q] < m) {
+        m = dt->t[q];
+        s.rx[r] = dt->x[q];
+        s.rt[r++] = m;
+      }
+    }
+    s.roff[c + 1] = r;
+    for (int a = s.roff[c], b = r - 1; a < b; a++, b--) {
+      long tx = s.rx[a];
+      double tt = s.rt[a];
+      s.rx[a] = s.rx[b];
+      s.rt[a] = s.rt[b];
+      s.rx[b] = tx;
+      s.rt[b] = tt;
     }
   }
   found = least(&s, p - 1, dt->D, INFINITY, &T);
@@ -341,7 +359,9 @@ internal:
 nomem:
   rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hpopta: out of memory");
 done:
-  free(s.sm);
+  free(s.roff);
+  free(s.rx);
+  free(s.rt);
   free(s.cand);
   free(s.A);
   free(s.lo);
