@@ -12,7 +12,8 @@
  * energy front). Objectives are checked: exact algorithms must equal the reference (time exactly,
  * energies within 1e-9 relative, fronts point by point); the others (balanced, faithful popta,
  * faithful aleph, the continuous ones) may only be worse, never better. A disagreement prints
- * "MISMATCH" and the exit status is 1. After a timeout an algorithm is skipped on the larger
+ * "MISMATCH" and the exit status is 1. An exact time algorithm that returns the very distribution
+ * of dp (same tie choice) is noted "same parts as dp[time]". After a timeout an algorithm is skipped on the larger
  * cases of the same family (p and m both at least as large).
  *
  * Instances (deterministic; sizes in granules, every size 1..m measured unless capped; D = C*m
@@ -246,6 +247,7 @@ typedef struct {
   double model_t;   /* cont: the models' predicted makespan */
   int beyond;       /* cont: parts beyond a processor's largest measured size */
   int nfront;       /* pareto: points that follow as (time, energy) pairs */
+  uint64_t parts;   /* discrete: a hash of the distribution (to see the same tie choice as the reference) */
 } result;
 
 #define TIMEOUT 999
@@ -350,7 +352,11 @@ static void child(const instance *in, const entry *en, int fd) {
       }
     } else {
       int rc;
-      for (int i = 0; i < in->p; i++) d[i] = dist->parts[i].d;
+      r.parts = 1469598103934665603ULL;
+      for (int i = 0; i < in->p; i++) {
+        d[i] = dist->parts[i].d;
+        r.parts = (r.parts ^ (uint64_t)d[i]) * 1099511628211ULL;
+      }
       if (en->obj == OBJ_CONT) {
         r.model_t = fupermod_dist_time(dist);
         for (int i = 0; i < in->p; i++) r.beyond += d[i] > in->f[i]->pts[in->f[i]->count - 1].d;
@@ -774,6 +780,8 @@ int main(int argc, char **argv) {
                          ref[ro].nfront, off, ends ? "" : ", ends differ");
             }
           }
+          if (ok && en->exact && en->obj == OBJ_TIME && ref[ro].rc == 0 && r.parts == ref[ro].parts)
+            snprintf(note, sizeof note, "same parts as %s", ref_name[ro]);
           if (ref[ro].rc != 0) snprintf(note, sizeof note, "not checked: reference %s", ref[ro].msg);
           else if (!ok) {
             char tmp[300];
