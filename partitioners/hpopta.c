@@ -324,7 +324,7 @@ int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fup
     trace->nodes = 0;
     trace->fell_back = 0;
   }
-  if ((rc = fupermod_dtime_init(prob, &fupermod_partitioner_hpopta, out, &dt)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = fupermod_dtime_init_times(prob, &fupermod_partitioner_hpopta, out, &dt)) != FUPERMOD_SUCCESS) return rc;
   memset(&s, 0, sizeof s);
   s.dt = &dt;
   s.p = dt.p;
