@@ -343,11 +343,16 @@ int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
       d[i] = x;
       rem -= x;
       if (x > 0 && rem > 0 && time_of(dt, i, x) == tau) { /* the bottleneck: the rest may do better */
-        double t2;
-        found = least(&s, i - 1, rem, tau, &t2);
+        double t2, below = nextafter(tau, 0.0);
+        found = feasible(&s, below, i - 1, rem);
+        if (found > 0) { /* they do: their optimum, below tau */
+          found = least(&s, i - 1, rem, below, &t2);
+          tau = t2;
+        } else if (found == 0) { /* they do not (ties): the rows again for tau */
+          found = feasible(&s, tau, i - 1, rem);
+        }
         if (found == -1) goto nomem;
         if (found != 1) goto internal;
-        tau = t2;
       }
     }
     if (rem != 0) goto internal;
