@@ -324,8 +324,12 @@ int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fup
     trace->nodes = 0;
     trace->fell_back = 0;
   }
-  if ((rc = fupermod_dtime_init_times(prob, &fupermod_partitioner_hpopta, out, &dt)) != FUPERMOD_SUCCESS) return rc;
   memset(&s, 0, sizeof s);
+  /* the thesis search needs the points in granules; the pruned search reads them in place */
+  if (!prob->faithful) s.limit = trace && trace->node_limit > 0 ? trace->node_limit : 0;
+  rc = prob->faithful || s.limit > 0 ? fupermod_dtime_init_times(prob, &fupermod_partitioner_hpopta, out, &dt)
+                                     : fupermod_dtime_check(prob, &fupermod_partitioner_hpopta, out, &dt);
+  if (rc != FUPERMOD_SUCCESS) return rc;
   s.dt = &dt;
   s.p = dt.p;
   s.n = dt.D;
@@ -336,7 +340,6 @@ int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fup
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hpopta: out of memory");
     goto done;
   }
-  if (!prob->faithful) s.limit = trace && trace->node_limit > 0 ? trace->node_limit : 0;
   if (prob->faithful || s.limit > 0) { /* the thesis search */
     s.ord = malloc((size_t)(dt.off[dt.p] + 1) * sizeof *s.ord);
     s.mem = malloc(((size_t)(dt.p > 2 ? dt.p - 2 : 0) * (size_t)(dt.D + 1) + 1) * sizeof *s.mem);
@@ -359,7 +362,7 @@ int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fup
   }
   if (rc == ABORTED) { /* the pruned search answers */
     double value;
-    if ((rc = fupermod_hpopta_prune(&dt, s.Xo, &value)) != FUPERMOD_SUCCESS) goto done;
+    if ((rc = fupermod_hpopta_prune(prob, &dt, s.Xo, &value)) != FUPERMOD_SUCCESS) goto done;
     s.have_xo = isfinite(value);
     s.tau = value;
   } else if (rc != FUPERMOD_SUCCESS) {

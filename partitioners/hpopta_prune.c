@@ -22,7 +22,9 @@
 typedef uint64_t word;
 
 typedef struct {
-  const fupermod_dtime *dt;
+  const fupermod_points *const *f; /* the points themselves, read in place (no copy) */
+  long g;        /* granule: sizes are d / g */
+  int *np;       /* per processor: its points of size <= D */
   int p;
   long n;
   int *roff;     /* records of processor c: roff[c] .. roff[c+1]-1, by increasing size and time */
@@ -40,6 +42,13 @@ typedef struct {
 } pr_t;
 
 static const word ROW0[3] = {0, 1, 0}; /* row -1: workload 0 only */
+
+/* Size (granules) and time of point k of processor c. */
+static inline long X(const pr_t *s, int c, int k) {
+  const long d = s->f[c]->pts[k].d;
+  return s->g == 1 ? d : d / s->g;
+}
+static inline double TM(const pr_t *s, int c, int k) { return s->f[c]->pts[k].t; }
 
 /* Largest size of processor c with t <= T (0 when none): the last record with rt <= T. */
 static long usable(const pr_t *s, int c, double T) {
@@ -88,7 +97,6 @@ static int bit(const pr_t *s, int c, long w) {
 /* Is load v reachable by processors 0..top with every time <= T? Fills rows 0..top.
  * 1 yes, 0 no, -1 out of memory. */
 static int feasible(pr_t *s, double T, int top, long v) {
-  const fupermod_dtime *dt = s->dt;
   long total = 0, pre = 0, suf;
   size_t words = 1;
   for (int c = 0; c <= top; c++) {
@@ -121,26 +129,26 @@ static int feasible(pr_t *s, double T, int top, long v) {
     const long slo = c ? s->lo[c - 1] : 0, shi = c ? s->hi[c - 1] : 0;
     const long xa = s->lo[c] - shi > 1 ? s->lo[c] - shi : 1, xb = s->hi[c] - slo < s->A[c] ? s->hi[c] - slo : s->A[c];
     word *row = s->bits + s->woff[c], any = 0;
-    int k = dt->off[c], end = dt->off[c + 1];
+    int k = 0, end = s->np[c];
     memset(row, 0, (size_t)(s->nw[c] + 1) * sizeof *row);
     or_shift(row, s->base[c], s->nw[c], src, sbase, sw, 0); /* idle */
     { /* first point with x >= xa */
       int l = k, h = end;
       while (l < h) {
         int mid = l + (h - l) / 2;
-        if (dt->x[mid] < xa) l = mid + 1;
+        if (X(s, c, mid) < xa) l = mid + 1;
         else h = mid;
       }
       k = l;
     }
-    while (k < end && dt->x[k] <= xb) {
+    while (k < end && X(s, c, k) <= xb) {
       long a, b;
-      if (!(dt->t[k] <= T)) {
+      if (!(TM(s, c, k) <= T)) {
         k++;
         continue;
       }
-      a = b = dt->x[k++];
-      while (k < end && dt->x[k] == b + 1 && dt->x[k] <= xb && dt->t[k] <= T) b = dt->x[k++];
+      a = b = X(s, c, k++);
+      while (k < end && X(s, c, k) == b + 1 && b + 1 <= xb && TM(s, c, k) <= T) b = X(s, c, k++);
       if (b - a < 3) {
         for (long x = a; x <= b; x++) or_shift(row, s->base[c], s->nw[c], src, sbase, sw, x);
       } else { /* the OR of the shifts by a..b: shift by a, then double the run; tmp starts ext
@@ -206,7 +214,6 @@ static long capacity(const pr_t *s, int top, long v, double T) {
 /* The least T <= tmax at which processors 0..top reach v (a point time of theirs), with rows
  * 0..top filled for it. 1 found, 0 none, -1 out of memory. */
 static int least(pr_t *s, int top, long v, double tmax, double *T) {
-  const fupermod_dtime *dt = s->dt;
   uint64_t klo = 0, khi = key(tmax < s->tbig ? tmax : s->tbig), kl, ku, step;
   long nc = 0, lo, hi, k;
   double last = -1;
@@ -234,8 +241,8 @@ static int least(pr_t *s, int top, long v, double tmax, double *T) {
   }
   /* the point times in (kl, ku]: gallop up their ranks, then bisect; rank hi (when found) is feasible */
   for (int c = 0; c <= top; c++)
-    for (int q = dt->off[c]; q < dt->off[c + 1] && dt->x[q] <= v; q++)
-      if (dt->t[q] > unkey(kl) && dt->t[q] <= unkey(ku)) s->cand[nc++] = dt->t[q];
+    for (int q = 0; q < s->np[c] && X(s, c, q) <= v; q++)
+      if (TM(s, c, q) > unkey(kl) && TM(s, c, q) <= unkey(ku)) s->cand[nc++] = TM(s, c, q);
   lo = 0;
   hi = nc; /* nc: ku itself */
   for (k = 0, step = 1; k < hi; step *= 2) {
@@ -263,24 +270,26 @@ static int least(pr_t *s, int top, long v, double tmax, double *T) {
 }
 
 /* Time of size x on processor c (x > 0 and measured). */
-static double time_of(const fupermod_dtime *dt, int c, long x) {
-  int l = dt->off[c], h = dt->off[c + 1] - 1;
+static double time_of(const pr_t *s, int c, long x) {
+  int l = 0, h = s->np[c] - 1;
   while (l < h) {
     int mid = l + (h - l) / 2;
-    if (dt->x[mid] < x) l = mid + 1;
+    if (X(s, c, mid) < x) l = mid + 1;
     else h = mid;
   }
-  return dt->t[l];
+  return TM(s, c, l);
 }
 
-int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
+int fupermod_hpopta_prune(const fupermod_problem *prob, const fupermod_dtime *dt, long *d, double *value) {
   pr_t s;
   const int p = dt->p;
   int rc = FUPERMOD_SUCCESS, found;
   double T = 0;
   long rem = dt->D;
+  size_t npts = 0;
   memset(&s, 0, sizeof s);
-  s.dt = dt;
+  s.f = prob->f;
+  s.g = dt->g;
   s.p = p;
   s.n = dt->D;
   *value = INFINITY;
@@ -289,27 +298,31 @@ int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
     *value = 0;
     return FUPERMOD_SUCCESS;
   }
+  for (int c = 0; c < p; c++) npts += prob->f[c]->count;
+  s.np = malloc((size_t)p * sizeof *s.np);
   s.roff = malloc((size_t)(p + 1) * sizeof *s.roff);
-  s.rx = malloc((size_t)(dt->off[p] + 1) * sizeof *s.rx);
-  s.rt = malloc((size_t)(dt->off[p] + 1) * sizeof *s.rt);
-  s.cand = malloc((size_t)(dt->off[p] + 1) * sizeof *s.cand);
+  s.rx = malloc((size_t)npts * sizeof *s.rx);
+  s.rt = malloc((size_t)npts * sizeof *s.rt);
+  s.cand = malloc((size_t)npts * sizeof *s.cand);
   s.A = malloc((size_t)p * sizeof *s.A);
   s.lo = malloc((size_t)p * sizeof *s.lo);
   s.hi = malloc((size_t)p * sizeof *s.hi);
   s.base = malloc((size_t)p * sizeof *s.base);
   s.nw = malloc((size_t)p * sizeof *s.nw);
   s.woff = malloc((size_t)p * sizeof *s.woff);
-  if (!s.roff || !s.rx || !s.rt || !s.cand || !s.A || !s.lo || !s.hi || !s.base || !s.nw || !s.woff) goto nomem;
+  if (!s.np || !s.roff || !s.rx || !s.rt || !s.cand || !s.A || !s.lo || !s.hi || !s.base || !s.nw || !s.woff) goto nomem;
   s.roff[0] = 0;
   for (int c = 0; c < p; c++) { /* records from the largest size down, then reversed */
-    int r = s.roff[c], top = dt->off[c + 1] - 1;
+    int r = s.roff[c], top = prob->f[c]->count - 1;
     double m = INFINITY;
-    while (top >= dt->off[c] && dt->x[top] > dt->D) top--;
-    for (int q = top; q >= dt->off[c]; q--) {
-      if (dt->t[q] > s.tbig) s.tbig = dt->t[q];
-      if (dt->t[q] < m) {
-        m = dt->t[q];
-        s.rx[r] = dt->x[q];
+    while (top >= 0 && X(&s, c, top) > dt->D) top--;
+    s.np[c] = top + 1;
+    for (int q = top; q >= 0; q--) {
+      const double t = TM(&s, c, q);
+      if (t > s.tbig) s.tbig = t;
+      if (t < m) {
+        m = t;
+        s.rx[r] = X(&s, c, q);
         s.rt[r++] = m;
       }
     }
@@ -334,15 +347,15 @@ int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value) {
       long x = -1;
       if (bit(&s, i - 1, rem)) x = 0;
       else
-        for (int q = dt->off[i]; q < dt->off[i + 1] && dt->x[q] <= rem; q++)
-          if (dt->t[q] <= tau && bit(&s, i - 1, rem - dt->x[q])) {
-            x = dt->x[q];
+        for (int q = 0; q < s.np[i] && X(&s, i, q) <= rem; q++)
+          if (TM(&s, i, q) <= tau && bit(&s, i - 1, rem - X(&s, i, q))) {
+            x = X(&s, i, q);
             break;
           }
       if (x < 0) goto internal; /* never: the rows say rem is reachable */
       d[i] = x;
       rem -= x;
-      if (x > 0 && rem > 0 && time_of(dt, i, x) == tau) { /* the bottleneck: the rest may do better */
+      if (x > 0 && rem > 0 && time_of(&s, i, x) == tau) { /* the bottleneck: the rest may do better */
         double t2, below = nextafter(tau, 0.0);
         found = feasible(&s, below, i - 1, rem);
         if (found > 0) { /* they do: their optimum, below tau */
@@ -364,6 +377,7 @@ internal:
 nomem:
   rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hpopta: out of memory");
 done:
+  free(s.np);
   free(s.roff);
   free(s.rx);
   free(s.rt);

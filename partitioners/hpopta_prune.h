@@ -5,8 +5,9 @@
 
 #include "partitioners/time_common.h"
 
-/* Least makespan over dt (INFINITY when D cannot be composed) and, when feasible, the witness
- * d[0..p-1] in granules chosen by dp's tie rule (the same distribution as fupermod_dtime_dp). */
-int fupermod_hpopta_prune(const fupermod_dtime *dt, long *d, double *value);
+/* Least makespan of prob (INFINITY when D cannot be composed) and, when feasible, the witness
+ * d[0..p-1] in granules chosen by dp's tie rule (the same distribution as fupermod_dtime_dp).
+ * dt holds p, g and D (fupermod_dtime_check); the points are read from prob in place. */
+int fupermod_hpopta_prune(const fupermod_problem *prob, const fupermod_dtime *dt, long *d, double *value);
 
 #endif

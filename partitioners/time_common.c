@@ -12,11 +12,10 @@ static long gcd(long a, long b) {
   return a;
 }
 
-static int init(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
-                fupermod_dtime *dt, int energy) {
+int fupermod_dtime_check(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
+                         fupermod_dtime *dt) {
   int rc = fupermod_problem_check(prob, alg);
   long g = 0, most = 0;
-  int n = 0;
   dt->off = NULL;
   dt->x = NULL;
   dt->t = dt->e = NULL;
@@ -27,7 +26,6 @@ static int init(const fupermod_problem *prob, const fupermod_partitioner *alg, c
   for (int i = 0; i < prob->p; i++) {
     const fupermod_points *f = prob->f[i];
     long top = f->pts[f->count - 1].d;
-    n += f->count;
     for (int k = 0; k < f->count && g != 1; k++) g = gcd(f->pts[k].d, g); /* 1 stays 1 */
     most = most > LONG_MAX - top ? LONG_MAX : most + top; /* saturate: the sum may overflow */
   }
@@ -42,6 +40,15 @@ static int init(const fupermod_problem *prob, const fupermod_partitioner *alg, c
   dt->p = prob->p;
   dt->g = g;
   dt->D = prob->D / g;
+  return FUPERMOD_SUCCESS;
+}
+
+static int init(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
+                fupermod_dtime *dt, int energy) {
+  int rc = fupermod_dtime_check(prob, alg, out, dt), n = 0;
+  const long g = dt->g;
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  for (int i = 0; i < prob->p; i++) n += prob->f[i]->count;
   dt->off = malloc((size_t)(prob->p + 1) * sizeof *dt->off);
   dt->x = malloc((size_t)n * sizeof *dt->x);
   dt->t = malloc((size_t)n * sizeof *dt->t);
