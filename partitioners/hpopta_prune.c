@@ -8,11 +8,11 @@
  * are loose (random times) the sets S_c(T) are small near the optimum.
  *
  * The optimum is a point time, the least feasible one: the search starts at the capacity bound
- * (the least T whose largest usable sizes sum to D, a bisection), gallops up the candidate times
- * (a quickselect, no sort) and bisects. The witness follows dp's tie rule: walking down from the
- * last processor, each takes the first option (idle, then increasing size) that keeps the optimum
- * F_i(rem) of what remains; when the option taken is the bottleneck itself, the optimum of the
- * processors before it is searched again (it may be lower). */
+ * (the least T whose largest usable sizes sum to D, a bisection), gallops up the times (on their
+ * bit patterns, then by rank with quickselect: no sort) and bisects. The witness follows dp's tie
+ * rule: walking down from the last processor, each takes the first option (idle, then increasing
+ * size) that keeps the optimum F_i(rem) of what remains; when the option taken is the bottleneck
+ * itself, the processors before it may do better: one test just below, then a search if so. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +26,6 @@ typedef struct {
   long g;        /* granule: sizes are d / g */
   int *np;       /* per processor: its points of size <= D */
   int p;
-  long n;
   int *roff;     /* records of processor c: roff[c] .. roff[c+1]-1, by increasing size and time */
   long *rx;      /* a record: a size <= D faster than every larger size of its processor */
   double *rt;
@@ -291,7 +290,6 @@ int fupermod_hpopta_prune(const fupermod_problem *prob, const fupermod_dtime *dt
   s.f = prob->f;
   s.g = dt->g;
   s.p = p;
-  s.n = dt->D;
   *value = INFINITY;
   for (int i = 0; i < p; i++) d[i] = 0;
   if (dt->D == 0) {
