@@ -625,7 +625,7 @@ int main(int argc, char **argv) {
       else if (a->kind == FUPERMOD_PART_PARETO) obj = a->needs_static_power ? OBJ_TOTAL : OBJ_PARETO;
       else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
       for (int f = 0; f < 2; f++) {
-        /* faithful modes that differ: popta (printed pruning), hpopta (no budget), aleph (printed set) */
+        /* faithful modes that differ: popta (printed pruning), hpopta (the thesis search), aleph (printed set) */
         if (f && (no_faithful || (strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph"))))
           continue;
         entry *e = &ents[nent++];
