@@ -2,6 +2,7 @@
  *
  *   bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family NAME,...] [--alg NAME,...]
  *                      [--no-faithful] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]
+ *                      [--dump DIR]
  *
  * Each case (algorithm, instance) runs in a forked child under alarm(budget): wall and CPU time
  * (least over repetitions until --min-time has been spent), peak memory (the rise of the child's
@@ -11,7 +12,8 @@
  * energy front). Objectives are checked: exact algorithms must equal the reference (time exactly,
  * energies within 1e-9 relative, fronts point by point); the others (balanced, faithful popta,
  * faithful aleph, the continuous ones) may only be worse, never better. A disagreement prints
- * "MISMATCH" and the exit status is 1. After a timeout an algorithm is skipped on the larger
+ * "MISMATCH" and the exit status is 1. An exact time algorithm that returns the very distribution
+ * of dp (same tie choice) is noted "same parts as dp[time]". After a timeout an algorithm is skipped on the larger
  * cases of the same family (p and m both at least as large).
  *
  * Instances (deterministic; sizes in granules, every size 1..m measured unless capped; D = C*m
@@ -34,7 +36,9 @@
  * Static power (htpopta): 10 W per processor.
  * Continuous algorithms get models of their type built from the same points (not timed) and are
  * judged by the makespan of their distribution on the measured functions (a size beyond a cap
- * has no measured time: "beyond cap"). */
+ * has no measured time: "beyond cap").
+ * --dump DIR writes each instance instead of running it: DIR/FAMILY-pP-mM-DN/NNN.points, one "d t"
+ * file per processor in rank order (fupermod partition reads them; so does a plain "size time" reader). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -44,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -242,6 +247,7 @@ typedef struct {
   double model_t;   /* cont: the models' predicted makespan */
   int beyond;       /* cont: parts beyond a processor's largest measured size */
   int nfront;       /* pareto: points that follow as (time, energy) pairs */
+  uint64_t parts;   /* discrete: a hash of the distribution (to see the same tie choice as the reference) */
 } result;
 
 #define TIMEOUT 999
@@ -346,7 +352,11 @@ static void child(const instance *in, const entry *en, int fd) {
       }
     } else {
       int rc;
-      for (int i = 0; i < in->p; i++) d[i] = dist->parts[i].d;
+      r.parts = 1469598103934665603ULL;
+      for (int i = 0; i < in->p; i++) {
+        d[i] = dist->parts[i].d;
+        r.parts = (r.parts ^ (uint64_t)d[i]) * 1099511628211ULL;
+      }
       if (en->obj == OBJ_CONT) {
         r.model_t = fupermod_dist_time(dist);
         for (int i = 0; i < in->p; i++) r.beyond += d[i] > in->f[i]->pts[in->f[i]->count - 1].d;
@@ -499,6 +509,11 @@ static int in_list(const char *list, const char *name) {
   return 0;
 }
 
+/* no --family: the realistic ones; "exact" names all the exact families */
+static int family_selected(const char *famsel, int fam) {
+  return famsel ? in_list(famsel, families[fam]) || (fam >= NREALISTIC && in_list(famsel, "exact")) : fam < NREALISTIC;
+}
+
 static void loadavg(char *buf, size_t n) {
   FILE *fp = fopen("/proc/loadavg", "r");
   snprintf(buf, n, "?");
@@ -507,9 +522,38 @@ static void loadavg(char *buf, size_t n) {
   fclose(fp);
 }
 
+/* One "d t" point file per processor (17 digits: the times read back exactly). */
+static int dump_instance(const char *dir, const instance *in) {
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s/%s-p%d-m%d-D%ld", dir, in->family, in->p, in->m, in->D);
+  if (n < 0 || (size_t)n >= sizeof path - 16 || (mkdir(dir, 0777) && errno != EEXIST) ||
+      (mkdir(path, 0777) && errno != EEXIST)) {
+    fprintf(stderr, "bench/partitioners: --dump: cannot create %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  for (int i = 0; i < in->p; i++) {
+    const fupermod_points *f = in->f[i];
+    FILE *fp;
+    snprintf(path + n, sizeof path - (size_t)n, "/%03d.points", i);
+    if (!(fp = fopen(path, "w"))) {
+      fprintf(stderr, "bench/partitioners: --dump: cannot write %s: %s\n", path, strerror(errno));
+      return -1;
+    }
+    for (int j = 0; j < f->count; j++) fprintf(fp, "%ld %.17g\n", f->pts[j].d, f->pts[j].t);
+    if (fclose(fp)) {
+      fprintf(stderr, "bench/partitioners: --dump: cannot write %s: %s\n", path, strerror(errno));
+      return -1;
+    }
+  }
+  path[n] = 0;
+  printf("%s\n", path);
+  return 0;
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: bench/partitioners [--quick] [--p 4,16,64] [--m 100,1000] [--family hom-dgemm,...] "
-                  "[--alg popta,...] [--no-faithful] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S]\n"
+                  "[--alg popta,...] [--no-faithful] [--budget S] [--d-mult C | --d-per-p F] [--threads T] [--min-time S] "
+                  "[--dump DIR]\n"
                   "families: hom-dgemm hom-fft het-dgemm het-fft (the default), exact = ramp ramp-fast4 ramp-outliers "
                   "step random linear plateau missing\n");
 }
@@ -517,7 +561,7 @@ static void usage(void) {
 int main(int argc, char **argv) {
   int plist[16] = {4, 16, 64}, np = 3, mlist[16] = {100, 1000}, nm = 2, quick = 0, nent = 0, bad = 0, no_faithful = 0;
   double budget = 10.0, dpp = 0, dmult = 2;
-  const char *famsel = NULL, *algsel = NULL;
+  const char *famsel = NULL, *algsel = NULL, *dump = NULL;
   entry ents[64];
   tally tal[64];
   char cpu[256], load0[128], load1[128];
@@ -546,6 +590,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--d-mult")) dmult = atof(v);
     else if (!strcmp(a, "--threads")) threads = atoi(v);
     else if (!strcmp(a, "--min-time")) min_time = atof(v);
+    else if (!strcmp(a, "--dump")) dump = v;
     else {
       usage();
       return 2;
@@ -580,7 +625,7 @@ int main(int argc, char **argv) {
       else if (a->kind == FUPERMOD_PART_PARETO) obj = a->needs_static_power ? OBJ_TOTAL : OBJ_PARETO;
       else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
       for (int f = 0; f < 2; f++) {
-        /* faithful modes that differ: popta (printed pruning), hpopta (no budget), aleph (printed set) */
+        /* faithful modes that differ: popta (printed pruning), hpopta (the thesis search), aleph (printed set) */
         if (f && (no_faithful || (strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph"))))
           continue;
         entry *e = &ents[nent++];
@@ -596,6 +641,20 @@ int main(int argc, char **argv) {
   for (int i = 0; i < nent; i++) {
     memcpy(tal[i].label, ents[i].label, sizeof tal[i].label);
     tal[i].worst_obj = NAN;
+  }
+
+  if (dump) {
+    for (int fam = 0; fam < NFAM; fam++)
+      for (int mi = 0; mi < nm && family_selected(famsel, fam); mi++)
+        for (int pi = 0; pi < np; pi++) {
+          instance in;
+          int rc;
+          make_instance(&in, fam, plist[pi], mlist[mi], dmult, dpp);
+          rc = dump_instance(dump, &in);
+          free_instance(&in);
+          if (rc) return 1;
+        }
+    return 0;
   }
 
   machine(cpu, sizeof cpu);
@@ -619,10 +678,7 @@ int main(int argc, char **argv) {
 
   for (int fam = 0; fam < NFAM; fam++) {
     int dead_p[64][16], dead_m[64][16], ndead[64]; /* per entry: cases that timed out */
-    /* no --family: the realistic ones; "exact" names all the exact families */
-    if (famsel ? !in_list(famsel, families[fam]) && !(fam >= NREALISTIC && in_list(famsel, "exact"))
-               : fam >= NREALISTIC)
-      continue;
+    if (!family_selected(famsel, fam)) continue;
     memset(ndead, 0, sizeof ndead);
     printf("\n## %s\n", families[fam]);
     printf("%-18s %3s %5s %6s %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", "algorithm", "p", "m", "D", "time_s", "cpu_s",
@@ -724,6 +780,8 @@ int main(int argc, char **argv) {
                          ref[ro].nfront, off, ends ? "" : ", ends differ");
             }
           }
+          if (ok && en->exact && en->obj == OBJ_TIME && ref[ro].rc == 0 && r.parts == ref[ro].parts)
+            snprintf(note, sizeof note, "same parts as %s", ref_name[ro]);
           if (ref[ro].rc != 0) snprintf(note, sizeof note, "not checked: reference %s", ref[ro].msg);
           else if (!ok) {
             char tmp[300];

@@ -14,21 +14,22 @@
  * order (e.g. (9,9,7,6) for n = 31 in the thesis' example). The search is exact (checked against
  * dp on many random instances), but its cost has no useful bound: the O(m^3 p^3) claim assumes
  * every size 1..m is measured, and on smooth functions at p = 64, m = 1000 it visits ~10^8 nodes.
- * Default mode runs the same search with a budget of kernel calls of 1/128 of the steps of the dp
- * table (at least 10^5; a call costs about as much as 100 vectorised dp steps); past it, it
- * answers with dp (exact, O(p m D)) and dp's tie rule. */
+ * Default mode answers with the pruned decision search of hpopta_prune.c (exact, dp's tie rule).
+ * With trace->node_limit > 0 (a test hook) it first runs the thesis search under that budget of
+ * kernel calls, and answers with the pruned search past it. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "partitioners/hpopta.h"
+#include "partitioners/hpopta_prune.h"
 #include "partitioners/time_common.h"
 
 static int hpopta_discrete(const fupermod_problem *prob, fupermod_dist *out);
 
 const fupermod_partitioner fupermod_partitioner_hpopta = {
   .name = "hpopta",
-  .description = "HPOPTA: optimal time on heterogeneous processors (branch and bound; faithful = first optimum found)",
+  .description = "HPOPTA: optimal time on heterogeneous processors (pruned exact search, dp's tie rule; faithful = the thesis' branch and bound)",
   .kind = FUPERMOD_PART_DISCRETE,
   .model_type = NULL,
   .homogeneous = 0,
@@ -311,40 +312,6 @@ static int search(hp_t *s) {
   return s->err;
 }
 
-/* About the number of (cell, size) steps of the dp table for dt. */
-static double dp_work(const fupermod_dtime *dt) {
-  double w = 0;
-  long pre = 0, suf = 0;
-  long *top = malloc((size_t)dt->p * sizeof *top);
-  int *cnt = malloc((size_t)dt->p * sizeof *cnt);
-  if (!top || !cnt) {
-    free(top);
-    free(cnt);
-    return 0;
-  }
-  for (int i = 0; i < dt->p; i++) {
-    top[i] = 0;
-    cnt[i] = 0;
-    for (int k = dt->off[i]; k < dt->off[i + 1]; k++)
-      if (dt->x[k] <= dt->D) {
-        top[i] = dt->x[k];
-        cnt[i]++;
-      }
-    suf += top[i];
-  }
-  for (int i = 0; i < dt->p; i++) {
-    long lo, hi;
-    pre += top[i];
-    suf -= top[i];
-    lo = dt->D - suf > 0 ? dt->D - suf : 0;
-    hi = pre < dt->D ? pre : dt->D;
-    if (hi >= lo) w += (double)(hi - lo + 1) * cnt[i];
-  }
-  free(top);
-  free(cnt);
-  return w;
-}
-
 int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fupermod_hpopta_trace *trace) {
   fupermod_dtime dt;
   hp_t s;
@@ -357,40 +324,45 @@ int fupermod_hpopta_traced(const fupermod_problem *prob, fupermod_dist *out, fup
     trace->nodes = 0;
     trace->fell_back = 0;
   }
-  if ((rc = fupermod_dtime_init(prob, &fupermod_partitioner_hpopta, out, &dt)) != FUPERMOD_SUCCESS) return rc;
   memset(&s, 0, sizeof s);
+  /* the thesis search needs the points in granules; the pruned search reads them in place */
+  if (!prob->faithful) s.limit = trace && trace->node_limit > 0 ? trace->node_limit : 0;
+  rc = prob->faithful || s.limit > 0 ? fupermod_dtime_init_times(prob, &fupermod_partitioner_hpopta, out, &dt)
+                                     : fupermod_dtime_check(prob, &fupermod_partitioner_hpopta, out, &dt);
+  if (rc != FUPERMOD_SUCCESS) return rc;
   s.dt = &dt;
   s.p = dt.p;
   s.n = dt.D;
   s.trace = trace;
-  if (!prob->faithful) {
-    double w = dp_work(&dt) / 128;
-    s.limit = trace && trace->node_limit > 0 ? trace->node_limit : w > 1e5 ? (w < 1e15 ? (long)w : (long)1e15) : 100000;
-  }
   if ((rc = fupermod_dtime_table_check("hpopta", dt.p, dt.D + 1)) != FUPERMOD_SUCCESS) goto done;
-  s.ord = malloc((size_t)(dt.off[dt.p] + 1) * sizeof *s.ord);
-  s.mem = malloc(((size_t)(dt.p > 2 ? dt.p - 2 : 0) * (size_t)(dt.D + 1) + 1) * sizeof *s.mem);
-  s.sig = malloc((size_t)dt.p * sizeof *s.sig);
-  s.X = malloc((size_t)dt.p * sizeof *s.X);
   s.Xo = malloc((size_t)dt.p * sizeof *s.Xo);
-  if (!s.ord || !s.mem || !s.sig || !s.X || !s.Xo) {
+  if (!s.Xo) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hpopta: out of memory");
     goto done;
   }
-  for (int i = 0; i < dt.p && rc == FUPERMOD_SUCCESS; i++) {
-    int o = dt.off[i];
-    rc = fupermod_dtime_order(dt.x + o, dt.t + o, dt.off[i + 1] - o, s.ord + o);
-    for (int k = o; k < dt.off[i + 1]; k++) s.ord[k] += o;
-  }
-  if (rc != FUPERMOD_SUCCESS) goto done;
-  rc = search(&s);
-  if (rc == ABORTED) { /* over budget: dp answers */
-    double value;
-    if (trace) trace->fell_back = 1;
-    free(s.mem); /* the dp table needs the room */
-    s.mem = NULL;
-    if ((rc = fupermod_dtime_dp(&dt, FUPERMOD_OBJ_TIME, -INFINITY, INFINITY, s.Xo, &value)) != FUPERMOD_SUCCESS)
+  if (prob->faithful || s.limit > 0) { /* the thesis search */
+    s.ord = malloc((size_t)(dt.off[dt.p] + 1) * sizeof *s.ord);
+    s.mem = malloc(((size_t)(dt.p > 2 ? dt.p - 2 : 0) * (size_t)(dt.D + 1) + 1) * sizeof *s.mem);
+    s.sig = malloc((size_t)dt.p * sizeof *s.sig);
+    s.X = malloc((size_t)dt.p * sizeof *s.X);
+    if (!s.ord || !s.mem || !s.sig || !s.X) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hpopta: out of memory");
       goto done;
+    }
+    for (int i = 0; i < dt.p && rc == FUPERMOD_SUCCESS; i++) {
+      int o = dt.off[i];
+      rc = fupermod_dtime_order(dt.x + o, dt.t + o, dt.off[i + 1] - o, s.ord + o);
+      for (int k = o; k < dt.off[i + 1]; k++) s.ord[k] += o;
+    }
+    if (rc != FUPERMOD_SUCCESS) goto done;
+    rc = search(&s);
+    if (rc == ABORTED && trace) trace->fell_back = 1;
+  } else {
+    rc = ABORTED; /* default mode: no thesis search */
+  }
+  if (rc == ABORTED) { /* the pruned search answers */
+    double value;
+    if ((rc = fupermod_hpopta_prune(prob, &dt, s.Xo, &value)) != FUPERMOD_SUCCESS) goto done;
     s.have_xo = isfinite(value);
     s.tau = value;
   } else if (rc != FUPERMOD_SUCCESS) {

@@ -23,8 +23,9 @@ typedef struct fupermod_hpopta_trace {
   int first_cut_level; /* the first node removed by the size-threshold cut: level and workload */
   long first_cut_w;    /* (-1, -1 when nothing was cut) */
   long nodes;          /* kernel invocations */
-  long node_limit;     /* in: default mode's budget of kernel invocations (0: its usual budget) */
-  int fell_back;       /* out: 1 when the default mode hit the budget and answered with dp */
+  long node_limit;     /* in: default mode only: run the thesis search with this budget of kernel
+                          invocations first (0: no thesis search, the pruned search answers) */
+  int fell_back;       /* out: 1 when the default mode hit the budget and the pruned search answered */
 } fupermod_hpopta_trace;
 
 /* Run hpopta (prob->faithful selects the mode) and record its trace (trace may be NULL; set

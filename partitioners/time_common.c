@@ -12,11 +12,10 @@ static long gcd(long a, long b) {
   return a;
 }
 
-int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner *alg,
-                        const fupermod_dist *out, fupermod_dtime *dt) {
+int fupermod_dtime_check(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
+                         fupermod_dtime *dt) {
   int rc = fupermod_problem_check(prob, alg);
   long g = 0, most = 0;
-  int n = 0;
   dt->off = NULL;
   dt->x = NULL;
   dt->t = dt->e = NULL;
@@ -27,8 +26,7 @@ int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner
   for (int i = 0; i < prob->p; i++) {
     const fupermod_points *f = prob->f[i];
     long top = f->pts[f->count - 1].d;
-    n += f->count;
-    for (int k = 0; k < f->count; k++) g = gcd(f->pts[k].d, g);
+    for (int k = 0; k < f->count && g != 1; k++) g = gcd(f->pts[k].d, g); /* 1 stays 1 */
     most = most > LONG_MAX - top ? LONG_MAX : most + top; /* saturate: the sum may overflow */
   }
   if (prob->D > most)
@@ -42,11 +40,20 @@ int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner
   dt->p = prob->p;
   dt->g = g;
   dt->D = prob->D / g;
+  return FUPERMOD_SUCCESS;
+}
+
+static int init(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
+                fupermod_dtime *dt, int energy) {
+  int rc = fupermod_dtime_check(prob, alg, out, dt), n = 0;
+  const long g = dt->g;
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  for (int i = 0; i < prob->p; i++) n += prob->f[i]->count;
   dt->off = malloc((size_t)(prob->p + 1) * sizeof *dt->off);
   dt->x = malloc((size_t)n * sizeof *dt->x);
   dt->t = malloc((size_t)n * sizeof *dt->t);
-  dt->e = malloc((size_t)n * sizeof *dt->e);
-  if (!dt->off || !dt->x || !dt->t || !dt->e) {
+  dt->e = energy ? malloc((size_t)n * sizeof *dt->e) : NULL;
+  if (!dt->off || !dt->x || !dt->t || (energy && !dt->e)) {
     fupermod_dtime_free(dt);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", alg->name);
   }
@@ -57,11 +64,21 @@ int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner
     for (int k = 0; k < f->count; k++, n++) {
       dt->x[n] = f->pts[k].d / g;
       dt->t[n] = f->pts[k].t;
-      dt->e[n] = f->has_energy ? f->pts[k].e : NAN;
+      if (energy) dt->e[n] = f->has_energy ? f->pts[k].e : NAN;
     }
   }
   dt->off[prob->p] = n;
   return FUPERMOD_SUCCESS;
+}
+
+int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner *alg,
+                        const fupermod_dist *out, fupermod_dtime *dt) {
+  return init(prob, alg, out, dt, 1);
+}
+
+int fupermod_dtime_init_times(const fupermod_problem *prob, const fupermod_partitioner *alg,
+                              const fupermod_dist *out, fupermod_dtime *dt) {
+  return init(prob, alg, out, dt, 0);
 }
 
 void fupermod_dtime_free(fupermod_dtime *dt) {

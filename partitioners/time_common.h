@@ -23,6 +23,14 @@ typedef struct fupermod_dtime {
  * FUPERMOD_ERR_INFEASIBLE and a message saying why. */
 int fupermod_dtime_init(const fupermod_problem *prob, const fupermod_partitioner *alg,
                         const fupermod_dist *out, fupermod_dtime *dt);
+/* Only the validation and the rejections of fupermod_dtime_init: dt gets p, g and D, no points
+ * (off, x, t, e NULL; fupermod_dtime_finish accepts it). */
+int fupermod_dtime_check(const fupermod_problem *prob, const fupermod_partitioner *alg, const fupermod_dist *out,
+                         fupermod_dtime *dt);
+
+/* The same without the energies (dt->e = NULL), for the time-only searches. */
+int fupermod_dtime_init_times(const fupermod_problem *prob, const fupermod_partitioner *alg,
+                              const fupermod_dist *out, fupermod_dtime *dt);
 void fupermod_dtime_free(fupermod_dtime *dt);
 
 /* Scale d (granules) back to units and fill out through fupermod_problem_evaluate; fails when

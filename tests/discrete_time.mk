@@ -3,3 +3,7 @@ check_PROGRAMS += tests/test_time
 TESTS += tests/test_time
 tests_test_time_SOURCES = tests/test_time.c tests/tap.h tests/oracle_time.h
 tests_test_time_LDADD = $(TEST_LDADD)
+check_PROGRAMS += tests/test_hpopta
+TESTS += tests/test_hpopta
+tests_test_hpopta_SOURCES = tests/test_hpopta.c tests/tap.h tests/oracle_time.h
+tests_test_hpopta_LDADD = $(TEST_LDADD)
