@@ -106,7 +106,13 @@ int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep) {
     if (lo + span >= n) lo = n - 1 - span;
     for (int j = lo; j <= lo + span; j++)
       if (j != i) sp[m++] = (double)pts->pts[j].d / pts->pts[j].t;
-    qsort(sp, (size_t)m, sizeof sp[0], cmp_double);
+    /* a few values per point: an insertion sort, not qsort's calls */
+    for (int a = 1; a < m; a++) {
+      double v = sp[a];
+      int b = a;
+      for (; b > 0 && sp[b - 1] > v; b--) sp[b] = sp[b - 1];
+      sp[b] = v;
+    }
     med = median_sorted(sp, m);
     r[i] = pts->pts[i].t * med / (double)pts->pts[i].d - 1.0;
   }

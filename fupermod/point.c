@@ -196,7 +196,12 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
                         name, first_noe_line, first_e_line);
     goto fail;
   }
-  qsort(lp, (size_t)count, sizeof *lp, cmp_lined);
+  {
+    /* files are usually in order already: a sort of records this large costs more than parsing */
+    int sorted = 1;
+    for (int i = 1; i < count && sorted; i++) sorted = cmp_lined(&lp[i - 1], &lp[i]) < 0;
+    if (!sorted) qsort(lp, (size_t)count, sizeof *lp, cmp_lined);
+  }
   for (int i = 1; i < count; i++)
     if (lp[i].p.d == lp[i - 1].p.d) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: duplicate d=%ld (also on line %d)", name,
