@@ -1,6 +1,8 @@
 /* Emulated kernel: the time (and energy) of d units come from a point file, so every tool runs
  * on any machine. Sub-options: points=FILE (required), noise=REL (relative s.d., default 0),
- * seed=N, mode=sleep|spin (sleep lets oversubscribed processes emulate independent devices). */
+ * seed=N, mode=sleep|spin (sleep lets oversubscribed processes emulate independent devices),
+ * spikes=FRACTION:FACTOR (that fraction of the runs, evenly spread, take FACTOR times as long and
+ * as much energy: outlying repetitions, docs/kernels.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,8 @@ typedef struct {
   double noise;
   int spin;
   unsigned long long rng;
+  double spike_frac, spike_factor;
+  long runs; /* runs so far, for the spikes' pattern */
   long d;
   double last_e;
 } emu;
@@ -85,6 +89,19 @@ static int create(const char *subopts, void **ctx) {
       return fupermod_error(FUPERMOD_ERR_USAGE, "emulated kernel: mode '%s' must be sleep or spin", buf);
     }
   }
+  if (fupermod_subopt_get(subopts, "spikes", buf, sizeof buf) == 1) {
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+    if (!colon || fupermod_parse_double(buf, &k->spike_frac) != 0 || !(k->spike_frac >= 0 && k->spike_frac <= 1) ||
+        fupermod_parse_double(colon + 1, &k->spike_factor) != 0 || !(k->spike_factor >= 1 && k->spike_factor <= 1e6)) {
+      if (colon) *colon = ':';
+      fupermod_points_free(&k->pts);
+      free(k);
+      return fupermod_error(FUPERMOD_ERR_USAGE,
+                            "emulated kernel: spikes '%s' must be FRACTION:FACTOR, FRACTION in [0,1], FACTOR in [1,1e6]",
+                            buf);
+    }
+  }
   *ctx = k;
   return FUPERMOD_SUCCESS;
 }
@@ -104,6 +121,11 @@ static int execute(void *ctx) {
     f = 1.0 + k->noise * gauss(k);
     if (f < 0.1) f = 0.1;
   }
+  /* run i is a spike when floor((i + 1) FRACTION) passes an integer: exactly that fraction, spread */
+  if (k->spike_frac > 0 &&
+      floor((double)(k->runs + 1) * k->spike_frac + 1e-9) > floor((double)k->runs * k->spike_frac + 1e-9))
+    f *= k->spike_factor;
+  k->runs++;
   t = interp(&k->pts, k->d, 0) * f;
   k->last_e = k->pts.has_energy ? interp(&k->pts, k->d, 1) * f : -1.0;
   clock_gettime(CLOCK_MONOTONIC, &ts);
