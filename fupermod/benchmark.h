@@ -35,7 +35,7 @@ typedef struct fupermod_precision {
  * median of the point's repetitions than both K x 1.4826 x MAD and FLOOR x the median; at most a
  * minority, (n - 1) / 2 of n, are rejected. */
 #define FUPERMOD_BENCH_OUTLIER_K 3.5
-#define FUPERMOD_BENCH_OUTLIER_FLOOR 0.05
+#define FUPERMOD_BENCH_OUTLIER_FLOOR 0.1
 
 int fupermod_precision_check(const fupermod_precision *prec);
 

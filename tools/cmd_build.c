@@ -78,7 +78,7 @@ static void help(void) {
          "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
          "                         running the kernel, untimed, until the others finish (docs/kernels.md)\n"
          "            --keep-outliers  average every repetition; by default a repetition whose time is\n"
-         "                         farther from the median than 3.5 x 1.4826 x MAD and 5 %% of the median\n"
+         "                         farther from the median than 3.5 x 1.4826 x MAD and 10 %% of the median\n"
          "                         is rejected with its energy and counted (rejected=N; docs/models.md)\n"
          "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model|external with the meter's\n"
          "            keys, static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
