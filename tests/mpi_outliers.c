@@ -10,6 +10,7 @@
 #include <mpi.h>
 #include "fupermod/fupermod.h"
 #include "tests/tap.h"
+#include "fupermod/mpi_thread.h"
 
 #define T0 0.05 /* s per run of d=100, clean */
 #define E0 0.25 /* J per run, clean */
@@ -83,7 +84,11 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm intra;
   fupermod_point pt;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_outliers", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);

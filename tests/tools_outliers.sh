@@ -8,7 +8,7 @@ for r in 0 1; do
   printf '10 0.04\n20 0.08\n30 0.12\n' >"$TMPD/dev$r.points"
 done
 # rank 0: a run 4 times as long with probability 0.25; rank 1 clean; 8 runs per size (--idle-wait:
-# no untimed runs between the timed ones, so the same seed gives the same runs in both builds)
+# no untimed runs between the timed ones, so the spikes fall on timed runs)
 cat >"$TMPD/two.conf" <<CONF
 localhost 0 none cpu kernel=emulated,points=$TMPD/dev0.points,noise=0.02,seed=3,spikes=0.25:4
 localhost 1 none cpu kernel=emulated,points=$TMPD/dev1.points,noise=0.02,seed=4
@@ -18,42 +18,54 @@ rejected() { # rejected FILE: the rejected= count of each point, in order
   awk '!/^#/ { got = 0; for (i = 5; i <= NF; i++) if ($i ~ /^rejected=/) { split($i, kv, "="); got = kv[2] }
                printf "%d ", got }' "$1"
 }
-# check FILE COUNTS: 3 points of 8 runs, rejected as COUNTS says; the time of point k near the
-# clean 4 ms per unit times (1 + 3 x s_k / 8), s_k the k-th of SPIKES (noise 2 %: within 10 %,
-# late wake-ups only add); prints what is wrong
+sum() { echo $1 | awk '{ for (i = 1; i <= NF; i++) { s += $i; k += $i > 0 } print s + 0, k + 0 }'; }
+# check FILE REJ: 3 points, each of 8 runs, rejected= as REJ says (REJ "any": whatever it says),
+# the time near the clean 4 ms per unit (noise 2 %: within 10 %, late wake-ups only add); prints
+# what is wrong
 check() {
-  awk -v rej="$2" -v spikes="$3" 'BEGIN { split(rej, R, " "); split(spikes, S, " ") }
-    !/^#/ { n++; want = $1 * 0.004 * (1 + 3 * S[n] / 8)
+  awk -v rej="$2" 'BEGIN { split(rej, R, " ") }
+    !/^#/ { n++; want = $1 * 0.004
       got = 0; for (i = 5; i <= NF; i++) if ($i ~ /^rejected=/) { split($i, kv, "="); got = kv[2] }
-      if ($3 + got != 8 || got != R[n] || !($2 >= want * 0.9 && $2 <= want * 1.1 + 0.006)) print "bad: " $0 }
+      if ($3 + got != 8 || (rej != "any" && got != R[n]) || !($2 >= want * 0.9 && $2 <= want * 1.1 + 0.006))
+        print "bad: " $0 }
     END { if (n != 3) print n + 0 " points" }' "$1" 2>&1
 }
+# ratio FILE: the mean over the points of t / the clean time
+ratio() { awk '!/^#/ { s += $2 / ($1 * 0.004); n++ } END { printf "%.3f", s / n }' "$1"; }
 
 $MPI -np 2 "$FUPERMOD" build $ARGS --data "$TMPD/rej" >"$TMPD/out" 2>"$TMPD/err"
 ok $? "build with spikes on rank 0"
 R0=$(rejected "$TMPD/rej/localhost.0.points")
-total=$(echo $R0 | awk '{ for (i = 1; i <= NF; i++) s += $i; print s + 0 }')
-sizes=$(echo $R0 | awk '{ for (i = 1; i <= NF; i++) s += $i > 0; print s + 0 }')
-bad=$( (check "$TMPD/rej/localhost.0.points" "$R0" "0 0 0"; check "$TMPD/rej/localhost.1.points" "0 0 0" "0 0 0") )
+R1=$(rejected "$TMPD/rej/localhost.1.points")
+read total sizes <<<"$(sum "$R0")"
+read total1 sizes1 <<<"$(sum "$R1")"
+# (rank 1 is clean, but a run of it that a loaded host woke late is an outlier too: its count is
+# not asserted here; tests/mpi_outliers_np2 checks clean data)
+bad=$( (check "$TMPD/rej/localhost.0.points" any; check "$TMPD/rej/localhost.1.points" any) )
 ok $([ -z "$bad" ] && [ "$total" -ge 1 ] && echo 0 || echo 1) \
-  "spikes rejected on rank 0 (${R0}of 8 runs per size), the times the clean ones; rank 1 keeps all 8"
+  "spikes rejected on rank 0 (${R0}of 8 runs per size), the times the clean ones"
 [ -z "$bad" ] || echo "$bad" | sed 's/^/# /'
-ok $(grep -Eq "^ +0 +3 .* $total +$sizes\$" "$TMPD/out" && grep -Eq '^ +1 +3 .* 0 +0$' "$TMPD/out" &&
+ok $(grep -Eq "^ +0 +3 +[^ ]+ +[^ ]+ +$total +$sizes +none\$" "$TMPD/out" &&
+     grep -Eq "^ +1 +3 +[^ ]+ +[^ ]+ +$total1 +$sizes1 +none\$" "$TMPD/out" &&
      grep -q '^# rejected: repetitions left out' "$TMPD/out" && echo 0 || echo 1) \
-  "build summary: $total repetitions rejected in $sizes sizes on rank 0, none on rank 1"
+  "build summary: the rejected repetitions and sizes of each process ($total in $sizes on rank 0)"
 grep -q 'rejected' "$TMPD/out" || sed 's/^/# /' "$TMPD/out"
 
 "$FUPERMOD" model show "$TMPD/rej/localhost.0.points" >"$TMPD/show"
 ok $(grep -q "^# outlying repetitions rejected by the benchmark (column rej, not in reps): $total in $sizes sizes\$" "$TMPD/show" &&
-     [ "$(awk '!/^#/ { printf "%d ", $NF }' "$TMPD/show")" = "$R0" ] && echo 0 || echo 1) \
+     [ "$(awk '!/^#/ { printf "%d ", $11 }' "$TMPD/show")" = "$R0" ] && echo 0 || echo 1) \
   "model show: $total rejected in $sizes sizes, and the rej column per size"
 
-# the same runs averaged: the spikes are those the first build rejected
+# the same runs averaged: rank 0's times include its spikes (4 times as long: a quarter of the
+# runs adds 75 %), rank 1's stay clean
 $MPI -np 2 "$FUPERMOD" build $ARGS --keep-outliers --data "$TMPD/keep" >"$TMPD/out" 2>"$TMPD/err"
 ok $? "build with --keep-outliers"
-bad=$( (check "$TMPD/keep/localhost.0.points" "0 0 0" "$R0"; check "$TMPD/keep/localhost.1.points" "0 0 0" "0 0 0") )
-ok $([ -z "$bad" ] && echo 0 || echo 1) "--keep-outliers: all 8 runs averaged, the spikes in the times"
-[ -z "$bad" ] || echo "$bad" | sed 's/^/# /'
+k0=$(ratio "$TMPD/keep/localhost.0.points")
+k1=$(ratio "$TMPD/keep/localhost.1.points")
+ok $([ "$(rejected "$TMPD/keep/localhost.0.points")$(rejected "$TMPD/keep/localhost.1.points")" = "0 0 0 0 0 0 " ] &&
+     [ "$(awk '!/^#/ && $3 != 8' "$TMPD/keep/"*.points)" = "" ] &&
+     awk -v a="$k0" -v b="$k1" 'BEGIN { exit !(a > 1.25 && b < 1.15) }' && echo 0 || echo 1) \
+  "--keep-outliers: all 8 runs averaged, nothing rejected; rank 0's times x $k0 with the spikes, rank 1's x $k1"
 ok $(grep -q '^# --keep-outliers: every repetition is averaged' "$TMPD/out" && ! grep -q '^# rejected:' "$TMPD/out" &&
      echo 0 || echo 1) "build summary says the outliers were kept"
 

@@ -524,14 +524,13 @@ int cmd_build(int argc, char **argv) {
     if (rank == 0 && all && kinds) {
       static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
       double rejected = 0.0;
-      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s %9s %6s\n", size, nsizes, data,
-             "rank", "points", "min speed", "max speed", "energy", "min J/unit", "max J/unit", "rejected", "sizes");
+      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %9s %6s %10s %14s %14s\n", size, nsizes, data,
+             "rank", "points", "min speed", "max speed", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
       for (int r = 0; r < size; r++) {
         const double *v = all + 7 * r;
-        printf("  %6d %8.0f %14.6g %14.6g %10s", r, v[0], v[1], v[2], src[kinds[r]]);
+        printf("  %6d %8.0f %14.6g %14.6g %9.0f %6.0f %10s", r, v[0], v[1], v[2], v[5], v[6], src[kinds[r]]);
         if (isfinite(v[3])) printf(" %14.6g %14.6g", v[3], v[4]);
-        else printf(" %14s %14s", "-", "-");
-        printf(" %9.0f %6.0f\n", v[5], v[6]);
+        printf("\n");
         rejected += v[5];
       }
       if (rejected > 0)
