@@ -147,7 +147,7 @@ static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-l
 static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {
   rows_ctx ctx = {M, N, 0, 0, flags, threads, NULL, NULL, NULL, NULL, NULL};
   fupermod_kernel k = {&rows_ops, &ctx, NULL, NULL};
-  fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0, 0};
+  fupermod_precision prec = {reps, 4 * reps, 0.95, 0.05, 3.0, 0.0, 0, 0};
   long sizes[3] = {M / (2 * size), M / size, (2 * M) / size};
   fupermod_point mine[3], *all = malloc(3 * (size_t)size * sizeof *all);
   fupermod_model **models = calloc((size_t)size, sizeof *models);

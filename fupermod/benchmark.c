@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <gsl/gsl_cdf.h>
 #include "fupermod/benchmark.h"
+#include "fupermod/calib.h"
 #include "fupermod/error.h"
 #include "fupermod/meter.h"
 #include "fupermod/share.h"
@@ -29,6 +30,8 @@ int fupermod_precision_check(const fupermod_precision *p) {
     return fupermod_error(FUPERMOD_ERR_USAGE, "minimum speed must be >= 0, got %g", p->speed_min);
   if (p->idle_wait != 0 && p->idle_wait != 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "idle_wait must be 0 or 1, got %d", p->idle_wait);
+  if (p->keep_outliers != 0 && p->keep_outliers != 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "keep_outliers must be 0 or 1, got %d", p->keep_outliers);
   return FUPERMOD_SUCCESS;
 }
 
@@ -58,6 +61,62 @@ static void stats_add(stats *s, double x) {
 }
 
 static double stats_sd(const stats *s) { return s->n > 1 ? sqrt(s->m2 / (s->n - 1)) : 0.0; }
+
+/* Every repetition of a point (time, and energy or NAN), and the statistics of those the outlier
+ * rule keeps: the mean, the half-width and the stopping rule use only these. */
+typedef struct {
+  int n, cap, rejected;
+  double *t, *e;
+  int *keep;
+  stats ts, es; /* kept repetitions (es: those with an energy) */
+} rep_set;
+
+static int reps_add(rep_set *r, double t, double e) {
+  if (r->n == r->cap) {
+    int nc = r->cap ? 2 * r->cap : 64;
+    double *nt = realloc(r->t, (size_t)nc * sizeof *nt), *ne;
+    int *nk;
+    if (nt) r->t = nt;
+    ne = nt ? realloc(r->e, (size_t)nc * sizeof *ne) : NULL;
+    if (ne) r->e = ne;
+    nk = ne ? realloc(r->keep, (size_t)nc * sizeof *nk) : NULL;
+    if (!nk) return fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory for %d repetitions", nc);
+    r->keep = nk;
+    r->cap = nc;
+  }
+  r->t[r->n] = t;
+  r->e[r->n] = e;
+  r->keep[r->n] = 1;
+  r->n++;
+  return FUPERMOD_SUCCESS;
+}
+
+/* Apply the median/MAD rule to the times and recompute the kept statistics. With many repetitions
+ * it is re-applied only every n/256 of them (the stopping rule then sees slightly stale statistics)
+ * unless final, so that a long series costs O(n log^2 n), not O(n^2 log n). */
+static int reps_judge(rep_set *r, const fupermod_precision *prec, int final) {
+  int rej = 0;
+  if (!final && r->n > 512 && r->n % (r->n / 256)) return FUPERMOD_SUCCESS;
+  for (int i = 0; i < r->n; i++) r->keep[i] = 1;
+  if (!prec->keep_outliers &&
+      (rej = fupermod_outliers_floor(r->t, r->n, FUPERMOD_BENCH_OUTLIER_K, FUPERMOD_BENCH_OUTLIER_FLOOR, r->keep)) < 0)
+    return rej;
+  r->rejected = rej;
+  memset(&r->ts, 0, sizeof r->ts);
+  memset(&r->es, 0, sizeof r->es);
+  for (int i = 0; i < r->n; i++)
+    if (r->keep[i]) {
+      stats_add(&r->ts, r->t[i]);
+      if (!isnan(r->e[i])) stats_add(&r->es, r->e[i]);
+    }
+  return FUPERMOD_SUCCESS;
+}
+
+static void reps_free(rep_set *r) {
+  free(r->t);
+  free(r->e);
+  free(r->keep);
+}
 
 /* Wait for a non-blocking collective while giving the core away: co-located processes that
  * finished early must not spin, or they slow down (and bias) the ones still running. */
@@ -205,7 +264,8 @@ static double rel_ci(const stats *s, const fupermod_precision *prec) {
 
 int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
                              const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
-  stats ts = {0, 0, 0}, es = {0, 0, 0};
+  stats es = {0, 0, 0}; /* the solo energy runs (EN_SOLO) */
+  rep_set rs;
   double elapsed = 0.0, complexity, limit = 0.0, abandoned_t = 0.0;
   int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS, mode, grank = 0;
   char saved[1024] = "";
@@ -219,6 +279,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   if (!(static_power >= 0) || !isfinite(static_power))
     return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
   if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
+  memset(&rs, 0, sizeof rs);
   if ((rc = meter_group(meter, sync, &group)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = fupermod_share_comm(sync, &share)) != FUPERMOD_SUCCESS) {
     if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
@@ -247,19 +308,20 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     int flags[3], all[3], ran = 0, ab = 0, fill;
     double t0 = 0.0, t1 = 0.0, e = 0.0, j = 0.0, win = 0.0;
     /* every series must be precise: the time, and the energy measured with it (spec: all series) */
-    int energy_here = mode == EN_PROCESS || mode == EN_BUSY || (mode == EN_KERNEL && es.n > 0);
+    int energy_here = mode == EN_PROCESS || mode == EN_BUSY || (mode == EN_KERNEL && rs.es.n > 0);
+    /* precision from the kept repetitions; the limits count every run */
     int more = !abandoned && local_rc == FUPERMOD_SUCCESS &&
-               (!fupermod_precision_done(prec, ts.n, ts.mean, rel_ci(&ts, prec), elapsed) ||
-                (energy_here && !fupermod_precision_done(prec, es.n, es.mean, rel_ci(&es, prec), elapsed)));
+               (!fupermod_precision_done(prec, rs.ts.n, rs.ts.mean, rel_ci(&rs.ts, prec), elapsed) ||
+                (energy_here && !fupermod_precision_done(prec, rs.es.n, rs.es.mean, rel_ci(&rs.es, prec), elapsed)));
     flags[0] = more;
     flags[1] = local_rc == FUPERMOD_SUCCESS && !abandoned &&
-               (ts.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
+               (rs.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
     flags[2] = local_rc != FUPERMOD_SUCCESS;
     /* fill between timed runs, but not where a meter shared by several processes could count the
      * filling (its window opens while members may still be finishing a fill); a process's own
      * meter is stopped by now. Nor with the external meter: the node's power over the runs' span
      * must be the runs' own. An abandoned process waits idle: its runs are the slow ones. */
-    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && ts.n > 0 && !abandoned &&
+    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && rs.n > 0 && !abandoned &&
            local_rc == FUPERMOD_SUCCESS;
     if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS ||
         (fill ? wait_filling(&req, k, &local_rc, saved, sizeof saved) : wait_politely(&req))) {
@@ -335,10 +397,14 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     }
     if (!ran) continue;
     elapsed += t1 - t0;
-    stats_add(&ts, t1 - t0);
-    if (mode == EN_PROCESS || mode == EN_BUSY) stats_add(&es, e);
-    else if (mode == EN_KERNEL && k->ops->energy && k->ops->energy(k->ctx, &e) == FUPERMOD_SUCCESS) stats_add(&es, e);
+    /* a repetition's energy goes with its time: rejected together */
+    if (mode == EN_KERNEL && !(k->ops->energy && k->ops->energy(k->ctx, &e) == FUPERMOD_SUCCESS)) e = NAN;
+    else if (mode != EN_KERNEL && mode != EN_PROCESS && mode != EN_BUSY) e = NAN;
+    if ((local_rc = reps_add(&rs, t1 - t0, e)) != FUPERMOD_SUCCESS || (local_rc = reps_judge(&rs, prec, 0)) != FUPERMOD_SUCCESS)
+      snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   }
+  if (local_rc == FUPERMOD_SUCCESS && (local_rc = reps_judge(&rs, prec, 1)) != FUPERMOD_SUCCESS)
+    snprintf(saved, sizeof saved, "%s", fupermod_error_message());
   if (mode == EN_SOLO) {
     /* additive hypothesis: each member runs alone in turn while the others idle, and the whole
      * group's dynamic energy is its own */
@@ -388,6 +454,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   free(share_iv);
+  reps_free(&rs);
   {
     int any = local_rc != FUPERMOD_SUCCESS, anyall = 0;
     if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req))
@@ -408,18 +475,21 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
   if (abandoned) {
     point->t = abandoned_t;
     point->reps = 1;
+    point->rejected = 0;
     point->ci = 0.0;
     point->e = -1.0;
     point->e_ci = -1.0;
     point->flags = FUPERMOD_POINT_ABANDONED;
     return FUPERMOD_SUCCESS;
   }
-  point->t = ts.mean;
-  point->reps = ts.n;
-  point->ci = ts.n > 1 ? fupermod_student_ci(ts.n, stats_sd(&ts), prec->cl) : 0.0;
+  point->t = rs.ts.mean;
+  point->reps = rs.ts.n;
+  point->rejected = rs.rejected;
+  point->ci = rs.ts.n > 1 ? fupermod_student_ci(rs.ts.n, stats_sd(&rs.ts), prec->cl) : 0.0;
   /* the limits ended it before the half-width came below t (one run: no half-width at all) */
-  point->flags = ts.n < 2 || point->ci > point->t ? FUPERMOD_POINT_IMPRECISE : 0;
-  if (es.n > 0 && (mode != EN_KERNEL || es.n == ts.n)) {
+  point->flags = rs.ts.n < 2 || point->ci > point->t ? FUPERMOD_POINT_IMPRECISE : 0;
+  if (mode != EN_SOLO) es = rs.es;
+  if (es.n > 0 && (mode != EN_KERNEL || es.n == rs.ts.n)) {
     /* a dynamic energy below the static baseline is noise around 0; e < 0 would mean "none" */
     point->e = es.mean > 0 ? es.mean : 0.0;
     point->e_ci = es.n > 1 ? fupermod_student_ci(es.n, stats_sd(&es), prec->cl) : 0.0;

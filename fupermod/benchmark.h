@@ -23,9 +23,19 @@ typedef struct fupermod_precision {
   int idle_wait;    /* 0 (default): a process whose run ended before the others' keeps running the
                        kernel, untimed, until they finish, so that every timed run overlaps the
                        others' load as in a balanced application run; 1: it waits idle */
+  int keep_outliers; /* 0 (default): repetitions whose time is an outlier (fupermod_outliers_floor
+                        with FUPERMOD_BENCH_OUTLIER_K and _FLOOR) are left out of the point's mean,
+                        half-width and stopping rule, and counted (point->rejected); 1: every
+                        repetition is averaged */
 } fupermod_precision;
 
-#define FUPERMOD_PRECISION_DEFAULT {3, 100, 0.95, 0.025, 60.0, 0.0, 0}
+#define FUPERMOD_PRECISION_DEFAULT {3, 100, 0.95, 0.025, 60.0, 0.0, 0, 0}
+
+/* The benchmark's outlier rule: a repetition is rejected when its time is farther from the
+ * median of the point's repetitions than both K x 1.4826 x MAD and FLOOR x the median; at most a
+ * minority, (n - 1) / 2 of n, are rejected. */
+#define FUPERMOD_BENCH_OUTLIER_K 3.5
+#define FUPERMOD_BENCH_OUTLIER_FLOOR 0.1
 
 int fupermod_precision_check(const fupermod_precision *prec);
 
@@ -41,7 +51,11 @@ int fupermod_precision_done(const fupermod_precision *prec, int n, double mean, 
  * repeat until every one is precise. A timed run is execute() alone between two clock reads, in
  * the calling thread, always to completion. A run slower than prec->speed_min ends this process's
  * repetitions: point->flags = FUPERMOD_POINT_ABANDONED, t = that run's time, reps 1, ci 0, no
- * energy; such a point is no measurement. A point whose half-width exceeds t when a limit ends it
+ * energy; such a point is no measurement. Repetitions whose time is an outlier among the point's
+ * (FUPERMOD_BENCH_OUTLIER_K, unless prec->keep_outliers) are rejected with their energy: t, ci,
+ * e, e_ci and the precision come from the kept ones (point->reps of them), point->rejected counts
+ * the others; reps_max and time_max count every run. Every process of comm_sync still runs every
+ * repetition. A point whose half-width exceeds t when a limit ends it
  * (or that has one run) is flagged FUPERMOD_POINT_IMPRECISE. Energy comes from the kernel's
  * `energy` op when it has one. comm_sync may be MPI_COMM_NULL (no synchronisation). Processes of
  * comm_sync that time-share cores (fupermod_share_comm) all record, per repetition, the union of

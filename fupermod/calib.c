@@ -59,31 +59,54 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_outliers(const double *v, int n, double k, int *keep) {
-  double *s, med, mad;
-  int rejected = 0;
-  if (n < 0 || (n > 0 && (!v || !keep)) || !(k > 0) || !isfinite(k))
-    return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: n %d, k %g: need n >= 0, arrays and k > 0", n, k);
+typedef struct {
+  double dev;
+  int i;
+} deviation;
+
+static int cmp_dev_desc(const void *a, const void *b) {
+  const deviation *x = a, *y = b;
+  if (x->dev != y->dev) return x->dev < y->dev ? 1 : -1;
+  return x->i - y->i;
+}
+
+int fupermod_outliers_floor(const double *v, int n, double k, double floor, int *keep) {
+  double *s, med, thr;
+  deviation *dv;
+  int rejected = 0, cap = n > 0 ? (n - 1) / 2 : 0;
+  if (n < 0 || (n > 0 && (!v || !keep)) || !(k > 0) || !isfinite(k) || !(floor >= 0) || !isfinite(floor))
+    return fupermod_error(FUPERMOD_ERR_USAGE,
+                          "fupermod_outliers: n %d, k %g, floor %g: need n >= 0, arrays, k > 0 and floor >= 0", n, k, floor);
   for (int i = 0; i < n; i++) {
     if (!isfinite(v[i])) return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_outliers: value %d is %g", i, v[i]);
     keep[i] = 1;
   }
   if (n < 3) return 0;
-  if (!(s = malloc((size_t)n * sizeof *s))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  if (!(s = malloc((size_t)n * sizeof *s)) || !(dv = malloc((size_t)n * sizeof *dv))) {
+    free(s);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
   memcpy(s, v, (size_t)n * sizeof *s);
   qsort(s, (size_t)n, sizeof *s, cmp_double);
   med = median_sorted(s, n);
   for (int i = 0; i < n; i++) s[i] = fabs(v[i] - med);
   qsort(s, (size_t)n, sizeof *s, cmp_double);
-  mad = median_sorted(s, n);
+  thr = k * 1.4826 * median_sorted(s, n);
+  if (thr < floor * fabs(med)) thr = floor * fabs(med);
+  for (int i = 0; thr > 0 && i < n; i++)
+    if (fabs(v[i] - med) > thr) dv[rejected++] = (deviation){fabs(v[i] - med), i};
+  /* a majority is the sample, not an outlier: reject only the farthest of a minority */
+  if (rejected > cap) {
+    qsort(dv, (size_t)rejected, sizeof *dv, cmp_dev_desc);
+    rejected = cap;
+  }
+  for (int j = 0; j < rejected; j++) keep[dv[j].i] = 0;
   free(s);
-  for (int i = 0; mad > 0 && i < n; i++)
-    if (fabs(v[i] - med) > k * 1.4826 * mad) {
-      keep[i] = 0;
-      rejected++;
-    }
+  free(dv);
   return rejected;
 }
+
+int fupermod_outliers(const double *v, int n, double k, int *keep) { return fupermod_outliers_floor(v, n, k, 0.0, keep); }
 
 /* r_i = t_i / (d_i / s_i) - 1 with s_i the median speed of the sizes around i without i: a median,
  * unlike the smoothed fit, is not pulled towards the outlier. */

@@ -42,6 +42,12 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
  * (n < 0, NULL arrays, k <= 0, a value that is not finite). A MAD of 0 (half the values equal)
  * rejects nothing. Fewer than 3 values are all kept. */
 int fupermod_outliers(const double *v, int n, double k, int *keep);
+/* The same rule with a floor on the threshold: a value is rejected only when it is also farther
+ * than floor x |median| from the median (floor >= 0; 0: fupermod_outliers), so that a tiny MAD
+ * (quantised or nearly equal values) does not reject ordinary ones. Never more than a minority,
+ * (n - 1) / 2, is rejected: the farthest ones (fupermod_outliers too). The benchmark uses it on
+ * the times of a point's repetitions (docs/models.md, "Outlying repetitions"). */
+int fupermod_outliers_floor(const double *v, int n, double k, double floor, int *keep);
 
 /* Outlying points of a set (a size measured during a burst of load): the median/MAD rule of
  * fupermod_outliers with k on r_i = t_i s_i / d_i - 1, where s_i is the median speed of the

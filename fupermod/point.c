@@ -63,9 +63,15 @@ static int parse_tag(const char *tk, const char *name, int line, fupermod_point 
     if (fupermod_parse_long(val, &v) != 0 || v < 0 || v > 2147483647L)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: samples '%s' must be an integer >= 0", name, line, val);
     p->samples = (int)v;
+  } else if (kn == 8 && strncmp(tk, "rejected", kn) == 0) {
+    if (fupermod_parse_long(val, &v) != 0 || v < 0 || v > 2147483647L)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: rejected '%s' must be an integer >= 0 (repetitions)", name,
+                            line, val);
+    p->rejected = (int)v;
   } else {
-    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: unknown field '%.*s' (known: t_start, t_end, host, samples)",
-                          name, line, (int)kn, tk);
+    return fupermod_error(FUPERMOD_ERR_INPUT,
+                          "%s:%d: unknown field '%.*s' (known: rejected, t_start, t_end, host, samples)", name, line,
+                          (int)kn, tk);
   }
   return FUPERMOD_SUCCESS;
 }
@@ -254,10 +260,11 @@ int fupermod_points_load_all(const char *path, fupermod_points *out) { return lo
 int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size) {
   /* abandoned wins: such a point is no measurement, precise or not */
   const char *status = fupermod_point_abandoned(pt) ? " abandoned" : fupermod_point_imprecise(pt) ? " imprecise" : "";
-  char tags[160] = "";
-  int n;
+  char tags[192] = "";
+  int n = 0;
+  if (pt->rejected > 0) n = snprintf(tags, sizeof tags, " rejected=%d", pt->rejected);
   if (fupermod_point_has_span(pt)) {
-    n = snprintf(tags, sizeof tags, " t_start=%.17g t_end=%.17g", pt->t_start, pt->t_end);
+    n += snprintf(tags + n, sizeof tags - (size_t)n, " t_start=%.17g t_end=%.17g", pt->t_start, pt->t_end);
     if (pt->samples >= 0 && fupermod_point_has_energy(pt))
       snprintf(tags + n, sizeof tags - (size_t)n, " samples=%d", pt->samples);
   }

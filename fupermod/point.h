@@ -34,6 +34,8 @@ typedef struct fupermod_point {
   double t_start, t_end;
   char host[64];
   int samples;
+  int rejected; /* repetitions left out of t, ci, e and e_ci as outliers (docs/models.md); reps does
+                   not count them */
 } fupermod_point;
 
 /* A set of points sorted by increasing d, no duplicate d. */
@@ -47,7 +49,7 @@ typedef struct fupermod_points {
 #define FUPERMOD_POINTS_HEADER \
   "# fupermod points v2: d t reps ci [e e_ci] [status] [key=value...]  (units, s, count, s, J, J, abandoned|imprecise)"
 
-#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0, 0.0, 0.0, "", -1}
+#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0, 0.0, 0.0, "", -1, 0}
 
 static inline int fupermod_point_has_energy(const fupermod_point *p) { return p->e >= 0.0; }
 static inline int fupermod_point_abandoned(const fupermod_point *p) {

@@ -1,6 +1,8 @@
 /* Emulated kernel: the time (and energy) of d units come from a point file, so every tool runs
  * on any machine. Sub-options: points=FILE (required), noise=REL (relative s.d., default 0),
- * seed=N, mode=sleep|spin (sleep lets oversubscribed processes emulate independent devices). */
+ * seed=N, mode=sleep|spin (sleep lets oversubscribed processes emulate independent devices),
+ * spikes=PROB:FACTOR (each run, with probability PROB from the seeded generator, takes FACTOR times
+ * as long and as much energy: outlying repetitions, docs/kernels.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@ typedef struct {
   double noise;
   int spin;
   unsigned long long rng;
+  double spike_prob, spike_factor;
   long d;
   double last_e;
 } emu;
@@ -36,13 +39,15 @@ static double interp(const fupermod_points *p, long d, int energy) {
   return ya + (yb - ya) * (double)(d - a->d) / (double)(b->d - a->d);
 }
 
+/* xorshift64*: uniform in [0, 1), reproducible from the seed, no global state */
+static double uniform(emu *k) {
+  k->rng ^= k->rng >> 12, k->rng ^= k->rng << 25, k->rng ^= k->rng >> 27;
+  return ((k->rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 static double gauss(emu *k) {
-  /* xorshift64* + Box-Muller: reproducible from the seed, no global state */
-  double u1, u2;
-  k->rng ^= k->rng >> 12, k->rng ^= k->rng << 25, k->rng ^= k->rng >> 27;
-  u1 = ((k->rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
-  k->rng ^= k->rng >> 12, k->rng ^= k->rng << 25, k->rng ^= k->rng >> 27;
-  u2 = ((k->rng * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+  /* Box-Muller */
+  double u1 = uniform(k), u2 = uniform(k);
   if (u1 < 1e-300) u1 = 1e-300;
   return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
@@ -85,6 +90,19 @@ static int create(const char *subopts, void **ctx) {
       return fupermod_error(FUPERMOD_ERR_USAGE, "emulated kernel: mode '%s' must be sleep or spin", buf);
     }
   }
+  if (fupermod_subopt_get(subopts, "spikes", buf, sizeof buf) == 1) {
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+    if (!colon || fupermod_parse_double(buf, &k->spike_prob) != 0 || !(k->spike_prob >= 0 && k->spike_prob <= 1) ||
+        fupermod_parse_double(colon + 1, &k->spike_factor) != 0 || !(k->spike_factor >= 1 && k->spike_factor <= 1e6)) {
+      if (colon) *colon = ':';
+      fupermod_points_free(&k->pts);
+      free(k);
+      return fupermod_error(FUPERMOD_ERR_USAGE,
+                            "emulated kernel: spikes '%s' must be PROB:FACTOR, PROB in [0,1], FACTOR in [1,1e6]",
+                            buf);
+    }
+  }
   *ctx = k;
   return FUPERMOD_SUCCESS;
 }
@@ -104,6 +122,7 @@ static int execute(void *ctx) {
     f = 1.0 + k->noise * gauss(k);
     if (f < 0.1) f = 0.1;
   }
+  if (k->spike_prob > 0 && uniform(k) < k->spike_prob) f *= k->spike_factor;
   t = interp(&k->pts, k->d, 0) * f;
   k->last_e = k->pts.has_energy ? interp(&k->pts, k->d, 1) * f : -1.0;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -250,7 +250,7 @@ int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo
       res->node_f[k].has_energy = all_energy(prob->devices[k], prob->f + first[k]);
       res->node_f[k].pts[0] =
           (fupermod_point){prob->D + 1, 1.0, 1, 0.0, res->node_f[k].has_energy ? 1.0 : -1.0, res->node_f[k].has_energy ? 0.0 : -1.0, 0,
-                           0.0, 0.0, "", -1};
+                           0.0, 0.0, "", -1, 0};
     }
   }
   if (rc != FUPERMOD_SUCCESS) goto done;

@@ -1,7 +1,7 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
 CORE_TESTS = tests/test_points tests/test_lines tests/test_smooth tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
   tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4 tests/test_point_flags \
-  tests/mpi_abandon_np2
+  tests/mpi_abandon_np2 tests/mpi_outliers_np2
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_test_points_SOURCES = tests/test_points.c tests/tap.h
@@ -37,8 +37,10 @@ tests_test_point_flags_SOURCES = tests/test_point_flags.c tests/tap.h
 tests_test_point_flags_LDADD = $(TEST_LDADD)
 tests_mpi_abandon_np2_SOURCES = tests/mpi_abandon.c tests/tap.h
 tests_mpi_abandon_np2_LDADD = $(TEST_LDADD)
+tests_mpi_outliers_np2_SOURCES = tests/mpi_outliers.c tests/tap.h
+tests_mpi_outliers_np2_LDADD = $(TEST_LDADD)
 TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh tests/tools_valgrind.sh \
-  tests/tools_build_flags.sh
+  tests/tools_build_flags.sh tests/tools_outliers.sh
 TESTS += $(TOOL_TESTS)
 EXTRA_DIST += $(TOOL_TESTS) tests/valgrind.supp
 # The library calls no strtok: the text formats share one line reader (fupermod/lines.c).

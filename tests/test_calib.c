@@ -92,6 +92,22 @@ int main(void) {
     double bad[3] = {1, NAN, 2};
     ok(fupermod_outliers(bad, 3, 3.5, keep) == FUPERMOD_ERR_USAGE, "NaN refused");
     ok(fupermod_outliers(v, 10, 0, keep) == FUPERMOD_ERR_USAGE, "k 0 refused");
+    /* the floor: MAD 0 (quantised times) rejects only what is also farther than floor x median */
+    double q[7] = {1.0, 1.0, 1.0, 1.0, 1.04, 1.0, 1.2};
+    ok(fupermod_outliers_floor(q, 7, 3.5, 0.05, keep) == 1 && !keep[6] && keep[4],
+       "floor 5 %%, MAD 0: 1.2 rejected, 1.04 kept");
+    ok(fupermod_outliers_floor(q, 7, 3.5, 0.0, keep) == 0, "floor 0, MAD 0: nothing rejected");
+    ok(fupermod_outliers_floor(v, 10, 3.5, 0.7, keep) == 1 && !keep[9] && keep[8],
+       "a floor above k MADs raises the threshold: 1.6 kept, 2.5 rejected");
+    /* the minority cap: with k 0.1 five of seven are beyond the threshold; the 3 farthest go */
+    double c7[7] = {1.0, 1.5, 0.4, 2.0, 0.1, 3.5, 1.1};
+    ok(fupermod_outliers_floor(c7, 7, 0.1, 0.0, keep) == 3 && !keep[5] && !keep[4] && !keep[3] && keep[0] && keep[1] &&
+           keep[2] && keep[6],
+       "never more than a minority: 5 of 7 beyond k 0.1, the 3 farthest from the median 1.1 rejected");
+    double c4[4] = {1.0, 1.0, 9.0, 9.0};
+    ok(fupermod_outliers_floor(c4, 4, 0.1, 0.05, keep) == 1, "half of 4 is no minority: 1 rejected");
+    ok(fupermod_outliers_floor(v, 10, 3.5, -0.1, keep) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "floor"),
+       "a negative floor refused, naming it");
   }
 
   /* an outlying point: the 6th of 20 dense sizes measured 3 times too slow is found, left out of

@@ -11,7 +11,7 @@
 #include "tools/build_common.h"
 
 #define NCAND 4 /* time, energy, hierarchical, the Pareto choice */
-#define ROW 7
+#define ROW 8
 
 /* Every process's points (abandoned ones too, flagged) on rank 0; all[size] allocated there. */
 static int gather_all(const fupermod_points *mine, fupermod_points **all, int size) {
@@ -20,7 +20,7 @@ static int gather_all(const fupermod_points *mine, fupermod_points **all, int si
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int i = 0; buf && i < mine->count; i++) {
     const fupermod_point *p = &mine->pts[i];
-    double row[ROW] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->flags};
+    double row[ROW] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->flags, p->rejected};
     memcpy(buf + ROW * i, row, sizeof row);
   }
   if (rank == 0) {
@@ -38,7 +38,8 @@ static int gather_all(const fupermod_points *mine, fupermod_points **all, int si
     for (int r = 0; rc == FUPERMOD_SUCCESS && r < size; r++)
       for (int i = 0; i < counts[r] / ROW && rc == FUPERMOD_SUCCESS; i++) {
         const double *v = recv + displs[r] + ROW * i;
-        fupermod_point p = {.d = (long)v[0], .t = v[1], .reps = (int)v[2], .ci = v[3], .e = v[4], .e_ci = v[5], .flags = (int)v[6], .samples = -1};
+        fupermod_point p = {.d = (long)v[0], .t = v[1], .reps = (int)v[2], .ci = v[3], .e = v[4], .e_ci = v[5], .flags = (int)v[6], .samples = -1,
+                           .rejected = (int)v[7]};
         rc = fupermod_points_insert(&(*all)[r], &p);
       }
   }
@@ -525,12 +526,13 @@ void tool_adaptive_free(tool_adaptive *ad) {
 void tool_adaptive_cost(const fupermod_points *f, const long *grid, int ngrid, double *spent, double *full) {
   fupermod_points reps = {0, NULL, 0};
   *spent = *full = 0;
-  for (int i = 0; i < f->count; i++) *spent += f->pts[i].t * f->pts[i].reps;
+  /* rejected repetitions ran too (at about the mean: an estimate) */
+  for (int i = 0; i < f->count; i++) *spent += f->pts[i].t * (f->pts[i].reps + f->pts[i].rejected);
   if (f->count == 0) return;
   /* interpolate t x reps as one quantity: the repetitions a size needs follow its time */
   if (fupermod_points_copy(&reps, f) != FUPERMOD_SUCCESS) return;
   for (int i = 0; i < reps.count; i++) {
-    reps.pts[i].t *= reps.pts[i].reps;
+    reps.pts[i].t *= reps.pts[i].reps + reps.pts[i].rejected;
     reps.pts[i].ci = 0;
   }
   for (int k = 0; k < ngrid; k++) {

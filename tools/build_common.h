@@ -72,7 +72,7 @@ typedef struct tool_adaptive {
 int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
                         const char *path, fupermod_points *have);
 void tool_adaptive_free(tool_adaptive *ad);
-/* Benchmark seconds a point set cost (sum of t x reps over its points) and an estimate of what the
+/* Benchmark seconds a point set cost (sum of t x (reps + rejected) over its points) and an estimate of what the
  * full grid costs (the same over the grid, time and repetitions interpolated from f). */
 void tool_adaptive_cost(const fupermod_points *f, const long *grid, int ngrid, double *spent, double *full);
 /* HiPOPTA (exact two-level, "dp" inside) over conf's nodes or group= keys, on the calling process:

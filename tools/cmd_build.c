@@ -78,6 +78,9 @@ static void help(void) {
          "                          file marks 'abandoned' (0, default: never); docs/kernels.md\n"
          "            --idle-wait  a process that finishes a run first waits idle; by default it keeps\n"
          "                         running the kernel, untimed, until the others finish (docs/kernels.md)\n"
+         "            --keep-outliers  average every repetition; by default a repetition whose time is\n"
+         "                         farther from the median than 3.5 x 1.4826 x MAD and 10 %% of the median\n"
+         "                         is rejected with its energy and counted (rejected=N; docs/models.md)\n"
          "ENERGY:     the line's sub-options meter=rapl|nvml|command|emulated|model|external with the meter's\n"
          "            keys, static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
          "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE;\n"
@@ -183,7 +186,7 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
   fupermod_dist *dist = NULL;
   fupermod_point pt = FUPERMOD_POINT_INIT;
   MPI_Comm active = MPI_COMM_NULL;
-  double mine[7], *all = NULL;
+  double mine[8], *all = NULL;
   long d;
   int rc = fupermod_dist_load(distpath, &dist);
   if (rc == FUPERMOD_SUCCESS && dist->size != size)
@@ -211,19 +214,22 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
   mine[4] = d > 0 ? pt.e_ci : -1.0;
   mine[5] = d > 0 ? pt.reps : 0;
   mine[6] = d > 0 ? pt.flags : 0;
-  if (rank == 0) all = malloc((size_t)size * 7 * sizeof *all);
-  MPI_Gather(mine, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  mine[7] = d > 0 ? pt.rejected : 0;
+  if (rank == 0) all = malloc((size_t)size * 8 * sizeof *all);
+  MPI_Gather(mine, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     double worst = 0.0;
     printf("# check of %s: %d processes, D = %ld\n", distpath, size, dist->D);
     printf("# %6s %10s %14s %14s %12s %6s %14s %14s %12s\n", "rank", "d", "predicted t", "measured t", "ci", "reps",
            "predicted e", "measured e", "e ci");
     for (int r = 0; r < size; r++) {
-      double *v = all + 7 * r, pred = dist->parts[r].t;
+      double *v = all + 8 * r, pred = dist->parts[r].t;
       int flags = (int)v[6];
       printf("  %6d %10ld %14.6g %14.6g %12.3g %6.0f", r, (long)v[0], pred, v[1], v[2], v[5]);
       if (v[3] >= 0) printf(" %14.6g %14.6g %12.3g", dist->parts[r].e, v[3], v[4]);
-      printf("%s\n", flags & FUPERMOD_POINT_ABANDONED ? " abandoned" : flags & FUPERMOD_POINT_IMPRECISE ? " imprecise" : "");
+      printf("%s", flags & FUPERMOD_POINT_ABANDONED ? " abandoned" : flags & FUPERMOD_POINT_IMPRECISE ? " imprecise" : "");
+      if (v[7] > 0) printf(" rejected=%.0f", v[7]);
+      printf("\n");
       if (v[0] > 0 && pred > 0 && fabs(v[1] - pred) / pred > worst) worst = fabs(v[1] - pred) / pred;
     }
     printf("# largest relative difference of measured and predicted time: %.4g\n", worst);
@@ -242,7 +248,7 @@ int cmd_build(int argc, char **argv) {
                                        {"adapt-for", required_argument, NULL, 'F'}, {"init", required_argument, NULL, 'I'},
                                        {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
                                        {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
-                                       {NULL, 0, NULL, 0}};
+                                       {"keep-outliers", no_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
   double gran = 1.0;
@@ -304,6 +310,7 @@ int cmd_build(int argc, char **argv) {
       break;
     case 'q': quiet = 1; break;
     case 'W': prec.idle_wait = 1; break;
+    case 'K': prec.keep_outliers = 1; break;
     case 'A': adaptive = 1; break;
     case 'a': ad.algorithm = optarg; break;
     case 'F':
@@ -486,7 +493,8 @@ int cmd_build(int argc, char **argv) {
   /* summary: per process the number of measured points, the range of speeds and where energies
    * come from; on stderr, how many points the files mark abandoned or imprecise */
   {
-    double mine[5] = {0.0, INFINITY, 0.0, INFINITY, 0.0}, *all = NULL;
+    /* [5], [6]: repetitions rejected as outliers, and in how many sizes */
+    double mine[7] = {0.0, INFINITY, 0.0, INFINITY, 0.0, 0.0, 0.0}, *all = NULL;
     int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
     if (en.meter && fupermod_meter_is_external(en.meter) && !have.has_energy) kind = 4; /* energy import to come */
     int marks[2] = {0, 0}, allmarks[2] = {0, 0};
@@ -498,6 +506,8 @@ int cmd_build(int argc, char **argv) {
       }
       if (fupermod_point_imprecise(&have.pts[i])) marks[1]++;
       mine[0]++;
+      mine[5] += have.pts[i].rejected;
+      mine[6] += have.pts[i].rejected > 0;
       if (s < mine[1]) mine[1] = s;
       if (s > mine[2]) mine[2] = s;
       if (have.has_energy) {
@@ -507,10 +517,10 @@ int cmd_build(int argc, char **argv) {
       }
     }
     if (rank == 0) {
-      all = malloc((size_t)size * 5 * sizeof *all);
+      all = malloc((size_t)size * 7 * sizeof *all);
       kinds = malloc((size_t)size * sizeof *kinds);
     }
-    MPI_Gather(mine, 5, MPI_DOUBLE, all, 5, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    MPI_Gather(mine, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Gather(&kind, 1, MPI_INT, kinds, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Reduce(marks, allmarks, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     /* warnings, not progress: -q keeps them */
@@ -522,13 +532,20 @@ int cmd_build(int argc, char **argv) {
               "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
     if (rank == 0 && all && kinds) {
       static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
-      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %10s %14s %14s\n", size, nsizes, data, "rank",
-             "points", "min speed", "max speed", "energy", "min J/unit", "max J/unit");
+      double rejected = 0.0;
+      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %9s %6s %10s %14s %14s\n", size, nsizes, data,
+             "rank", "points", "min speed", "max speed", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
       for (int r = 0; r < size; r++) {
-        printf("  %6d %8.0f %14.6g %14.6g %10s", r, all[5 * r], all[5 * r + 1], all[5 * r + 2], src[kinds[r]]);
-        if (isfinite(all[5 * r + 3])) printf(" %14.6g %14.6g", all[5 * r + 3], all[5 * r + 4]);
+        const double *v = all + 7 * r;
+        printf("  %6d %8.0f %14.6g %14.6g %9.0f %6.0f %10s", r, v[0], v[1], v[2], v[5], v[6], src[kinds[r]]);
+        if (isfinite(v[3])) printf(" %14.6g %14.6g", v[3], v[4]);
         printf("\n");
+        rejected += v[5];
       }
+      if (rejected > 0)
+        printf("# rejected: repetitions left out of the points as outlying (in that many sizes; rejected=N in the\n"
+               "# point files, per size in 'fupermod model show'; docs/models.md)\n");
+      if (prec.keep_outliers) printf("# --keep-outliers: every repetition is averaged, outlying ones included\n");
       for (int r = 0; r < size; r++)
         if (kinds[r] == 2) {
           printf("# ESTIMATE: energies of the processes marked so come from the model meter (power x time), "

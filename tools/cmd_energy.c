@@ -476,8 +476,9 @@ static int import(const char *sfile, const char *metric, double static_w, double
         es = ne;
         cap = nc;
       }
-      /* an abandoned run's energy is dropped, but it shares the node's power meanwhile */
-      es[n++] = (entry){f, i, h, p->t_start, p->t_end, p->t * p->reps, -1};
+      /* an abandoned run's energy is dropped, but it shares the node's power meanwhile; so do
+       * rejected repetitions (counted at the mean time: the span has no per-run record) */
+      es[n++] = (entry){f, i, h, p->t_start, p->t_end, p->t * (p->reps + p->rejected), -1};
       spans++;
     }
     if (rc == FUPERMOD_SUCCESS && !spans)

@@ -408,8 +408,17 @@ static void show_one(const stored *s, long share) {
   if (outliers >= 0)
     printf("# outlying points (time off its neighbours' median speed by more than %g MADs x 1.4826): %d\n", FUPERMOD_CALIB_OUTLIER_K,
            outliers);
-  printf("# %10s %12s %5s %11s %11s %11s %12s %11s %8s %9s\n", "d", "t (s)", "reps", "ci (s)", "e (J)", "e_ci (J)",
-         "smooth t(s)", "pi 95% (s)", "resid", "GFLOP/s");
+  {
+    int rej = 0, sizes = 0;
+    for (int i = 0; i < p->count; i++) {
+      rej += p->pts[i].rejected;
+      sizes += p->pts[i].rejected > 0;
+    }
+    printf("# outlying repetitions rejected by the benchmark (column rej, not in reps): %d in %d size%s\n", rej, sizes,
+           sizes == 1 ? "" : "s");
+  }
+  printf("# %10s %12s %5s %11s %11s %11s %12s %11s %8s %9s %4s\n", "d", "t (s)", "reps", "ci (s)", "e (J)", "e_ci (J)",
+         "smooth t(s)", "pi 95% (s)", "resid", "GFLOP/s", "rej");
   for (int i = 0; i < p->count; i++) {
     const fupermod_point *q = &p->pts[i];
     printf("  %10ld %12.6g %5d %11.3g", q->d, q->t, q->reps, q->ci);
@@ -419,6 +428,7 @@ static void show_one(const stored *s, long share) {
     else printf(" %12s %11s %8s", "-", "-", "-");
     if (cx && isfinite(cx[i])) printf(" %9.4g", cx[i] / q->t * 1e-9);
     else printf(" %9s", "-");
+    printf(" %4d", q->rejected);
     printf("%s%s\n", fupermod_point_imprecise(q) ? "  imprecise" : "", outliers > 0 && !keep[i] ? "  outlier" : "");
   }
   fupermod_points_free(&sm);

@@ -89,6 +89,8 @@ static void help(void) {
          "  --reps R           application runs per distribution (default 5)\n"
          "  --rebuild          measure again even when the models could be reused\n"
          "  -r/-R/-e/-i/-T     benchmark precision as in fupermod build\n"
+         "  --keep-outliers    average every benchmark repetition; by default outlying ones are\n"
+         "                     rejected and counted, as in fupermod build (docs/models.md)\n"
          "  -q                 no progress lines\n");
 }
 
@@ -107,15 +109,16 @@ static int parse_apps(const char *s, options *o) {
 
 /* FNV-1a of everything that determines a model: reuse only when it matches. */
 /* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
- * sharing cores record the union of their runs; 4: early finishers keep loading the machine). */
-#define RUN_MODELS_REV 4
+ * sharing cores record the union of their runs; 4: early finishers keep loading the machine;
+ * 5: outlying repetitions rejected). */
+#define RUN_MODELS_REV 5
 
 static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
   char buf[4096];
   uint64_t h = 1469598103934665603ULL;
   /* the revision of what the kernels measure: models of an older kernel must not be reused */
-  snprintf(buf, sizeof buf, "rev%d|%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g", RUN_MODELS_REV, line, a->kernel, a->n,
-           a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max);
+  snprintf(buf, sizeof buf, "rev%d|%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g|%d", RUN_MODELS_REV, line, a->kernel,
+           a->n, a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max, p->keep_outliers);
   for (const char *s = buf; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
   return h;
 }
@@ -238,17 +241,17 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
   int rank, n = mine->count, *counts = NULL, *displs = NULL, total = 0;
   double *buf = NULL, *recv = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  buf = malloc((size_t)(n ? n : 1) * 6 * sizeof *buf);
+  buf = malloc((size_t)(n ? n : 1) * 7 * sizeof *buf);
   for (int i = 0; i < n; i++) {
     const fupermod_point *p = &mine->pts[i];
-    double row[6] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci};
-    memcpy(buf + 6 * i, row, sizeof row);
+    double row[7] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->rejected};
+    memcpy(buf + 7 * i, row, sizeof row);
   }
   if (rank == 0) {
     counts = malloc((size_t)size * sizeof *counts);
     displs = malloc((size_t)size * sizeof *displs);
   }
-  n *= 6;
+  n *= 7;
   MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     for (int r = 0; r < size; r++) displs[r] = total, total += counts[r];
@@ -259,12 +262,12 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
     *all = calloc((size_t)size, sizeof **all);
     for (int r = 0; r < size; r++) {
       fupermod_points *f = &(*all)[r];
-      f->count = counts[r] / 6;
+      f->count = counts[r] / 7;
       f->pts = malloc((size_t)(f->count ? f->count : 1) * sizeof *f->pts);
       f->has_energy = f->count > 0;
       for (int i = 0; i < f->count; i++) {
-        const double *row = recv + displs[r] + 6 * i;
-        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0, 0.0, 0.0, "", -1};
+        const double *row = recv + displs[r] + 7 * i;
+        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0, 0.0, 0.0, "", -1, (int)row[6]};
         f->pts[i] = p;
         if (p.e < 0) f->has_energy = 0;
       }
@@ -671,6 +674,20 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
  * model that scatters too much is flagged once, one without sizes near a share at that share. */
 static void run_notes(const run_t *runs, int nruns, const fupermod_points *measured, int size) {
   char why[512];
+  int any = 0;
+  /* repetitions the benchmark rejected as outlying: the models rest on the others */
+  for (int i = 0; i < size; i++) {
+    int rej = 0, sizes = 0;
+    for (int k = 0; k < measured[i].count; k++) {
+      rej += measured[i].pts[k].rejected;
+      sizes += measured[i].pts[k].rejected > 0;
+    }
+    if (!rej) continue;
+    printf("%s process %d: %d in %d size%s", any ? "," : "   outlying benchmark repetitions rejected from the models:", i,
+           rej, sizes, sizes == 1 ? "" : "s");
+    any = 1;
+  }
+  if (any) printf(" (docs/models.md; --keep-outliers keeps them)\n");
   for (int i = 0; i < size; i++) {
     fupermod_calib c;
     if (fupermod_calib_check(&measured[i], 0, &c) == FUPERMOD_SUCCESS && !c.calibrated)
@@ -969,7 +986,8 @@ int cmd_run(int argc, char **argv) {
     {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
-    {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
+    {"keep-outliers", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
@@ -991,6 +1009,7 @@ int cmd_run(int argc, char **argv) {
     case 'A': o.algorithm = optarg; break;
     case 'b': o.rebuild = 1; break;
     case 'g': o.full_grid = 1; break;
+    case 'k': o.prec.keep_outliers = 1; break;
     case 'S': {
       long v;
       if (fupermod_parse_long(optarg, &v) || v < 0 || v > 1000)
