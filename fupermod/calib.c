@@ -6,12 +6,35 @@
 #include "fupermod/calib.h"
 #include "fupermod/error.h"
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static double median_sorted(const double *s, int n) { return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]); }
+
+/* The median of s[0..n-1] (n >= 1) by selection, in linear time; s is reordered. */
+static double median_select(double *s, int n) {
+  int lo = 0, hi = n - 1, k = n / 2;
+  double lower;
+  while (lo < hi) {
+    double piv = s[lo + (hi - lo) / 2];
+    int i = lo, j = hi;
+    while (i <= j) {
+      while (s[i] < piv) i++;
+      while (s[j] > piv) j--;
+      if (i <= j) {
+        double t = s[i];
+        s[i++] = s[j];
+        s[j--] = t;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  if (n % 2) return s[k];
+  /* every value before k is at most s[k]: the lower middle is their largest */
+  lower = s[0];
+  for (int i = 1; i < k; i++)
+    if (s[i] > lower) lower = s[i];
+  return 0.5 * (lower + s[k]);
+}
 
 int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
   fupermod_calib c;
@@ -87,11 +110,9 @@ int fupermod_outliers_floor(const double *v, int n, double k, double floor, int 
     return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
   memcpy(s, v, (size_t)n * sizeof *s);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  med = median_sorted(s, n);
+  med = median_select(s, n);
   for (int i = 0; i < n; i++) s[i] = fabs(v[i] - med);
-  qsort(s, (size_t)n, sizeof *s, cmp_double);
-  thr = k * 1.4826 * median_sorted(s, n);
+  thr = k * 1.4826 * median_select(s, n);
   if (thr < floor * fabs(med)) thr = floor * fabs(med);
   for (int i = 0; thr > 0 && i < n; i++)
     if (fabs(v[i] - med) > thr) dv[rejected++] = (deviation){fabs(v[i] - med), i};

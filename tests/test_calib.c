@@ -20,6 +20,11 @@ static void line_points(fupermod_points *p, int n, long step, double speed, doub
   }
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int main(void) {
   fupermod_points few, dense, noisy;
   fupermod_calib c;
@@ -106,6 +111,32 @@ int main(void) {
        "never more than a minority: 5 of 7 beyond k 0.1, the 3 farthest from the median 1.1 rejected");
     double c4[4] = {1.0, 1.0, 9.0, 9.0};
     ok(fupermod_outliers_floor(c4, 4, 0.1, 0.05, keep) == 1, "half of 4 is no minority: 1 rejected");
+    {
+      /* the rule against medians taken by sorting, on random samples with ties, odd and even */
+      int bad = 0;
+      unsigned long long x = 12345;
+      for (int it = 0; it < 3000; it++) {
+        int n = 3 + it % 60, kr[64], want = 0, rc;
+        double r[64], srt[64], dev[64], med, mad, thr;
+        for (int i = 0; i < n; i++) {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          r[i] = (double)((x >> 33) % (it % 3 ? 1000 : 7)) * (it % 5 ? 1.0 : 0.01) + ((x >> 20) % 50 == 0 ? 1e4 : 0.0);
+          srt[i] = r[i];
+        }
+        qsort(srt, (size_t)n, sizeof *srt, cmp_dbl);
+        med = n % 2 ? srt[n / 2] : 0.5 * (srt[n / 2 - 1] + srt[n / 2]);
+        for (int i = 0; i < n; i++) dev[i] = fabs(r[i] - med);
+        qsort(dev, (size_t)n, sizeof *dev, cmp_dbl);
+        mad = n % 2 ? dev[n / 2] : 0.5 * (dev[n / 2 - 1] + dev[n / 2]);
+        thr = 3.5 * 1.4826 * mad;
+        for (int i = 0; thr > 0 && i < n; i++) want += fabs(r[i] - med) > thr;
+        if (want > (n - 1) / 2) want = (n - 1) / 2;
+        rc = fupermod_outliers_floor(r, n, 3.5, 0.0, kr);
+        bad += rc != want;
+      }
+      ok(bad == 0, "3000 random samples with ties (3-62 values): as many rejected as the rule with sorted medians gives (%d differ)",
+         bad);
+    }
     ok(fupermod_outliers_floor(v, 10, 3.5, -0.1, keep) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "floor"),
        "a negative floor refused, naming it");
   }
