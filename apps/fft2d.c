@@ -1,24 +1,29 @@
 /* Heterogeneous row-distributed 2D FFT (apps/fft2d.h, docs/apps.md).
  * FFTW-MPI cannot take uneven row counts, so the distributed transpose is ours, in one of three
- * strategies (the first two one MPI_Alltoallw each way whose derived datatypes cut and place the
- * blocks, so nothing is packed by hand):
- *   transpose: A (d x N) --FFTW rank-0 transpose--> S (N x d) --Alltoallw--> U (c x M): the
- *              receive type drops each block at its rows of U, and the column FFTs are
- *              contiguous row FFTs of U;
- *   strided:   A --Alltoallw--> T (M x c): the send type cuts A into column panels, and the
- *              column FFTs run in place with stride c;
+ * strategies. The first two exchange contiguous blocks only (MPI_Isend/MPI_Irecv, one message per
+ * pair of processes each way):
+ *   strided:   A (d x N) --copy--> S (s's block, d x c_s, one after another) --exchange--> T
+ *              (M x c): the blocks from every s lie one after another in T, so nothing is unpacked,
+ *              and the column FFTs run in place with stride c; on the way back the blocks of T go
+ *              to S and are copied into A. My own block is copied straight between A and T;
+ *   transpose: the same exchange, then FFTW local transposes T (M x c) <-> U (c x M) around
+ *              contiguous column FFTs;
  *   shared:    every rank's columns live in one MPI-3 shared-memory window (all processes on one
  *              node), as PANEL-wide column panels (M x PANEL, row-major, one after another): each
  *              process copies its row segments straight into the others' panels and later copies
  *              its rows back out, so every element crosses memory once each way, copied by the
  *              process that owns the rows (work proportional to its share, as in the models),
  *              where MPI's shared-memory transport copies it two or three times.
+ * Why contiguous blocks: over TCP, Open MPI sends and receives a contiguous buffer directly, and
+ * a derived datatype through 128 KiB fragments packed and unpacked by the library. Receiving 16
+ * MiB between two nodes with a vector datatype took 20-37 ms against 13-18 ms contiguous, and
+ * copying it into blocks here costs 4 ms (bench/fft2d, docs/performance.md).
  * Strided column FFTs over a whole T are 5-10x slower with FFTW_ESTIMATE plans at N = 2048-4096
  * (power-of-two strides alias in the caches) and only competitive with FFTW_MEASURE. Within a
  * 4-wide panel a row is one 64-byte cache line, and ESTIMATE plans of the panel's column FFTs run
  * as fast as contiguous row FFTs (bench/fft_panels), so the shared strategy needs no measuring
- * planner: AUTO takes it on one node; across nodes it takes transpose for ESTIMATE and otherwise
- * times transpose and strided, as FFTW would. */
+ * planner: AUTO takes it on one node; across nodes it takes transpose for ESTIMATE and strided
+ * otherwise. */
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>
@@ -38,21 +43,23 @@ struct fupermod_fft2d {
   long *roff, *coff; /* first row / column of each rank, size + 1 entries */
   long d, c;         /* local rows and columns */
   fftw_complex *A;   /* own d x N row block */
-  fftw_complex *S;   /* transpose: N x d, A transposed, every destination's columns contiguous */
-  fftw_complex *Y;   /* my columns of the whole signal: transpose c x M (U), strided M x c (T),
+  fftw_complex *S;   /* transpose, strided: A cut into one d x c_s block per destination s, in order */
+  fftw_complex *T;   /* transpose, strided: my columns of the whole signal, M x c, row-major */
+  fftw_complex *Y;   /* where the column FFTs run: transpose c x M (U), strided T itself,
                       * shared: ceil(c / PANEL) panels of M x PANEL (the last M x c % PANEL) */
-  fftw_plan row_fwd, row_bwd, col_fwd, col_bwd, tr_AS, tr_SA;
+  fftw_plan row_fwd, row_bwd, col_fwd, col_bwd, tr_TU, tr_UT;
   fftw_plan tail_fwd, tail_bwd; /* shared: the last, narrower panel's column FFTs (c % PANEL) */
   MPI_Win win;          /* shared: the window holding every rank's T */
   fftw_complex **peerY; /* shared: each rank's T, in this process's address space */
-  int *cntX, *cntY, *zero; /* Alltoallw counts (0 or 1) and zero displacements */
-  MPI_Datatype *typeX;     /* row side: blocks of S (transpose) or panels of A (strided) */
-  MPI_Datatype *typeY;     /* column side: blocks of U or T */
+  int *cntX, *cntY;     /* rows in the block to / from each rank (0: no message) */
+  MPI_Datatype *typeX;  /* row side: one row of s's block of S (c_s complex numbers) */
+  MPI_Datatype *typeY;  /* column side: one row of s's block of T (c complex numbers) */
+  MPI_Request *req;     /* 2 (size - 1) */
   MPI_Datatype cplx;
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
   double stamp[5]; /* the last execute's phase boundaries: rows, transpose, cols, transpose back */
-  double copied, back; /* the last execute's end of own copies (or local transpose) before the first
-                        * fence or Alltoallw, start of own copies back after the second */
+  double copied, back; /* the last execute's end of own copies before the first fence or exchange,
+                        * start of own copies back after the second */
   double cpu[2];   /* this thread's CPU seconds in the row and column phases (not FFTW's threads) */
 };
 
@@ -60,17 +67,6 @@ static int threads_ready = 0;
 
 /* Agree on a status over comm: the lowest failing rank's status and message everywhere. */
 static int agree(MPI_Comm comm, int rc) { return fupermod_agree(rc, comm); }
-
-/* A datatype that is `inner` shifted by disp bytes: keeps Alltoallw displacements (int) at 0,
- * so blocks beyond 2 GiB are addressable. */
-static int displaced(MPI_Datatype inner, MPI_Aint disp, MPI_Datatype *out) {
-  int one = 1;
-  MPI_Datatype t;
-  if (MPI_Type_create_struct(1, &one, &disp, &inner, &t) != MPI_SUCCESS) return -1;
-  if (MPI_Type_commit(&t) != MPI_SUCCESS) return -1;
-  *out = t;
-  return 0;
-}
 
 static int check_dist(const fupermod_dist *dist, int size, long D, const char *what) {
   long sum = 0;
@@ -116,42 +112,20 @@ static int check_same(fupermod_fft2d *p) {
   return agree(p->comm, rc);
 }
 
+/* Every block is sent as rows, so that no count exceeds the sizes checked at planning. */
 static int make_types(fupermod_fft2d *p) {
-  size_t z = sizeof(fftw_complex);
-  int tr = p->strategy == FUPERMOD_FFT2D_TRANSPOSE;
-  MPI_Datatype tmp;
   if (MPI_Type_contiguous(2, MPI_DOUBLE, &p->cplx) != MPI_SUCCESS || MPI_Type_commit(&p->cplx) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the complex datatype");
   for (int s = 0; s < p->size; s++) {
     long ds = p->roff[s + 1] - p->roff[s], cs = p->coff[s + 1] - p->coff[s];
-    int e;
-    p->cntX[s] = p->cntY[s] = 0;
-    p->zero[s] = 0;
-    /* Row side <-> s: s's cs columns of my d rows: contiguous in S (cs rows of d), or d runs
-     * of cs elements, stride N, in A. */
-    if (p->d > 0 && cs > 0) {
-      e = tr ? MPI_Type_vector((int)cs, (int)p->d, (int)p->d, p->cplx, &tmp)
-             : MPI_Type_vector((int)p->d, (int)cs, (int)p->N, p->cplx, &tmp);
-      if (e != MPI_SUCCESS ||
-          displaced(tmp, (MPI_Aint)((size_t)p->coff[s] * (size_t)(tr ? p->d : 1) * z), &p->typeX[s]) != 0)
-        return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the row-side datatype for rank %d", s);
-      MPI_Type_free(&tmp);
-      p->cntX[s] = 1;
-    }
-    /* Column side <-> s: s's ds rows of my c columns: c runs of ds elements, stride M, in U,
-     * or ds contiguous rows of c in T. */
-    if (ds > 0 && p->c > 0) {
-      e = tr ? MPI_Type_vector((int)p->c, (int)ds, (int)p->M, p->cplx, &tmp)
-             : MPI_Type_vector((int)ds, (int)p->c, (int)p->c, p->cplx, &tmp);
-      if (e != MPI_SUCCESS ||
-          displaced(tmp, (MPI_Aint)((size_t)p->roff[s] * (size_t)(tr ? 1 : p->c) * z), &p->typeY[s]) != 0)
-        return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the column-side datatype for rank %d", s);
-      MPI_Type_free(&tmp);
-      p->cntY[s] = 1;
-    }
-    /* Alltoallw needs a valid type even for empty blocks. */
-    if (p->typeX[s] == MPI_DATATYPE_NULL) MPI_Type_dup(MPI_BYTE, &p->typeX[s]);
-    if (p->typeY[s] == MPI_DATATYPE_NULL) MPI_Type_dup(MPI_BYTE, &p->typeY[s]);
+    p->cntX[s] = p->d > 0 && cs > 0 ? (int)p->d : 0;
+    p->cntY[s] = ds > 0 && p->c > 0 ? (int)ds : 0;
+    if (s == p->rank) continue; /* copied, not sent */
+    if ((p->cntX[s] && (MPI_Type_contiguous((int)cs, p->cplx, &p->typeX[s]) != MPI_SUCCESS ||
+                        MPI_Type_commit(&p->typeX[s]) != MPI_SUCCESS)) ||
+        (p->cntY[s] && (MPI_Type_contiguous((int)p->c, p->cplx, &p->typeY[s]) != MPI_SUCCESS ||
+                        MPI_Type_commit(&p->typeY[s]) != MPI_SUCCESS)))
+      return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: cannot create the block datatypes for rank %d", s);
   }
   return FUPERMOD_SUCCESS;
 }
@@ -165,16 +139,6 @@ static int make_plans_threaded(fupermod_fft2d *p, unsigned flags) {
     if (!p->row_fwd || !p->row_bwd)
       return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan %ld row FFTs of length %ld (flags %#x)",
                             p->d, p->N, flags);
-    if (tr) {
-      /* rank-0 transforms with two loops are FFTW's transposes */
-      fftw_iodim as[2] = {{(int)p->d, (int)p->N, 1}, {(int)p->N, 1, (int)p->d}};
-      fftw_iodim sa[2] = {{(int)p->N, (int)p->d, 1}, {(int)p->d, 1, (int)p->N}};
-      p->tr_AS = fftw_plan_guru_dft(0, NULL, 2, as, p->A, p->S, FFTW_FORWARD, flags);
-      p->tr_SA = fftw_plan_guru_dft(0, NULL, 2, sa, p->S, p->A, FFTW_FORWARD, flags);
-      if (!p->tr_AS || !p->tr_SA)
-        return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan the %ld x %ld local transposes", p->d,
-                              p->N);
-    }
   }
   if (p->c > 0 && p->strategy == FUPERMOD_FFT2D_SHARED) {
     /* the same plans for every panel, moved there by fftw_execute_dft (panels are 64-byte aligned) */
@@ -201,6 +165,15 @@ static int make_plans_threaded(fupermod_fft2d *p, unsigned flags) {
     if (!p->col_fwd || !p->col_bwd)
       return fupermod_error(FUPERMOD_ERR_SYSTEM,
                             "fft2d: FFTW could not plan %ld column FFTs of length %ld (flags %#x)", p->c, p->M, flags);
+    if (tr) {
+      /* rank-0 transforms with two loops are FFTW's transposes */
+      fftw_iodim tu[2] = {{n, c, 1}, {c, 1, n}}, ut[2] = {{c, n, 1}, {n, 1, c}};
+      p->tr_TU = fftw_plan_guru_dft(0, NULL, 2, tu, p->T, p->Y, FFTW_FORWARD, flags);
+      p->tr_UT = fftw_plan_guru_dft(0, NULL, 2, ut, p->Y, p->T, FFTW_FORWARD, flags);
+      if (!p->tr_TU || !p->tr_UT)
+        return fupermod_error(FUPERMOD_ERR_SYSTEM, "fft2d: FFTW could not plan the %ld x %ld local transposes", p->M,
+                              p->c);
+    }
   }
   return FUPERMOD_SUCCESS;
 }
@@ -285,6 +258,79 @@ static int shared_fence(fupermod_fft2d *p) {
   return FUPERMOD_SUCCESS;
 }
 
+/* Copies of row blocks at least this large use non-temporal stores, which do not read the
+ * destination into the caches first: copying 8-128 MiB into blocks took 20-28 % less time
+ * (2.6 against 3.7 ms at 32 MiB), and 2 MiB as long as memcpy. */
+#define STREAM_BYTES (4u << 20)
+#ifdef __SSE2__
+#include <emmintrin.h>
+static void copy_run(fftw_complex *to, const fftw_complex *from, long n, int stream) {
+  if (!stream) {
+    memcpy(to, from, (size_t)n * sizeof(fftw_complex));
+    return;
+  }
+  /* complex numbers are 16 bytes and the buffers fftw_malloc-aligned (execute checks user data) */
+  for (long k = 0; k < n; k++) _mm_stream_pd(to[k], _mm_loadu_pd(from[k]));
+}
+static void stream_fence(void) { _mm_sfence(); }
+#else
+static void copy_run(fftw_complex *to, const fftw_complex *from, long n, int stream) {
+  (void)stream;
+  memcpy(to, from, (size_t)n * sizeof(fftw_complex));
+}
+static void stream_fence(void) {}
+#endif
+
+/* Transpose, strided: rows to blocks (out) copies each row's segment for s into s's block of S,
+ * and my own segment straight into T; the other way (!out) copies them back. Each thread reads
+ * whole rows of A once. */
+static void block_copy(fupermod_fft2d *p, fftw_complex *A, int out) {
+  long d = p->d, N = p->N, c = p->c, r0 = p->roff[p->rank];
+  int stream = (size_t)d * (size_t)N * sizeof(fftw_complex) >= STREAM_BYTES;
+  fftw_complex *S = p->S, *T = p->T;
+  const long *coff = p->coff;
+  int size = p->size, me = p->rank;
+#pragma omp parallel num_threads(p->threads) if (p->threads > 1 && d > 1)
+  {
+#pragma omp for schedule(static) nowait
+    for (long i = 0; i < d; i++)
+      for (int s = 0; s < size; s++) {
+        long cs = coff[s + 1] - coff[s];
+        fftw_complex *row = A + (size_t)i * (size_t)N + coff[s];
+        fftw_complex *blk = s == me ? T + (size_t)(r0 + i) * (size_t)c : S + (size_t)d * (size_t)coff[s] + (size_t)i * (size_t)cs;
+        if (cs == 0) continue;
+        if (out) copy_run(blk, row, cs, stream);
+        else copy_run(row, blk, cs, stream);
+      }
+    if (stream) stream_fence(); /* every thread's streamed stores, before the region's barrier */
+  }
+}
+
+/* Transpose, strided: send every block of S to its rank and receive s's rows of my columns at
+ * row R_s of T (to_cols), or the reverse. Rank r sends first to r + 1, r + 2, ... so that the
+ * ranks do not all start on the same destination. */
+static int exchange(fupermod_fft2d *p, int to_cols) {
+  int n = 0, e = MPI_SUCCESS, tag = to_cols ? 1 : 2;
+  for (int k = 1; k < p->size; k++) {
+    int s = (p->rank + p->size - k) % p->size;
+    if (to_cols && p->cntY[s] && e == MPI_SUCCESS)
+      e = MPI_Irecv(p->T + (size_t)p->roff[s] * (size_t)p->c, p->cntY[s], p->typeY[s], s, tag, p->comm, &p->req[n++]);
+    else if (!to_cols && p->cntX[s] && e == MPI_SUCCESS)
+      e = MPI_Irecv(p->S + (size_t)p->d * (size_t)p->coff[s], p->cntX[s], p->typeX[s], s, tag, p->comm, &p->req[n++]);
+  }
+  for (int k = 1; k < p->size; k++) {
+    int s = (p->rank + k) % p->size;
+    if (to_cols && p->cntX[s] && e == MPI_SUCCESS)
+      e = MPI_Isend(p->S + (size_t)p->d * (size_t)p->coff[s], p->cntX[s], p->typeX[s], s, tag, p->comm, &p->req[n++]);
+    else if (!to_cols && p->cntY[s] && e == MPI_SUCCESS)
+      e = MPI_Isend(p->T + (size_t)p->roff[s] * (size_t)p->c, p->cntY[s], p->typeY[s], s, tag, p->comm, &p->req[n++]);
+  }
+  if (e != MPI_SUCCESS) n--; /* the failed call set no request */
+  if (MPI_Waitall(n, p->req, MPI_STATUSES_IGNORE) != MPI_SUCCESS || e != MPI_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: the exchange %s failed", to_cols ? "from rows to columns" : "from columns to rows");
+  return FUPERMOD_SUCCESS;
+}
+
 /* 1 when every process of comm shares memory with every other (one node), else 0; collective. */
 static int one_node(MPI_Comm comm, int *yes) {
   MPI_Comm node;
@@ -307,10 +353,10 @@ static int setup_local(fupermod_fft2d *p, long M, long N, const fupermod_dist *r
   p->coff = calloc(np1, sizeof(long));
   p->cntX = calloc((size_t)p->size, sizeof(int));
   p->cntY = calloc((size_t)p->size, sizeof(int));
-  p->zero = calloc((size_t)p->size, sizeof(int));
+  p->req = calloc(2 * (size_t)p->size, sizeof(MPI_Request));
   p->typeX = calloc((size_t)p->size, sizeof(MPI_Datatype));
   p->typeY = calloc((size_t)p->size, sizeof(MPI_Datatype));
-  if (!p->roff || !p->coff || !p->cntX || !p->cntY || !p->zero || !p->typeX || !p->typeY)
+  if (!p->roff || !p->coff || !p->cntX || !p->cntY || !p->req || !p->typeX || !p->typeY)
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: out of memory");
   for (int s = 0; s < p->size; s++) p->typeX[s] = p->typeY[s] = MPI_DATATYPE_NULL;
   p->types_ready = 1;
@@ -324,7 +370,7 @@ static int setup_local(fupermod_fft2d *p, long M, long N, const fupermod_dist *r
   p->d = p->roff[p->rank + 1] - p->roff[p->rank];
   p->c = p->coff[p->rank + 1] - p->coff[p->rank];
   if (p->d > 0 && (!(p->A = fftw_alloc_complex((size_t)p->d * (size_t)N)) ||
-                   (p->strategy == FUPERMOD_FFT2D_TRANSPOSE && !(p->S = fftw_alloc_complex((size_t)p->d * (size_t)N)))))
+                   (p->strategy != FUPERMOD_FFT2D_SHARED && !(p->S = fftw_alloc_complex((size_t)p->d * (size_t)N)))))
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate %ld x %ld local rows", p->d, N);
   return FUPERMOD_SUCCESS;
 }
@@ -339,8 +385,11 @@ static int setup(fupermod_fft2d *p, long M, long N, const fupermod_dist *rows, c
     if (rc != FUPERMOD_SUCCESS) return rc;
   } else if (rc != FUPERMOD_SUCCESS) {
     return rc;
-  } else if (p->c > 0 && !(p->Y = fftw_alloc_complex((size_t)M * (size_t)p->c)))
+  } else if (p->c > 0 && (!(p->T = fftw_alloc_complex((size_t)M * (size_t)p->c)) ||
+                          !(p->Y = p->strategy == FUPERMOD_FFT2D_STRIDED ? p->T
+                                                                         : fftw_alloc_complex((size_t)M * (size_t)p->c))))
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d: cannot allocate the %ld x %ld column block", p->c, M);
+  if (p->T && p->T != p->Y) memset(p->T, 0, (size_t)M * (size_t)p->c * sizeof(fftw_complex));
   if (p->A) memset(p->A, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
   if (p->S) memset(p->S, 0, (size_t)p->d * (size_t)N * sizeof(fftw_complex));
   if (p->Y) memset(p->Y, 0, (size_t)M * (size_t)p->c * sizeof(fftw_complex));
@@ -448,10 +497,16 @@ int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_d
    * ESTIMATE plans. (Timing it against the others, best of three, picked strided for 4 of 10
    * variants in bench/fft2d on shared cores; those runs had model/even 1.03-1.30, against
    * 1.23-1.45 where shared was used for both.) Across nodes: transpose for ESTIMATE (strided
-   * column FFTs need measured plans), else timed. */
-  if (strategy == FUPERMOD_FFT2D_AUTO && (yes || (fftw_flags & FFTW_ESTIMATE)))
+   * column FFTs need measured plans), else strided: both exchange the same blocks, and measured
+   * strided column FFTs cost less than the two local transposes and contiguous FFTs (14.5 against
+   * 22.5 ms at M = 2048, c = 1024), while timing three runs each on a loaded machine picked
+   * transpose for 3 of 10 variants of bench/fft2d across two nodes. */
+  if (strategy == FUPERMOD_FFT2D_AUTO)
     return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
-                    yes ? FUPERMOD_FFT2D_SHARED : FUPERMOD_FFT2D_TRANSPOSE, plan);
+                    yes                            ? FUPERMOD_FFT2D_SHARED
+                    : (fftw_flags & FFTW_ESTIMATE) ? FUPERMOD_FFT2D_TRANSPOSE
+                                                   : FUPERMOD_FFT2D_STRIDED,
+                    plan);
   if (yes) last = FUPERMOD_FFT2D_SHARED;
   /* Time each, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
    * The timings are the same on every rank, so every rank picks the same strategy. */
@@ -499,12 +554,13 @@ long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col) {
 }
 
 int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
-  fftw_complex *A, *X;
-  int rc = FUPERMOD_SUCCESS, fwd;
+  fftw_complex *A;
+  int rc = FUPERMOD_SUCCESS, fwd, shared;
   double t0, t1, t2, t3, t4, c0;
   if (!p) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
   A = data ? (fftw_complex *)data : p->A;
   fwd = direction == FUPERMOD_FFT2D_FORWARD;
+  shared = p->win != MPI_WIN_NULL;
   if (direction != FUPERMOD_FFT2D_FORWARD && direction != FUPERMOD_FFT2D_BACKWARD)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: direction must be FUPERMOD_FFT2D_FORWARD (-1) or _BACKWARD (+1), "
                                             "got %d", direction);
@@ -518,39 +574,33 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   if (p->d > 0) fftw_execute_dft(fwd ? p->row_fwd : p->row_bwd, A, A);
   t1 = fupermod_time();
   p->cpu[0] = fupermod_cpu_time() - c0;
-  if (p->tr_AS) fftw_execute_dft(p->tr_AS, A, p->S);
-  X = p->tr_AS ? p->S : A;
-  if (p->win != MPI_WIN_NULL) shared_copy(p, A, 1);
+  if (shared) shared_copy(p, A, 1);
+  else block_copy(p, A, 1);
   p->copied = fupermod_time();
-  if (p->win != MPI_WIN_NULL) {
-    rc = shared_fence(p);
-  } else if (MPI_Alltoallw(X, p->cntX, p->zero, p->typeX, p->Y, p->cntY, p->zero, p->typeY, p->comm) != MPI_SUCCESS)
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (rows to columns) failed");
+  rc = shared ? shared_fence(p) : exchange(p, 1);
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
-  if (rc == FUPERMOD_SUCCESS && p->c > 0 && p->win != MPI_WIN_NULL) {
+  if (rc == FUPERMOD_SUCCESS && p->c > 0 && shared) {
     for (long j = 0; j < p->c; j += PANEL) {
       fftw_complex *at = p->Y + (size_t)j * (size_t)p->M;
       if (p->c - j >= PANEL) fftw_execute_dft(fwd ? p->col_fwd : p->col_bwd, at, at);
       else fftw_execute_dft(fwd ? p->tail_fwd : p->tail_bwd, at, at);
     }
   } else if (rc == FUPERMOD_SUCCESS && p->c > 0) {
+    if (p->tr_TU) fftw_execute(p->tr_TU);
     fftw_execute(fwd ? p->col_fwd : p->col_bwd);
+    if (p->tr_UT) fftw_execute(p->tr_UT);
   }
   t3 = fupermod_time();
   p->cpu[1] = fupermod_cpu_time() - c0;
-  if (rc == FUPERMOD_SUCCESS && p->win != MPI_WIN_NULL) {
-    /* No fence after the copy back: the next execute writes only my rows of each T, which no
-     * other process reads, and transforms a T only after its first fence. */
-    if ((rc = shared_fence(p)) == FUPERMOD_SUCCESS) {
-      p->back = fupermod_time();
-      shared_copy(p, A, 0);
-    }
-  } else if (rc == FUPERMOD_SUCCESS &&
-             MPI_Alltoallw(p->Y, p->cntY, p->zero, p->typeY, X, p->cntX, p->zero, p->typeX, p->comm) != MPI_SUCCESS)
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Alltoallw (columns to rows) failed");
-  if (p->win == MPI_WIN_NULL) p->back = fupermod_time();
-  if (rc == FUPERMOD_SUCCESS && p->tr_SA) fftw_execute_dft(p->tr_SA, p->S, A);
+  /* shared: no fence after the copy back: the next execute writes only my rows of each T, which
+   * no other process reads, and transforms a T only after its first fence */
+  if (rc == FUPERMOD_SUCCESS) rc = shared ? shared_fence(p) : exchange(p, 0);
+  p->back = fupermod_time();
+  if (rc == FUPERMOD_SUCCESS) {
+    if (shared) shared_copy(p, A, 0);
+    else block_copy(p, A, 0);
+  }
   t4 = fupermod_time();
   p->stamp[0] = t0;
   p->stamp[1] = t1;
@@ -589,8 +639,8 @@ void fupermod_fft2d_destroy(fupermod_fft2d *p) {
   if (p->row_bwd) fftw_destroy_plan(p->row_bwd);
   if (p->col_fwd) fftw_destroy_plan(p->col_fwd);
   if (p->col_bwd) fftw_destroy_plan(p->col_bwd);
-  if (p->tr_AS) fftw_destroy_plan(p->tr_AS);
-  if (p->tr_SA) fftw_destroy_plan(p->tr_SA);
+  if (p->tr_TU) fftw_destroy_plan(p->tr_TU);
+  if (p->tr_UT) fftw_destroy_plan(p->tr_UT);
   if (p->tail_fwd) fftw_destroy_plan(p->tail_fwd);
   if (p->tail_bwd) fftw_destroy_plan(p->tail_bwd);
   for (int s = 0; p->types_ready && s < p->size; s++) {
@@ -603,7 +653,8 @@ void fupermod_fft2d_destroy(fupermod_fft2d *p) {
     MPI_Win_unlock_all(p->win);
     MPI_Win_free(&p->win); /* frees every rank's T, p->Y included */
   } else {
-    fftw_free(p->Y);
+    if (p->Y != p->T) fftw_free(p->Y);
+    fftw_free(p->T);
   }
   fftw_free(p->A);
   fftw_free(p->S);
@@ -612,7 +663,7 @@ void fupermod_fft2d_destroy(fupermod_fft2d *p) {
   free(p->coff);
   free(p->cntX);
   free(p->cntY);
-  free(p->zero);
+  free(p->req);
   free(p->typeX);
   free(p->typeY);
   free(p);

@@ -1,6 +1,7 @@
 /* Heterogeneous 2D FFT of a complex M x N signal distributed by rows in any distribution
  * (docs/apps.md): row FFTs, the distributed transpose from row blocks to column blocks
- * (MPI_Alltoallw with derived datatypes), column FFTs, and the transpose back.
+ * (contiguous blocks exchanged with MPI_Isend/MPI_Irecv, or an MPI-3 shared-memory window on one
+ * node), column FFTs, and the transpose back.
  *
  * Layout. Rank r owns rows [R_r, R_r + d_r) of the signal, where d_r = rows->parts[r].d and
  * R_r = d_0 + ... + d_{r-1} (fupermod_dist_offsets); d_r = 0 is allowed. The local block is
@@ -27,13 +28,15 @@ extern "C" {
 
 enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACKWARD = +1 };
 
-/* How the column phase is laid out (apps/fft2d.c). TRANSPOSE: local FFTW transposes around the
- * exchange, contiguous column FFTs; memory 2 d N + c M complex numbers. STRIDED: no local
- * transposes, strided column FFTs; memory d N + c M. SHARED: every column block in one MPI-3
- * shared-memory window, as 4-column panels, filled and emptied by direct copies instead of
- * MPI_Alltoallw; only when every process of comm is on one node (else a usage error). TIMED:
+/* How the column phase is laid out (apps/fft2d.c). TRANSPOSE and STRIDED copy the rows into one
+ * contiguous block per destination and exchange the blocks with MPI_Isend/MPI_Irecv; the column
+ * block arrives as M x c rows. TRANSPOSE: local FFTW transposes around contiguous column FFTs;
+ * memory 2 d N + 2 c M complex numbers. STRIDED: strided column FFTs in place; memory
+ * 2 d N + c M. SHARED: every column block in one MPI-3 shared-memory window, as 4-column
+ * panels, filled and emptied by direct copies instead of messages; only when every process of
+ * comm is on one node (else a usage error). TIMED:
  * whichever runs fastest, timed at planning (three transforms each; SHARED is a candidate only on
- * one node). AUTO: SHARED on one node; across nodes TRANSPOSE with FFTW_ESTIMATE, else TIMED. */
+ * one node). AUTO: SHARED on one node; across nodes TRANSPOSE with FFTW_ESTIMATE, else STRIDED. */
 enum fupermod_fft2d_strategy {
   FUPERMOD_FFT2D_AUTO = 0,
   FUPERMOD_FFT2D_TRANSPOSE = 1,
@@ -76,7 +79,9 @@ long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col);
 int fupermod_fft2d_execute(fupermod_fft2d *plan, int direction, double *data);
 
 /* Seconds spent by the last execute in each phase on this process: row FFTs, first
- * redistribution, column FFTs, second redistribution (any pointer may be NULL). */
+ * redistribution (with this process's copies into blocks or panels), column FFTs (with the local
+ * transposes of TRANSPOSE), second redistribution (with the copies back) (any pointer may be
+ * NULL). */
 void fupermod_fft2d_phase_times(const fupermod_fft2d *plan, double *rows, double *transpose,
                                 double *cols, double *transpose_back);
 
@@ -85,8 +90,8 @@ void fupermod_fft2d_phase_times(const fupermod_fft2d *plan, double *rows, double
 int fupermod_fft2d_compute_trace(const fupermod_fft2d *plan, fupermod_trace *tr);
 
 /* Append the last execute's busy intervals to tr: the row FFTs with this process's own copies
- * into the column panels (shared) or its local transpose (transpose), the column FFTs, and its
- * copies back (or local transpose back); the waits at fences and in MPI_Alltoallw are left out,
+ * into the column panels (shared) or send blocks (transpose, strided), the column FFTs, and its
+ * copies back; the waits at fences and for messages are left out,
  * so that fupermod_share_busy over a core-sharing group gives how long the core worked for the
  * group: the application's own measure of a process's speed (bench/fft2d balances on it). */
 int fupermod_fft2d_busy_trace(const fupermod_fft2d *plan, fupermod_trace *tr);

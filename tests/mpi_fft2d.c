@@ -2,7 +2,8 @@
  * identities that hold for any size and distribution (round trip, linearity, impulse response,
  * shift theorem, Parseval) and agreement with a serial FFTW transform on small sizes, for even,
  * uneven, zero-row and single-owner distributions, M != N, explicit column distributions, two
- * FFTW threads, and errors on bad input. Every check is agreed over all ranks. */
+ * FFTW threads, row blocks large enough for streaming copies, and errors on bad input. Every
+ * check is agreed over all ranks. */
 #include <fftw3.h>
 #include <math.h>
 #include <stdint.h>
@@ -366,6 +367,9 @@ int main(int argc, char **argv) {
       {9, 7, "zero-alternate", 1, 0, 0}, {6, 10, "last-only", 1, 0, 0},        {1, 8, "even", 1, 0, 0},
       {8, 1, "uneven", 1, 0, 0},         {3, 5, "even", 1, 0, 0},              {30, 18, "uneven", 1, 1, 0},
       {64, 48, "uneven", 2, 0, 0},       {128, 96, "zero-alternate", 1, 0, 0}, {200, 256, "uneven", 1, 0, 0},
+      /* row blocks of 4 MiB and more: the block copies use streaming stores (with 2 threads, and
+       * odd sizes where some ranks stream and others not) */
+      {1024, 1024, "even", 2, 0, 0},     {1023, 1025, "uneven", 1, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (int st = FUPERMOD_FFT2D_TRANSPOSE; st <= FUPERMOD_FFT2D_SHARED; st++) {
