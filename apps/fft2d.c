@@ -22,8 +22,8 @@
  * (power-of-two strides alias in the caches) and only competitive with FFTW_MEASURE. Within a
  * 4-wide panel a row is one 64-byte cache line, and ESTIMATE plans of the panel's column FFTs run
  * as fast as contiguous row FFTs (bench/fft_panels), so the shared strategy needs no measuring
- * planner: AUTO takes it on one node; across nodes it takes transpose for ESTIMATE and strided
- * otherwise. */
+ * planner: AUTO takes it on one node; across nodes it takes transpose for ESTIMATE and otherwise
+ * times transpose and strided, as FFTW would. */
 #include <fftw3.h>
 #include <limits.h>
 #include <math.h>
@@ -497,16 +497,10 @@ int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_d
    * ESTIMATE plans. (Timing it against the others, best of three, picked strided for 4 of 10
    * variants in bench/fft2d on shared cores; those runs had model/even 1.03-1.30, against
    * 1.23-1.45 where shared was used for both.) Across nodes: transpose for ESTIMATE (strided
-   * column FFTs need measured plans), else strided: both exchange the same blocks, and measured
-   * strided column FFTs cost less than the two local transposes and contiguous FFTs (14.5 against
-   * 22.5 ms at M = 2048, c = 1024), while timing three runs each on a loaded machine picked
-   * transpose for 3 of 10 variants of bench/fft2d across two nodes. */
-  if (strategy == FUPERMOD_FFT2D_AUTO)
+   * column FFTs need measured plans), else timed. */
+  if (strategy == FUPERMOD_FFT2D_AUTO && (yes || (fftw_flags & FFTW_ESTIMATE)))
     return plan_one(comm, M, N, rows, cols, threads, fftw_flags,
-                    yes                            ? FUPERMOD_FFT2D_SHARED
-                    : (fftw_flags & FFTW_ESTIMATE) ? FUPERMOD_FFT2D_TRANSPOSE
-                                                   : FUPERMOD_FFT2D_STRIDED,
-                    plan);
+                    yes ? FUPERMOD_FFT2D_SHARED : FUPERMOD_FFT2D_TRANSPOSE, plan);
   if (yes) last = FUPERMOD_FFT2D_SHARED;
   /* Time each, one at a time to bound the memory; FFTW's wisdom makes the final re-plan cheap.
    * The timings are the same on every rank, so every rank picks the same strategy. */

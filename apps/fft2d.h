@@ -36,7 +36,7 @@ enum fupermod_fft2d_direction { FUPERMOD_FFT2D_FORWARD = -1, FUPERMOD_FFT2D_BACK
  * panels, filled and emptied by direct copies instead of messages; only when every process of
  * comm is on one node (else a usage error). TIMED:
  * whichever runs fastest, timed at planning (three transforms each; SHARED is a candidate only on
- * one node). AUTO: SHARED on one node; across nodes TRANSPOSE with FFTW_ESTIMATE, else STRIDED. */
+ * one node). AUTO: SHARED on one node; across nodes TRANSPOSE with FFTW_ESTIMATE, else TIMED. */
 enum fupermod_fft2d_strategy {
   FUPERMOD_FFT2D_AUTO = 0,
   FUPERMOD_FFT2D_TRANSPOSE = 1,
