@@ -396,7 +396,9 @@ static void run_free(run_t *r) {
 }
 
 /* The share of a window's dynamic energy e (over st seconds) that falls in the computation
- * intervals (busy seconds of this process): the same thing the models predict, which were measured
+ * intervals (busy seconds of this process; in a group that time-shares its cores, the group's
+ * summed CPU time, as each member's benchmark runs spanned the group's): the same thing the
+ * models predict, which were measured
  * on runs that only compute. Exact for the model meter (power x time); for a measuring meter it
  * charges the window's mean power to the computation. */
 static double compute_energy(double e, double st, double busy, long d) {
@@ -499,7 +501,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
     r->esum_run += e;
-    e = compute_energy(e, st, fupermod_trace_total(&gemms), r->dist->parts[rank].d);
+    e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&gemms), r->dist->parts[rank].d);
     r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
@@ -560,7 +562,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
     r->esum_run += e;
-    e = compute_energy(e, st, fupermod_trace_total(&phases), r->dist->parts[rank].d);
+    e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&phases), r->dist->parts[rank].d);
     r->esum += e;
     record_rep(o, r, rank, share, comp, cpu, e);
   }
@@ -730,7 +732,8 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   if (tp->label[0]) printf("   energy: %s\n", tp->label);
   printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
          "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
-         "   energy in its compute phases, the run's energy x its compute time / the run's time), so that the\n"
+         "   energy in its compute phases, the run's energy x its compute time / the run's time; a group that\n"
+         "   time-shares its cores: x the group's CPU time, as its models were measured), so that the\n"
          "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
          "   predicted times (idle processes at 0)\n", o->reps);
   printf("   %-16s %11s %11s %11s %11s %11s %9s %9s %9s %8s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)",
