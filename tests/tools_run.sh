@@ -113,7 +113,8 @@ ok $([ -n "$hp" ] && [ "$hp" = "$pl" ] && echo 0 || echo 1) "hipopta's predicted
 # two processes bound to one core form a group: both show the group's prediction and measurement,
 # and the CPU their core gave the computation cannot exceed the time it was busy with it
 if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
-  printf 'localhost 0 core:0 cpu\nlocalhost 1 core:1 cpu\nlocalhost 2 core:1 cpu\n' >"$TMPD/shared.conf"
+  printf 'localhost 0 core:0 cpu meter=model,meter_power=30\nlocalhost 1 core:1 cpu meter=model,meter_power=18\nlocalhost 2 core:1 cpu meter=model,meter_power=18\n' \
+    >"$TMPD/shared.conf"
   $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/shared.conf" --out "$TMPD/shared" --size 256 --dgemm-b 32 --points 8 \
     --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
   ok $? "run with two processes sharing core 1"
@@ -127,6 +128,11 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
                      if ($16 < 0 || $16 > $17 * 1.02 + 1e-4) n++ }
                    END { print n+0 }' "$TMPD/shared/report-$app.csv")
     ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: ranks 1 and 2 are group 1 with the same pred, meas, cpu and busy; a group's meas is its cpu, a lone process's its busy time; cpu <= busy ($bad bad)"
+    # a group member's computation energy is its power x the group's meas (its CPU time), as its
+    # model was measured while the members ran together; not its own compute wall time
+    bad=$(awk -F, 'NR > 1 && $6 > 0 { P = $4 == 0 ? 30 : 18; b = $14 / $9 - P; if (b * b > 4e-4 * P * P) n++ }
+                   END { print n + 0 }' "$TMPD/shared/report-$app.csv")
+    ok $([ "$bad" = 0 ] && echo 0 || echo 1) "$app: every working process's measured energy is its power x its meas time, group members included ($bad bad)"
   done
   ok $(grep -q 'a group of processes time-shares its cores' "$TMPD/sstdout" && echo 0 || echo 1) "the table explains the group"
 else
