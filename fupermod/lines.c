@@ -1,3 +1,4 @@
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fupermod/error.h"
@@ -69,4 +70,58 @@ int fupermod_lines_fields(char *s, char **field, int max) {
     if (*s) *s++ = '\0';
   }
   return n;
+}
+
+int fupermod_lines_decimal(const char *s, const char *end, double *out) {
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+  static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                      1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                      1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+  unsigned long long m = 0, low;
+  int digits = 0, e = 0, neg = 0, any = 0;
+  long double v;
+  double d;
+  if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
+  for (int frac = 0; s < end; s++) {
+    if (*s >= '0' && *s <= '9') {
+      any = 1;
+      if (m || *s != '0') {
+        if (++digits > 19) return -1;
+        m = m * 10 + (unsigned)(*s - '0');
+      }
+      e -= frac;
+    } else if (*s == '.' && !frac) {
+      frac = 1;
+    } else break;
+  }
+  if (!any) return -1;
+  if (s < end && (*s == 'e' || *s == 'E')) {
+    int x = 0, eneg = 0;
+    s++;
+    if (s < end && (*s == '+' || *s == '-')) eneg = *s++ == '-';
+    if (!(s < end && *s >= '0' && *s <= '9')) return -1;
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+      if (x > 1000) return -1;
+      x = x * 10 + (*s - '0');
+    }
+    e += eneg ? -x : x;
+  }
+  if (s != end) return -1;
+  if (m == 0) {
+    *out = neg ? -0.0 : 0.0;
+    return 0;
+  }
+  if (e < -27 || e > 27) return -1;
+  v = e >= 0 ? (long double)m * p10[e] : (long double)m / p10[-e];
+  memcpy(&low, &v, sizeof low); /* the 64-bit significand, explicit leading bit included */
+  if ((low & 0x7FF) == 0x400) return -1;
+  d = (double)v;
+  *out = neg ? -d : d;
+  return 0;
+#else
+  (void)s;
+  (void)end;
+  (void)out;
+  return -1;
+#endif
 }

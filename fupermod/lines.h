@@ -29,4 +29,13 @@ void fupermod_lines_free(fupermod_lines *r);
  * number of fields, or max + 1 when there are more than max (field[] then holds the first max). */
 int fupermod_lines_fields(char *s, char **field, int max);
 
+/* strtod's value of the plain decimal [s, end) ([+-]digits[.digits][(e|E)[+-]digits]) with at
+ * most 19 significant digits and a power of ten within 10^-27..10^27, without strtod's
+ * multi-precision path (which 17-digit times take on every number). The significand and the power
+ * are exact in x87 extended precision, so one multiplication or division rounds once, to 64 bits;
+ * rounding that to 53 bits is the correctly rounded double unless it lies exactly halfway between
+ * two doubles (low 11 bits 0x400), which is left to strtod. 0: *out set; -1: not such a decimal,
+ * or that case (ask strtod). */
+int fupermod_lines_decimal(const char *s, const char *end, double *out);
+
 #endif

@@ -152,10 +152,67 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   return FUPERMOD_SUCCESS;
 }
 
+/* Digits only (what strtol reads the same), at most 18 of them: 0 and *v set, else -1. */
+static int plain_long(const char *s, const char *end, long *v) {
+  long x = 0;
+  if (s == end || end - s > 18) return -1;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9') return -1;
+    x = x * 10 + (*s - '0');
+  }
+  *v = x;
+  return 0;
+}
+
+/* The usual line, "d t [reps [ci [e [e_ci]]]]" of plain numbers with nothing else on it, read
+ * straight from the text into *pt, as parse_line would. 1: done; 0: anything else (a comment,
+ * a status, key=value, a bad value), which parse_line then reads, or reports. */
+static int fast_line(const char *s, const char *e, fupermod_point *pt) {
+  const char *tok[6], *end[6];
+  fupermod_point p = FUPERMOD_POINT_INIT;
+  double x[6];
+  long v;
+  int n = 0;
+  for (;;) {
+    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+    if (s == e) break;
+    if (n == 6) return 0;
+    tok[n] = s;
+    while (s < e && *s != ' ' && *s != '\t' && *s != '\r') s++;
+    end[n++] = s;
+  }
+  if (n < 2 || plain_long(tok[0], end[0], &v) != 0 || v <= 0) return 0;
+  p.d = v;
+  for (int i = 1; i < n; i++)
+    if (i != 2 && fupermod_lines_decimal(tok[i], end[i], &x[i]) != 0) return 0;
+  if (!(x[1] > 0)) return 0;
+  p.t = x[1];
+  if (n > 2) {
+    if (plain_long(tok[2], end[2], &v) != 0 || v < 1 || v > 2147483647L) return 0;
+    p.reps = (int)v;
+  }
+  if (n > 3) {
+    if (x[3] < 0) return 0;
+    p.ci = x[3];
+  }
+  if (n > 4) {
+    if (x[4] < 0) return 0;
+    p.e = x[4];
+    p.e_ci = 0.0;
+  }
+  if (n > 5) {
+    if (x[5] < 0) return 0;
+    p.e_ci = x[5];
+  }
+  *pt = p;
+  return 1;
+}
+
 static int parse_points(const char *text, size_t len, const char *name, int keep_abandoned, fupermod_points *out) {
-  lined_point *lp = NULL;
-  int count = 0, cap = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0, abandoned = 0;
-  int first_e_line = 0, first_noe_line = 0;
+  fupermod_point *pts = NULL;
+  int *lines = NULL;
+  int count = 0, cap = 0, kept = 0, rc = FUPERMOD_SUCCESS, with_e = 0, without_e = 0, abandoned = 0;
+  int first_e_line = 0, first_noe_line = 0, sorted = 1;
   fupermod_lines rd;
   char *buf;
   out->count = 0;
@@ -164,32 +221,39 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
   if (!name) name = "(points)";
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
+  /* at most a point per line: one allocation, parsed in place (no copy of records this large) */
+  for (const char *c = text, *e = text + len; c && c < e; c = memchr(c, '\n', (size_t)(e - c)), c = c ? c + 1 : c) cap++;
+  if (cap > 0 && (!(pts = malloc((size_t)cap * sizeof *pts)) || !(lines = malloc((size_t)cap * sizeof *lines)))) {
+    free(pts);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
+  }
   fupermod_lines_init(&rd, text, len, name);
-  while ((rc = fupermod_lines_next(&rd, &buf)) == FUPERMOD_SUCCESS && buf) {
-    const int line = rd.line;
-    if (count == cap) {
-      int nc = cap ? cap * 2 : 64;
-      lined_point *np = realloc(lp, (size_t)nc * sizeof *lp);
-      if (!np) {
-        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
-        goto fail;
-      }
-      lp = np;
-      cap = nc;
+  while (rd.pos < rd.len) {
+    const char *ls = text + rd.pos, *nl = memchr(ls, '\n', rd.len - rd.pos);
+    const char *le = nl ? nl : text + rd.len;
+    int line;
+    if (fast_line(ls, le, &pts[count])) {
+      rd.pos = (size_t)(le - text) + (nl != NULL);
+      line = ++rd.line;
+    } else {
+      /* the general reader takes this line (and skips blank and comment lines after it) */
+      if ((rc = fupermod_lines_next(&rd, &buf)) != FUPERMOD_SUCCESS) goto fail;
+      if (!buf) break;
+      line = rd.line;
+      if ((rc = parse_line(buf, name, line, &pts[count])) != FUPERMOD_SUCCESS) goto fail;
     }
-    if ((rc = parse_line(buf, name, line, &lp[count].p)) != FUPERMOD_SUCCESS) goto fail;
-    lp[count].line = line;
+    lines[count] = line;
     /* an abandoned size was not measured: whether it has an energy does not matter */
-    if (fupermod_point_abandoned(&lp[count].p)) {
+    if (fupermod_point_abandoned(&pts[count])) {
       abandoned++;
-    } else if (fupermod_point_has_energy(&lp[count].p)) {
+    } else if (fupermod_point_has_energy(&pts[count])) {
       if (!with_e++) first_e_line = line;
     } else if (!without_e++) {
       first_noe_line = line;
     }
+    if (count > 0 && pts[count].d <= pts[count - 1].d) sorted = 0;
     count++;
   }
-  if (rc != FUPERMOD_SUCCESS) goto fail;
   if (count == 0 || (count == abandoned && !keep_abandoned)) {
     if (abandoned)
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no measured points (%d abandoned sizes only)", name, abandoned);
@@ -202,32 +266,39 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
                         name, first_noe_line, first_e_line);
     goto fail;
   }
-  {
-    /* files are usually in order already: a sort of records this large costs more than parsing */
-    int sorted = 1;
-    for (int i = 1; i < count && sorted; i++) sorted = cmp_lined(&lp[i - 1], &lp[i]) < 0;
-    if (!sorted) qsort(lp, (size_t)count, sizeof *lp, cmp_lined);
-  }
-  for (int i = 1; i < count; i++)
-    if (lp[i].p.d == lp[i - 1].p.d) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: duplicate d=%ld (also on line %d)", name,
-                          lp[i].line, lp[i].p.d, lp[i - 1].line);
+  if (!sorted) {
+    /* files are usually in order already: only the others pay for the sort */
+    lined_point *lp = malloc((size_t)count * sizeof *lp);
+    if (!lp) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
       goto fail;
     }
-  out->pts = malloc((size_t)count * sizeof *out->pts);
-  if (!out->pts) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
-    goto fail;
+    for (int i = 0; i < count; i++) lp[i] = (lined_point){pts[i], lines[i]};
+    qsort(lp, (size_t)count, sizeof *lp, cmp_lined);
+    for (int i = 0; i < count; i++) {
+      pts[i] = lp[i].p;
+      lines[i] = lp[i].line;
+    }
+    free(lp);
   }
+  for (int i = 1; i < count; i++)
+    if (pts[i].d == pts[i - 1].d) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: duplicate d=%ld (also on line %d)", name,
+                          lines[i], pts[i].d, lines[i - 1]);
+      goto fail;
+    }
   /* duplicates were checked over every line, abandoned or not; then the abandoned go */
   for (int i = 0; i < count; i++)
-    if (keep_abandoned || !fupermod_point_abandoned(&lp[i].p)) out->pts[out->count++] = lp[i].p;
+    if (keep_abandoned || !fupermod_point_abandoned(&pts[i])) pts[kept++] = pts[i];
+  out->pts = pts;
+  out->count = kept;
   out->has_energy = with_e > 0;
-  free(lp);
+  free(lines);
   fupermod_lines_free(&rd);
   return FUPERMOD_SUCCESS;
 fail:
-  free(lp);
+  free(pts);
+  free(lines);
   fupermod_lines_free(&rd);
   return rc;
 }

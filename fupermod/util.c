@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
 #include "fupermod/util.h"
 
 int fupermod_read_file(const char *path, char **text, size_t *len) {
@@ -125,6 +126,7 @@ int fupermod_parse_double(const char *s, double *out) {
   char *end;
   double v;
   if (!s || !*s) return -1;
+  if (fupermod_lines_decimal(s, s + strlen(s), out) == 0) return 0;
   errno = 0;
   v = strtod(s, &end);
   if (errno == ERANGE && fabs(v) > 1.0) return -1;

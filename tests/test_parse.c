@@ -1,0 +1,108 @@
+/* fupermod_parse_double takes plain decimals without strtod (fupermod/util.c): it must give
+ * strtod's double, bit for bit, and accept and refuse exactly what the strtod-only rule did. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/util.h"
+#include "tests/tap.h"
+
+/* the rule before the fast path: strtod, whole string, finite, no overflow */
+static int reference(const char *s, double *out) {
+  char *end;
+  double v;
+  if (!*s) return -1;
+  errno = 0;
+  v = strtod(s, &end);
+  if (errno == ERANGE && fabs(v) > 1.0) return -1;
+  if (*end || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+static uint64_t state = 88172645463325252ull;
+static uint64_t rnd(void) {
+  state ^= state << 13;
+  state ^= state >> 7;
+  state ^= state << 17;
+  return state;
+}
+
+static int same(const char *s, char *why, size_t size) {
+  double a = -1, b = -1;
+  int ra = fupermod_parse_double(s, &a), rb = reference(s, &b);
+  if (ra != rb) {
+    snprintf(why, size, "'%s': %s, strtod %s", s, ra ? "refused" : "accepted", rb ? "refuses" : "accepts");
+    return 0;
+  }
+  if (ra == 0 && memcmp(&a, &b, sizeof a) != 0) {
+    snprintf(why, size, "'%s': %.17g, strtod %.17g", s, a, b);
+    return 0;
+  }
+  return 1;
+}
+
+int main(void) {
+  char buf[96], why[256] = "";
+  int bad = 0;
+  long n = 0;
+  /* random plain decimals: 1 to 22 digits, a point anywhere or none, exponents around the limits */
+  for (long i = 0; i < 2000000; i++) {
+    int nd = 1 + (int)(rnd() % 22), pt = (int)(rnd() % (nd + 2)) - 1, k = 0;
+    if (rnd() % 4 == 0) buf[k++] = rnd() % 2 ? '-' : '+';
+    for (int j = 0; j < nd; j++) {
+      if (j == pt) buf[k++] = '.';
+      buf[k++] = (char)('0' + (j == 0 && rnd() % 3 ? 1 + rnd() % 9 : rnd() % 10));
+    }
+    if (pt == nd) buf[k++] = '.';
+    if (rnd() % 3 == 0) k += snprintf(buf + k, sizeof buf - k, "%c%d", rnd() % 2 ? 'e' : 'E', (int)(rnd() % 81) - 40);
+    buf[k] = '\0';
+    n++;
+    if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+  }
+  /* what point files hold: doubles printed with %.17g, %.9g, %g */
+  for (long i = 0; i < 1000000; i++) {
+    double x;
+    uint64_t u = rnd();
+    const char *fmt[] = {"%.17g", "%.9g", "%g", "%.15g"};
+    memcpy(&x, &u, sizeof x);
+    if (!isfinite(x)) continue;
+    if (rnd() % 2) x = ldexp(fabs(x) - floor(fabs(x)) + 1, (int)(rnd() % 60) - 40);
+    snprintf(buf, sizeof buf, fmt[rnd() % 4], x);
+    n++;
+    if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+  }
+  ok(bad == 0, "%ld random decimals: the same double as strtod, bit for bit, and the same refusals (%d differ)", n, bad);
+
+  /* exactly halfway between two doubles: ties to even, where one rounding to 64 bits and then to
+   * 53 would be wrong half the time */
+  bad = 0;
+  n = 0;
+  for (int e = 53; e <= 63; e++)
+    for (int j = 0; j < 2000; j++) {
+      uint64_t base = (1ull << e) + ((rnd() << 11) & ((1ull << e) - 1)), half = 1ull << (e - 53);
+      uint64_t v = (base & ~((half << 1) - 1)) + half; /* a double's bits, then half an ulp */
+      if (v >= 10000000000000000000ull) continue;
+      snprintf(buf, sizeof buf, "%llu", (unsigned long long)v);
+      n++;
+      if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+      snprintf(buf, sizeof buf, "%llue-3", (unsigned long long)v);
+      if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+    }
+  ok(bad == 0 && n > 10000, "%ld halfway integers (and their thousandths): strtod's ties (%d differ)", n, bad);
+
+  {
+    const char *cases[] = {"0", "-0", "+0", "0.0", "-0.0e5", "1.", ".5", "-.5", "1e5", "1E-5", "1e+5", "007",
+                           "9007199254740993", "9007199254740995", "18446744073709551615", "0.1", "1e27", "1e-27",
+                           "1e28", "123456789012345678e-27", "1e308", "1e309", "1e-400", "", ".", "-", "+", "e5",
+                           "1e", "1e+", "1.2.3", "1..2", " 1", "1 ", "nan", "inf", "-inf", "0x1p3", "1e99999999999",
+                           "12345678901234567890123", "0.00000000000000000000000000000012345", "1,5", "١"};
+    bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      if (!same(cases[i], why, sizeof why) && bad++ < 5) diag("%s", why);
+    ok(bad == 0, "%zu edge cases (signs, zeros, points, exponents, overflow, words, hex): as strtod (%d differ)",
+       sizeof cases / sizeof cases[0], bad);
+  }
+  return done_testing();
+}
