@@ -37,6 +37,7 @@ static double median_select(double *s, int n) {
 }
 
 int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
+  fupermod_points local; /* the sizes of the scatter */
   fupermod_calib c;
   if (!pts || !out || (pts->count > 0 && !pts->pts))
     return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_calib_check: NULL points or result");
@@ -49,22 +50,39 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
     if (pts->pts[i].d == share) c.exact = 1;
   }
   if (pts->count >= 3) {
-    fupermod_points kept = {0, NULL, 0}, sm;
-    int *keep = malloc((size_t)pts->count * sizeof *keep);
-    if (!keep || !(kept.pts = malloc((size_t)pts->count * sizeof *kept.pts))) {
-      free(keep);
-      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    fupermod_points kept = {0, NULL, 0};
+    int *keep;
+    local = *pts;
+    if (share > 0 && pts->count > FUPERMOD_CALIB_LOCAL) {
+      int lo = 0, hi = pts->count; /* the first size >= share */
+      while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (pts->pts[mid].d < share) lo = mid + 1;
+        else hi = mid;
+      }
+      lo -= FUPERMOD_CALIB_LOCAL / 2;
+      if (lo > pts->count - FUPERMOD_CALIB_LOCAL) lo = pts->count - FUPERMOD_CALIB_LOCAL;
+      if (lo < 0) lo = 0;
+      local.count = FUPERMOD_CALIB_LOCAL;
+      local.pts = pts->pts + lo;
     }
+    pts = &local;
+    keep = malloc((size_t)pts->count * sizeof *keep);
+    if (!keep) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
     /* the scatter of the points the rule keeps: one burst of load should not condemn a model */
     c.outliers = fupermod_points_outliers(pts, FUPERMOD_CALIB_OUTLIER_K, keep);
-    for (int i = 0; i < pts->count; i++)
-      if (c.outliers <= 0 || keep[i]) kept.pts[kept.count++] = pts->pts[i];
-    kept.has_energy = pts->has_energy;
     if (c.outliers < 0) c.outliers = 0;
+    if (c.outliers > 0) {
+      if (!(kept.pts = malloc((size_t)pts->count * sizeof *kept.pts))) {
+        free(keep);
+        return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      }
+      for (int i = 0; i < pts->count; i++)
+        if (keep[i]) kept.pts[kept.count++] = pts->pts[i];
+      kept.has_energy = pts->has_energy;
+    }
     /* a failure to smooth leaves the scatter unknown, not an error */
-    if (kept.count >= 3 && fupermod_points_smooth(&kept, FUPERMOD_CALIB_WINDOW, 0.95, &sm, &c.scatter, NULL) == FUPERMOD_SUCCESS)
-      fupermod_points_free(&sm);
-    else
+    if (fupermod_points_scatter(c.outliers > 0 ? &kept : pts, FUPERMOD_CALIB_WINDOW, &c.scatter) != FUPERMOD_SUCCESS)
       c.scatter = NAN;
     free(kept.pts);
     free(keep);

@@ -15,11 +15,14 @@ extern "C" {
 /* The calibration rule: at least FUPERMOD_CALIB_NEAR measured sizes within a factor
  * FUPERMOD_CALIB_FACTOR of the share (or the share itself measured), and a relative scatter about
  * the smoothed function (window 2 FUPERMOD_CALIB_WINDOW + 1) of at most FUPERMOD_CALIB_SCATTER,
- * outlying points left out. */
+ * outlying points left out. At a share, the scatter is that of the FUPERMOD_CALIB_LOCAL measured
+ * sizes nearest it (all of them when there are fewer): a prediction rests on its neighbours, and
+ * the check then costs the same on a model of a thousand sizes as on one of thirty. */
 #define FUPERMOD_CALIB_NEAR 2
 #define FUPERMOD_CALIB_FACTOR 2.0
 #define FUPERMOD_CALIB_SCATTER 0.25
 #define FUPERMOD_CALIB_WINDOW 3
+#define FUPERMOD_CALIB_LOCAL 65
 /* the median/MAD rule's k for outlying points (fupermod_points_outliers) */
 #define FUPERMOD_CALIB_OUTLIER_K 3.5
 
@@ -28,8 +31,9 @@ typedef struct fupermod_calib {
   int sizes;      /* measured sizes in the set */
   int near;       /* measured sizes in [share / FACTOR, share x FACTOR] (all of them for share <= 0) */
   int exact;      /* 1: the share itself was measured */
-  int outliers;   /* outlying points (fupermod_points_outliers), left out of the scatter */
-  double scatter; /* relative RMS of the other points about their smoothed function; NAN below 3 */
+  int outliers;   /* outlying points (fupermod_points_outliers) among those of the scatter, left out */
+  double scatter; /* relative RMS of the other points (the local ones at a share) about their smoothed
+                     function; NAN below 3 */
   char why[160];  /* what fails ("only 1 measured size within a factor of 2 of 700"), "" when calibrated */
 } fupermod_calib;
 

@@ -90,6 +90,9 @@ void fupermod_points_free(fupermod_points *set);
  * (may be NULL). Needs w >= 1, 0 < cl < 1 and at least 3 points; out is freed by the caller. */
 int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
                            double *escatter);
+/* The relative scatter of the times about that fit alone (no copy, no intervals): what
+ * fupermod_points_smooth gives in *scatter, on the same conditions. */
+int fupermod_points_scatter(const fupermod_points *in, int w, double *scatter);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

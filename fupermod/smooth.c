@@ -26,16 +26,12 @@ static void local_weights(const fupermod_points *p, int i, int w, int *lo, int *
 
 static double field(const fupermod_point *q, int energy) { return energy ? q->e : q->t; }
 
-/* Smooth t (energy 0) or e (energy 1) of in into out (same sizes); s = the pooled relative scatter. */
-static int smooth_field(const fupermod_points *in, int w, double cl, int energy, fupermod_points *out, double *s) {
-  int n = in->count, used = 0;
-  double *l = malloc((size_t)(2 * w + 1) * sizeof *l), *fit = malloc((size_t)n * sizeof *fit),
-         *lev = malloc((size_t)n * sizeof *lev), ss = 0, nu = 0, q;
-  if (!l || !fit || !lev) {
-    free(l), free(fit), free(lev);
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "smooth: out of memory");
-  }
-  for (int i = 0; i < n; i++) {
+/* The local fit of t (energy 0) or e (energy 1) at every size, into fit and lev where given (l:
+ * 2w+1 doubles of scratch); returns the pooled relative scatter, and its degrees of freedom in dof. */
+static double fit_all(const fupermod_points *in, int w, int energy, double *l, double *fit, double *lev, double *dof) {
+  int used = 0;
+  double ss = 0, nu = 0;
+  for (int i = 0; i < in->count; i++) {
     int lo, k;
     double v = 0, h = 0;
     local_weights(in, i, w, &lo, &k, l);
@@ -43,8 +39,8 @@ static int smooth_field(const fupermod_points *in, int w, double cl, int energy,
       v += l[j] * field(&in->pts[lo + j], energy);
       h += l[j] * l[j];
     }
-    fit[i] = v;
-    lev[i] = h;
+    if (fit) fit[i] = v;
+    if (lev) lev[i] = h;
     if (v > 0) { /* relative residuals: drift scales a time, it does not add to it */
       double r = (field(&in->pts[i], energy) - v) / v;
       ss += r * r;
@@ -53,10 +49,23 @@ static int smooth_field(const fupermod_points *in, int w, double cl, int energy,
     }
   }
   /* degrees of freedom: the residuals used less the trace of the smoother over them */
-  *s = used - nu > 0.5 ? sqrt(ss / (used - nu)) : NAN;
+  *dof = used - nu;
+  return used - nu > 0.5 ? sqrt(ss / (used - nu)) : NAN;
+}
+
+/* Smooth t (energy 0) or e (energy 1) of in into out (same sizes); s = the pooled relative scatter. */
+static int smooth_field(const fupermod_points *in, int w, double cl, int energy, fupermod_points *out, double *s) {
+  int n = in->count;
+  double *l = malloc((size_t)(2 * w + 1) * sizeof *l), *fit = malloc((size_t)n * sizeof *fit),
+         *lev = malloc((size_t)n * sizeof *lev), dof, q;
+  if (!l || !fit || !lev) {
+    free(l), free(fit), free(lev);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "smooth: out of memory");
+  }
+  *s = fit_all(in, w, energy, l, fit, lev, &dof);
   /* below one degree of freedom GSL's t quantile fails through its error handler (which aborts
    * by default) for many cl: the interval is then unknown, hence infinite */
-  q = used - nu >= 1.0 ? gsl_cdf_tdist_Pinv((1.0 + cl) / 2.0, used - nu) : NAN;
+  q = dof >= 1.0 ? gsl_cdf_tdist_Pinv((1.0 + cl) / 2.0, dof) : NAN;
   for (int i = 0; i < n; i++) {
     fupermod_point *o = &out->pts[i];
     /* a non-positive fit (wild scatter at the smallest sizes) keeps the measured point */
@@ -69,19 +78,35 @@ static int smooth_field(const fupermod_points *in, int w, double cl, int energy,
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
-                           double *escatter) {
-  double s = NAN, se = NAN;
-  int rc;
-  if (!in || !out) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: NULL points");
+static int check_input(const fupermod_points *in, int w) {
   if (w < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: the window half-width must be >= 1, got %d", w);
-  if (!(cl > 0 && cl < 1)) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: confidence level must be in (0,1), got %g", cl);
   if (in->count < 3)
     return fupermod_error(FUPERMOD_ERR_INPUT, "smooth: a fit with its own scatter needs at least 3 measured sizes, got %d",
                           in->count);
   for (int i = 0; i < in->count; i++)
     if (fupermod_point_abandoned(&in->pts[i]))
       return fupermod_error(FUPERMOD_ERR_INPUT, "smooth: d=%ld was abandoned, not measured", in->pts[i].d);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_points_scatter(const fupermod_points *in, int w, double *scatter) {
+  double *l, dof;
+  int rc;
+  if (!in || !scatter) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: NULL points or scatter");
+  if ((rc = check_input(in, w)) != FUPERMOD_SUCCESS) return rc;
+  if (!(l = malloc((size_t)(2 * w + 1) * sizeof *l))) return fupermod_error(FUPERMOD_ERR_NOMEM, "smooth: out of memory");
+  *scatter = fit_all(in, w, 0, l, NULL, NULL, &dof);
+  free(l);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
+                           double *escatter) {
+  double s = NAN, se = NAN;
+  int rc;
+  if (!in || !out) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: NULL points");
+  if (!(cl > 0 && cl < 1)) return fupermod_error(FUPERMOD_ERR_USAGE, "smooth: confidence level must be in (0,1), got %g", cl);
+  if ((rc = check_input(in, w)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = fupermod_points_copy(out, in)) != FUPERMOD_SUCCESS) return rc;
   rc = smooth_field(in, w, cl, 0, out, &s);
   if (rc == FUPERMOD_SUCCESS && in->has_energy) rc = smooth_field(in, w, cl, 1, out, &se);

@@ -77,6 +77,29 @@ int main(void) {
      "the whole model (share 0): calibrated");
   rc = fupermod_calib_check(NULL, 1, &c);
   ok(rc == FUPERMOD_ERR_USAGE, "NULL points refused");
+  /* 400 sizes, 2 % alternation from 1 to 100, 40 % above: at a share the scatter is that of the
+   * FUPERMOD_CALIB_LOCAL sizes nearest it, so the clean part is calibrated and the noisy part not,
+   * while the whole model is as noisy as most of its sizes */
+  {
+    fupermod_points big;
+    line_points(&big, 400, 1, 1000, 0.02);
+    for (int i = 100; i < 400; i++) big.pts[i].t = big.pts[i].d / 1000.0 * (1 + (i % 2 ? 0.4 : -0.4));
+    rc = fupermod_calib_check(&big, 50, &c);
+    ok(rc == FUPERMOD_SUCCESS && c.calibrated && c.scatter < 0.05 && c.near == 76,
+       "400 sizes, share 50 in the clean part: calibrated, local scatter %.3f, %d near", c.scatter, c.near);
+    rc = fupermod_calib_check(&big, 300, &c);
+    ok(rc == FUPERMOD_SUCCESS && !c.calibrated && c.scatter > 0.25, "share 300 in the noisy part: uncalibrated (%s)",
+       c.why);
+    rc = fupermod_calib_check(&big, 0, &c);
+    ok(rc == FUPERMOD_SUCCESS && !c.calibrated && c.scatter > 0.25, "the whole model: uncalibrated (%s)", c.why);
+    rc = fupermod_calib_check(&big, 1, &c); /* the window shifts inwards at the ends */
+    ok(rc == FUPERMOD_SUCCESS && c.calibrated && c.scatter < 0.05, "share 1: the first %d sizes, calibrated",
+       FUPERMOD_CALIB_LOCAL);
+    rc = fupermod_calib_check(&big, 100000, &c);
+    ok(rc == FUPERMOD_SUCCESS && !c.calibrated && c.scatter > 0.25 && c.near == 0,
+       "a share beyond the last size: the last sizes, noisy and none near (%s)", c.why);
+    fupermod_points_free(&big);
+  }
 
   /* outliers: 8 repetitions near 1.0 and two slow ones */
   {
