@@ -15,8 +15,6 @@
 #include <string.h>
 #include "partitioners/time_common.h"
 
-#pragma weak fupermod_dp_pareto
-
 /* Rows are processed in blocks of workloads so that the block of the new row stays in cache while
  * every size streams through it. */
 #define BLOCK 2048
@@ -211,8 +209,4 @@ static int dp_discrete(const fupermod_problem *prob, fupermod_dist *out) {
   return rc;
 }
 
-static int dp_pareto(const fupermod_problem *prob, fupermod_front *out) {
-  if (!fupermod_dp_pareto)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "dp: the Pareto front (partitioners/dp_pareto.c) is not in this build");
-  return fupermod_dp_pareto(prob, out);
-}
+static int dp_pareto(const fupermod_problem *prob, fupermod_front *out) { return fupermod_dp_pareto(prob, out); }

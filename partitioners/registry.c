@@ -1,6 +1,7 @@
 /* The registry of partitioners by name: the built-in ones, then those a program registers.
- * Each algorithm file defines its descriptor; weak references keep the registry linkable while
- * an algorithm is absent from a build. Entries never move or leave, so a list returned earlier
+ * Each algorithm file defines its descriptor. The serial ones are referenced strongly, so that a
+ * static link (the `fupermod` front command) pulls them in; paraleph weakly, so that a program
+ * without MPI links without it. Entries never move or leave, so a list returned earlier
  * stays valid while others register (it may then show the new entries too). */
 #include <ctype.h>
 #include <pthread.h>
@@ -9,12 +10,13 @@
 #include "fupermod/error.h"
 #include "partitioners/partitioners.h"
 
-#define P(x) extern const fupermod_partitioner fupermod_partitioner_##x __attribute__((weak));
+#define P(x) extern const fupermod_partitioner fupermod_partitioner_##x;
 P(even) P(cpm) P(geometric) P(numerical)
 P(popta) P(eopta) P(aleph)
 P(hpopta) P(heopta) P(hepopta) P(htpopta)
-P(balanced) P(dp) P(paraleph)
+P(balanced) P(dp)
 #undef P
+extern const fupermod_partitioner fupermod_partitioner_paraleph __attribute__((weak));
 
 #define CAPACITY 256
 

@@ -15,7 +15,7 @@ points() { grep -v '^#' "$1" 2>/dev/null | wc -l; }
 build >build1.out 2>&1 &
 job=$!
 for _ in $(seq 600); do [ "$(points data/node1.0.points)" -ge 2 ] && break; sleep 0.1; done
-ranks=$("$VC" procs "$CL" | awk '$3 == "fupermod" { print $2 }')
+ranks=$("$VC" procs "$CL" | awk '$3 ~ /^(lt-)?fupermod/ { print $2 }')
 [ -n "$ranks" ] && kill -KILL $ranks
 wait "$job"
 job=""

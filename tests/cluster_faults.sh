@@ -20,7 +20,7 @@ part() { "$VC" mpirun "$CL" -np 3 --host node1:1,node2:2 --bind-to none "$FUPERM
 
 part >p1.out 2>p1.err &
 job=$!
-for _ in $(seq 300); do [ "$("$VC" procs "$CL" | grep -c ' fupermod$')" -eq 3 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$("$VC" procs "$CL" | grep -cE ' (lt-)?fupermod(-mpi)?$')" -eq 3 ] && break; sleep 0.1; done
 sleep 3 # past reading the points: PARALEPH computes
 running=$(kill -0 "$job" 2>/dev/null && echo yes)
 kill_ranks node2

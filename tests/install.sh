@@ -79,4 +79,12 @@ ok $? "the installed-build commands of docs/kernels.md run as shown ($(grep -c .
 sed 's/^/# /' guide.out | tail -20
 ok "$([ "$(grep -c '^verify: pass' guide.out)" -eq 2 ]; echo $?)" \
   "both kernels pass their self-check, the bundled one found in the installed kernel directory"
+
+# the installed command: the front in bin, the full command in libexec/fupermod
+E="$top_srcdir/configs/emulated"
+"$PREFIX/bin/fupermod" partition -a hpopta -D 300 "$E/fast.points" "$E/slow.points" >front.out 2>&1 &&
+  "$PREFIX/bin/fupermod" model "$E/fast.points" >model.out 2>&1
+ok "$([ $? -eq 0 ] && [ -x "$PREFIX/libexec/fupermod/fupermod-mpi" ] && grep -q '^hpopta: D=300' front.out; echo $?)" \
+  "installed fupermod partitions in its front and runs model in libexec/fupermod/fupermod-mpi"
+tail -n 5 front.out model.out | sed 's/^/# /'
 done_testing

@@ -1,21 +1,26 @@
 #!/bin/bash
 # What a command that needs neither a GPU nor MPI costs at start: no CUDA library is linked or
 # loaded (the GPU plug-ins and the out-of-card executor load them when a GPU is used), and a
-# serial partitioner does not initialise MPI (Open MPI's components are loaded by MPI_Init).
+# serial partitioner does not initialise MPI (Open MPI's components are loaded by MPI_Init). The
+# `fupermod` front runs a serial partition of point files with none of MPI, BLAS, FFTW or hwloc
+# loaded, and becomes the full command (fupermod-mpi) for everything else.
 . "$top_srcdir/tests/tap.sh"
 E="$top_srcdir/configs/emulated"
 B=${top_builddir:-..}
-BIN="$B/tools/.libs/fupermod"
-[ -x "$BIN" ] || BIN="$B/tools/fupermod" # a static build has no libtool wrapper
+BIN="$B/tools/fupermod"
+FULL="$B/tools/.libs/fupermod-mpi"
+[ -x "$FULL" ] || FULL="$B/tools/fupermod-mpi" # a static build has no libtool wrapper
 export LD_LIBRARY_PATH="$B/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 
 # NEEDED entries, then the whole dependency closure
-for f in "$BIN" "$B/.libs/libfupermod.so" "$B/.libs/libfupermod_apps.so" "$B/.libs/libfupermod_ooc.so"; do
+for f in "$BIN" "$FULL" "$B/.libs/libfupermod.so" "$B/.libs/libfupermod_apps.so" "$B/.libs/libfupermod_ooc.so"; do
   cu=$(readelf -d "$f" 2>/dev/null | grep NEEDED | grep -o '\[libcu[^]]*\]' | tr '\n' ' ')
   ok $([ -e "$f" ] && [ -z "$cu" ] && echo 0 || echo 1) "$(basename "$f") needs no CUDA library ${cu:+(needs $cu)}"
 done
-cu=$(ldd "$BIN" | grep -o 'libcu[A-Za-z]*\.so[.0-9]*' | sort -u | tr '\n' ' ')
-ok $([ -z "$cu" ] && echo 0 || echo 1) "nor does anything the fupermod binary loads at start ${cu:+($cu)}"
+cu=$(ldd "$FULL" | grep -o 'libcu[A-Za-z]*\.so[.0-9]*' | sort -u | tr '\n' ' ')
+ok $([ -z "$cu" ] && echo 0 || echo 1) "nor does anything the full command loads at start ${cu:+($cu)}"
+heavy=$(ldd "$BIN" | grep -o 'lib\(mpi\|open-pal\|openblas\|fftw3[a-z_]*\|hwloc\|scalapack[a-z-]*\|fupermod[a-z_]*\)\.so' | sort -u | tr '\n' ' ')
+ok $([ -x "$BIN" ] && [ -z "$heavy" ] && echo 0 || echo 1) "the fupermod front loads no MPI, BLAS, FFTW, hwloc or fupermod library ${heavy:+($heavy)}"
 
 # what is loaded while it runs (LD_DEBUG=files names every object the loader maps)
 LD_DEBUG=files "$BIN" partition --help >"$TMPD/help.out" 2>"$TMPD/help.ld"
@@ -33,12 +38,38 @@ fi
 LD_DEBUG=files "$BIN" partition -a hpopta -D 300 "$E/fast.points" "$E/slow.points" >"$TMPD/hp.out" 2>"$TMPD/hp.ld"
 ok $([ $? -eq 0 ] && grep -q '^hpopta: D=300 over 2 processors' "$TMPD/hp.out" && echo 0 || echo 1) \
   "partition -a hpopta without mpirun partitions"
-n=$(grep -c 'file=[^ ]*mca_' "$TMPD/hp.ld")
-ok $([ "$n" -eq 0 ] && echo 0 || echo 1) "and initialises no MPI: no Open MPI component loaded ($n)"
+n=$(grep -c 'file=[^ ]*\(mca_\|libmpi\|libopenblas\|libfftw\)' "$TMPD/hp.ld")
+ok $([ "$n" -eq 0 ] && echo 0 || echo 1) "and loads neither MPI nor BLAS nor FFTW ($n objects)"
 cu=$(grep -o 'file=[^ ]*libcu[^ ]*' "$TMPD/hp.ld" | sort -u | tr '\n' ' ')
 ok $([ -z "$cu" ] && echo 0 || echo 1) "and loads no CUDA library ${cu:+($cu)}"
+# the front leaves what it does not run to the full command, with the arguments as given
+"$BIN" partition -D 300 -a hpopta --json "$E/fast.points" "$E/slow.points" >"$TMPD/front.json"
+"$FULL" partition -D 300 -a hpopta --json "$E/fast.points" "$E/slow.points" >"$TMPD/full.json"
+ok $([ -s "$TMPD/front.json" ] && cmp -s "$TMPD/front.json" "$TMPD/full.json" && echo 0 || echo 1) \
+  "the front and the full command give the same distribution"
+# every serial algorithm: the same output and exit status from the front as from the full command
+algs=$("$FULL" partition --help | awk '/^algorithms:/ { a = 1; next } a && /^  [a-z]/ { print $1 } a && /^$/ { exit }' | grep -v '^paraleph$')
+bad=""
+for a in $algs; do
+  "$BIN" partition -a $a -D 600 --static-power 5 --json "$E/fast.points" "$E/slow.points" "$E/accel.points" >"$TMPD/f.$a" 2>&1
+  r1=$?
+  "$FULL" partition -a $a -D 600 --static-power 5 --json "$E/fast.points" "$E/slow.points" "$E/accel.points" >"$TMPD/g.$a" 2>&1
+  r2=$?
+  [ $r1 -eq $r2 ] && [ -s "$TMPD/f.$a" ] && cmp -s "$TMPD/f.$a" "$TMPD/g.$a" || bad="$bad $a"
+done
+ok $([ -z "$bad" ] && [ $(echo $algs | wc -w) -ge 12 ] && echo 0 || echo 1) \
+  "each of the $(echo $algs | wc -w) serial algorithms: the front gives what the full command gives${bad:+ (differ:$bad)}"
+"$BIN" partition --help >"$TMPD/ph.out"
+ok $(grep -q '^  paraleph ' "$TMPD/ph.out" && echo 0 || echo 1) "partition --help (from the full command) lists paraleph"
+"$BIN" partition -a magic -D 5 "$E/fast.points" 2>"$TMPD/magic.err"
+rc=$?
+ok $([ $rc -eq 2 ] && grep -q "unknown algorithm 'magic'; known:.* paraleph" "$TMPD/magic.err" && echo 0 || echo 1) \
+  "an unknown algorithm: exit 2 and the full list ($rc)"
+"$BIN" --version >"$TMPD/v.out" && "$BIN" model "$E/fast.points" >"$TMPD/m.out" 2>&1
+ok $([ $? -eq 0 ] && grep -q '^fupermod ' "$TMPD/v.out" && [ -s "$TMPD/m.out" ] && echo 0 || echo 1) \
+  "other subcommands run in the full command"
 # the probe sees an MPI start: paraleph is MPI-parallel and starts MPI even as one process
-if grep -q 'libmpi\.so' "$TMPD/hp.ld"; then
+if ldd "$FULL" | grep -q 'libmpi\.so'; then
   LD_DEBUG=files "$BIN" partition -a paraleph -D 300 --threads 1 "$E/fast.points" "$E/slow.points" >"$TMPD/pl.out" 2>"$TMPD/pl.ld"
   n=$(grep -c 'file=[^ ]*mca_' "$TMPD/pl.ld")
   ok $([ "$n" -gt 0 ] && grep -q '^paraleph: D=300 over 2 processors' "$TMPD/pl.out" && echo 0 || echo 1) \

@@ -6,10 +6,13 @@
 #include "partitioners/partitioners.h"
 #include "partitioners/paraleph.h"
 #include "tools/tools.h"
+#ifndef TOOL_LEAN
 #include "tools/mpi_init.h"
+#endif
 
 static const char *SUB = "partition";
 
+#ifndef TOOL_LEAN
 static void help(void) {
   printf("usage: fupermod partition -a ALGO -D N [-p P] [--static-power W] [--json] [-o FILE]\n"
          "                          [-F max|sum|pareto|pareto-total] [--faithful] [-m MODEL] FILE...\n"
@@ -35,6 +38,7 @@ static void help(void) {
          "process is idle, and a warning for a share on an uncalibrated model (docs/models.md).\n");
   printf("\nexit status: 0 ok, 1 bad input, 2 usage, 3 no feasible distribution\n");
 }
+#endif
 
 static void print_parts_json(FILE *fp, const fupermod_dist *d, int energy) {
   fputs("\"parts\":[", fp);
@@ -152,6 +156,7 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
   return rc != FUPERMOD_SUCCESS ? tool_fail(SUB, rc) : 0;
 }
 
+#ifndef TOOL_LEAN
 /* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
 static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
                         long D, long P, int objective, double static_power, int threads, int json, const char *out) {
@@ -201,6 +206,7 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
   MPI_Finalize();
   return status;
 }
+#endif
 
 int cmd_partition(int argc, char **argv) {
   static const struct option opts[] = {
@@ -252,12 +258,23 @@ int cmd_partition(int argc, char **argv) {
       break;
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
+#ifdef TOOL_LEAN
+    case 'h': return tool_exec_full(); /* the full command lists paraleph too */
+#else
     case 'h': help(); return 0;
+#endif
     default: return tool_usage(SUB, "unknown option");
     }
   }
+#ifdef TOOL_LEAN
+  /* the front command reads point files only; a configuration needs the full command */
+  if (conf || data) return tool_exec_full();
+#endif
   if (!algname) return tool_usage(SUB, "no algorithm given (-a ALGO)");
   if (!(alg = fupermod_partitioner_find(algname))) {
+#ifdef TOOL_LEAN
+    return tool_exec_full(); /* paraleph (MPI), or unknown: the full command says which */
+#endif
     fprintf(stderr, "fupermod partition: unknown algorithm '%s'; known:", algname);
     for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++) fprintf(stderr, " %s", (*a)->name);
     fprintf(stderr, "\n");
@@ -268,12 +285,19 @@ int cmd_partition(int argc, char **argv) {
   if (P > 0 && (nf != 1 || conf)) return tool_usage(SUB, "-p needs exactly one point file");
   if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
     return tool_usage(SUB, "-F applies to dp and paraleph only");
+#ifndef TOOL_LEAN
   if (strcmp(alg->name, "paraleph") == 0) {
     if (!static_power_set && objective == FUPERMOD_OBJ_PARETO_TOTAL)
       return tool_usage(SUB, "-F pareto-total needs --static-power W (>= 0)");
     return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out);
   }
-  if ((rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf)) != FUPERMOD_SUCCESS) {
+#endif
+#ifdef TOOL_LEAN
+  rc = tool_load_files(nf, argv + optind, &pts, &nf);
+#else
+  rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf);
+#endif
+  if (rc != FUPERMOD_SUCCESS) {
     status = tool_fail(SUB, rc);
     goto done;
   }

@@ -40,46 +40,21 @@ void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_pr
   snprintf(buf, size, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
 }
 
-int tool_load_points(int nfiles, char **files, const char *conf, const char *data, fupermod_points **out,
-                     int *count) {
-  fupermod_conf c;
+int tool_load_files(int nfiles, char **files, fupermod_points **out, int *count) {
   fupermod_points *pts;
-  int n, rc;
-  char path[4096];
+  int rc;
   *out = NULL;
   *count = 0;
-  if (conf || data) {
-    if (!conf || !data)
-      return fupermod_error(FUPERMOD_ERR_USAGE, "--conf and --data go together");
-    if (nfiles > 0)
-      return fupermod_error(FUPERMOD_ERR_USAGE, "give point files or --conf/--data, not both");
-    if ((rc = fupermod_conf_load(conf, &c)) != FUPERMOD_SUCCESS) return rc;
-    n = c.count;
-  } else {
-    if (nfiles < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "no point files given");
-    n = nfiles;
-  }
-  pts = calloc((size_t)n, sizeof *pts);
-  if (!pts) {
-    if (conf) fupermod_conf_free(&c);
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  }
-  for (int i = 0; i < n; i++) {
-    const char *f = files ? files[i] : NULL;
-    if (conf) {
-      tool_points_path(path, sizeof path, data, &c.procs[i]);
-      f = path;
-    }
-    if ((rc = fupermod_points_load(f, &pts[i])) != FUPERMOD_SUCCESS) {
+  if (nfiles < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "no point files given");
+  if (!(pts = calloc((size_t)nfiles, sizeof *pts))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < nfiles; i++)
+    if ((rc = fupermod_points_load(files[i], &pts[i])) != FUPERMOD_SUCCESS) {
       for (int j = 0; j < i; j++) fupermod_points_free(&pts[j]);
       free(pts);
-      if (conf) fupermod_conf_free(&c);
       return rc;
     }
-  }
-  if (conf) fupermod_conf_free(&c);
   *out = pts;
-  *count = n;
+  *count = nfiles;
   return FUPERMOD_SUCCESS;
 }
 

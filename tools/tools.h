@@ -13,6 +13,9 @@ int cmd_doctor(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_campaign(int argc, char **argv);
 
+/* In the front command (tools/front.c): become the full command (fupermod-mpi) on the original
+ * arguments. Returns only when that fails, with the exit status. */
+int tool_exec_full(void);
 /* Print "fupermod SUB: message" to stderr and return the exit status of status. */
 int tool_fail(const char *sub, int status);
 /* Print a usage error and return 2. */
@@ -20,7 +23,9 @@ int tool_usage(const char *sub, const char *fmt, ...) __attribute__((format(prin
 /* JSON number: %.17g, null when not finite. */
 void json_number(FILE *fp, double x);
 void json_string(FILE *fp, const char *s);
-/* Load point files named on the command line, or from --conf CONF --data DIR. */
+/* Load point files named on the command line (tools/common.c). */
+int tool_load_files(int nfiles, char **files, fupermod_points **out, int *count);
+/* Load point files named on the command line, or from --conf CONF --data DIR (tools/load.c). */
 int tool_load_points(int nfiles, char **files, const char *conf, const char *data,
                      fupermod_points **out, int *count);
 /* Path of the point file of configuration line i in DIR. */

@@ -1,15 +1,23 @@
-# The `fupermod` command.
+# The `fupermod` command: a front linked with the core library only, which runs a serial
+# partition itself and becomes the full command (every subcommand; MPI, BLAS, FFTW, hwloc) for
+# the rest. The full command is installed in $(pkglibexecdir); in the build tree it sits beside.
 bin_PROGRAMS += tools/fupermod
-tools_fupermod_SOURCES = tools/fupermod.c tools/common.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
+tools_fupermod_SOURCES = tools/front.c tools/common.c tools/tools.h tools/cmd_partition.c
+tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) -DTOOL_LEAN -DFUPERMOD_LIBEXEC_DIR='"$(pkglibexecdir)"'
+# --as-needed: mpicc adds -lmpi, which nothing here calls
+tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
+tools_fupermod_LDADD = libfupermod_core.la $(GSL_LIBS) $(LIBS)
+pkglibexec_PROGRAMS = tools/fupermod-mpi
+tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
   tools/cmd_partition.c tools/cmd_build.c tools/cmd_doctor.c tools/mpi_init.c tools/mpi_init.h
-tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
-tools_fupermod_LDADD = libfupermod.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(HWLOC_LIBS) $(LIBS)
-tools_fupermod_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/build_common.h
+tools_fupermod_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
+tools_fupermod_mpi_LDADD = libfupermod.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(HWLOC_LIBS) $(LIBS)
+tools_fupermod_mpi_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/build_common.h
 # fupermod build --adaptive, and fupermod run by default
-tools_fupermod_SOURCES += tools/build_adaptive.c
+tools_fupermod_mpi_SOURCES += tools/build_adaptive.c
 # fupermod run links the applications (SUMMA, 2D-FFT)
-tools_fupermod_SOURCES += tools/cmd_run.c
-tools_fupermod_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
-tools_fupermod_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
-tools_fupermod_SOURCES += tools/cmd_hpart.c
-tools_fupermod_SOURCES += tools/cmd_energy.c
+tools_fupermod_mpi_SOURCES += tools/cmd_run.c
+tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
+tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
+tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
+tools_fupermod_mpi_SOURCES += tools/cmd_energy.c

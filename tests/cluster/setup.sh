@@ -26,7 +26,7 @@ cluster_up() { # [--slurm] NODE[:CPUS]...: start the nodes (a TAP point), then w
 kill_ranks() { # NODE: kill the fupermod processes of NODE, then wait for $job; sets victims, rc, secs
   local t0
   t0=$(date +%s)
-  victims=$("$VC" procs "$CL" | awk -v n="$1" '$1 == n && $3 == "fupermod" { print $2 }')
+  victims=$("$VC" procs "$CL" | awk -v n="$1" '$1 == n && $3 ~ /^(lt-)?fupermod/ { print $2 }')
   [ -n "$victims" ] && kill -KILL $victims
   wait "$job"
   rc=$?

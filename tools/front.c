@@ -1,0 +1,64 @@
+/* The `fupermod` command as users call it. A serial partition of point files runs here, in a
+ * process that loads neither MPI nor BLAS nor FFTW nor hwloc (its cost is then the partition's,
+ * docs/performance.md); for everything else this process becomes the full command, fupermod-mpi,
+ * with the same arguments, pid and environment (so under mpirun or srun as well). */
+#include <errno.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "tools/tools.h"
+
+static char **args; /* the arguments as given: getopt reorders argv */
+
+int tool_exec_full(void) {
+  char dir[PATH_MAX], path[PATH_MAX + 16];
+  ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+  char *slash;
+  /* beside this program first: the build tree, or an installation moved as a whole */
+  if (n > 0 && (dir[n] = '\0', slash = strrchr(dir, '/'))) {
+    *slash = '\0';
+    snprintf(path, sizeof path, "%s/fupermod-mpi", dir);
+  }
+  if (n <= 0 || access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/fupermod-mpi", FUPERMOD_LIBEXEC_DIR);
+  args[0] = path;
+  execv(path, args);
+  fprintf(stderr, "fupermod: cannot run %s (the fupermod command with MPI, BLAS and FFTW): %s\n", path,
+          strerror(errno));
+  return 1;
+}
+
+/* A partition reads every processor's points at once (144 bytes a point, 4.6 MB for 32 x 1000),
+ * and faulting them in page by page costs more than parsing them on a VM. So they come from the
+ * heap, grown in large steps, with transparent huge pages asked for there. Best effort: where any
+ * of this is refused, malloc works as usual. */
+static void big_heap(void) {
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  char *p, *top;
+  uintptr_t a;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+  if (!(p = malloc(huge))) return; /* more than the heap holds yet: it grows by the pad now */
+  top = sbrk(0);
+  a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+  if (top != (char *)-1 && a < (uintptr_t)top) madvise((void *)a, (uintptr_t)top - a, MADV_HUGEPAGE);
+  free(p);
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "partition") == 0) {
+    big_heap();
+    if (!(args = malloc((size_t)(argc + 1) * sizeof *args))) {
+      fprintf(stderr, "fupermod: out of memory\n");
+      return 1;
+    }
+    memcpy(args, argv, (size_t)(argc + 1) * sizeof *args);
+    return cmd_partition(argc - 1, argv + 1);
+  }
+  args = argv;
+  return tool_exec_full();
+}
