@@ -6,7 +6,8 @@
 BUILD=${FUPERMOD_BUILD:-%BUILD_DIR%}
 SRC=${FUPERMOD_SRC:-%SRC_DIR%}
 CONF=$SRC/configs/local.conf
-ROUNDS=3
+ROUNDS=11
+REPS=3
 OUT=model-cost
 NP=3
 DN=3072
@@ -14,7 +15,7 @@ DB=128
 FN=4096
 usage() {
   cat <<EOF
-usage: $0 [--conf CONF] [--np P] [--rounds R] [--out DIR] [--dgemm-n N] [--dgemm-b B] [--fft-n N]
+usage: $0 [--conf CONF] [--np P] [--rounds R] [--reps K] [--out DIR] [--dgemm-n N] [--dgemm-b B] [--fft-n N]
 
 Run it as it is, not under mpirun: it starts every step itself, the measuring ones as
   mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive]
@@ -26,14 +27,20 @@ Run it as it is, not under mpirun: it starts every step itself, the measuring on
    sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5). (n/b)^2 and
    the FFT's n must be multiples of 32.
 2. Partitions each with PARALEPH for time.
-3. Runs SUMMA and the 2D-FFT on both distributions, interleaved over R rounds (default 3), each
-   process bound as its CONF line says.
+3. Runs SUMMA and the 2D-FFT on both distributions in R rounds (default 11), each process bound
+   as its CONF line says. A round runs both distributions back to back (the order alternates),
+   each repeating the product K times (default 3) and keeping its best, and gives the ratio
+   adaptive/full. The app time ratio is the median of the rounds' ratios: pairing cancels the
+   machine's drift between rounds, which moves single runs of one distribution by 10-25 % on a
+   shared VM, where medians of the two distributions taken apart cannot resolve 2 %.
+   Where both builds gave the same distribution, R2 for that application is 1 by construction
+   (the same run), and the measured ratio is printed as the noise level.
 4. Builds an emulated 8-process heterogeneous platform both ways and compares the benchmark
    cost and the predicted optimum.
 
 Last line: model cost: adaptive/full benchmark time R1, app time adaptive/full R2
 (R1: wall time of the adaptive builds over the full ones; R2: the worse of the two applications'
-median time on the adaptive distribution over that on the full grid's).
+app time ratios, 1 where the two distributions are identical).
 Results in DIR (default model-cost).
 EOF
 }
@@ -42,6 +49,7 @@ while [ $# -gt 0 ]; do
     --conf) CONF=$2; shift 2 ;;
     --np) NP=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
+    --reps) REPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --dgemm-n) DN=$2; shift 2 ;;
     --dgemm-b) DB=$2; shift 2 ;;
@@ -49,6 +57,10 @@ while [ $# -gt 0 ]; do
     -h|--help) usage; exit 0 ;;
     *) echo "model_cost: unknown argument '$1' (--help)" >&2; exit 2 ;;
   esac
+done
+for v in "--rounds $ROUNDS" "--reps $REPS" "--np $NP"; do
+  set -- $v
+  [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "model_cost: $1 '$2' is not a positive integer" >&2; exit 2; }
 done
 FUPERMOD=$BUILD/tools/fupermod
 export FUPERMOD_KERNEL_PATH=${FUPERMOD_KERNEL_PATH:-$BUILD/kernels/.libs}
@@ -104,30 +116,41 @@ for spec in "dgemm dgemm b=$DB,threads=1 $((DD / 32)) $DD $DD" "fft fft-rows n=$
 done
 
 # the applications on both distributions, interleaved
-declare -A APPT
+declare -A APPT MED SAME RATIO
 for app in dgemm fft; do
   for mode in full adaptive; do : >"$OUT/times-$mode-$app"; done
   for ((r = 1; r <= ROUNDS; r++)); do
-    for mode in full adaptive; do
+    order="full adaptive"
+    [ $((r % 2)) -eq 0 ] && order="adaptive full"
+    for mode in $order; do
       if [ $app = dgemm ]; then
-        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -l br -d "$OUT/$mode-$app.dist" -r 1 -v random \
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -l br -d "$OUT/$mode-$app.dist" -r $REPS -v random \
           >"$OUT/app.out" 2>&1 || fail "SUMMA on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
         awk '/^time: best/ { print $3 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
       else
-        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-fft2d" -M $FN --dist "$OUT/$mode-$app.dist" -r 1 \
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-fft2d" -M $FN --dist "$OUT/$mode-$app.dist" -r $REPS \
           >"$OUT/app.out" 2>&1 || fail "the 2D-FFT on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
         awk '/^time_best_s/ { print $2 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
       fi
     done
   done
+  median() { sort -g | awk '{ v[NR] = $1 } END { print NR ? (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) : "nan" }'; }
   for mode in full adaptive; do
-    APPT[$mode-$app]=$(sort -g "$OUT/times-$mode-$app" | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "nan" }')
+    APPT[$mode-$app]=$(sort -g "$OUT/times-$mode-$app" | head -n 1)
+    MED[$mode-$app]=$(median <"$OUT/times-$mode-$app")
   done
+  paste "$OUT/times-adaptive-$app" "$OUT/times-full-$app" | awk '{ printf "%.4f\n", $1 / $2 }' >"$OUT/ratios-$app"
+  RATIO[$app]=$(median <"$OUT/ratios-$app")
+  SAME[$app]=0
+  [ "$(dist_line "$OUT/full-$app.dist")" = "$(dist_line "$OUT/adaptive-$app.dist")" ] && SAME[$app]=1
   echo "== $app: benchmark time full $(printf %.1f ${BT[full-$app]}) s, adaptive $(printf %.1f ${BT[adaptive-$app]}) s"
   echo "   sizes per process: full $(points $app full)| adaptive $(points $app adaptive)"
   echo "   PARALEPH distribution: full $(dist_line "$OUT/full-$app.dist")| adaptive $(dist_line "$OUT/adaptive-$app.dist")"
-  echo "   app time (median of $ROUNDS, interleaved): full ${APPT[full-$app]} s, adaptive ${APPT[adaptive-$app]} s;" \
-       "runs: full $(tr '\n' ' ' <"$OUT/times-full-$app")| adaptive $(tr '\n' ' ' <"$OUT/times-adaptive-$app")"
+  [ ${SAME[$app]} = 1 ] && echo "   identical distributions: app time ratio 1 by construction (the measured times below differ by noise only)"
+  echo "   app time adaptive/full: $(printf %.3f ${RATIO[$app]}) (median of $ROUNDS rounds' ratios: $(tr '\n' ' ' <"$OUT/ratios-$app"))"
+  echo "   app time per round (best of $REPS): median full ${MED[full-$app]} s, adaptive ${MED[adaptive-$app]} s;" \
+       "best full ${APPT[full-$app]} s, adaptive ${APPT[adaptive-$app]} s"
+  echo "   each round: full $(tr '\n' ' ' <"$OUT/times-full-$app")| adaptive $(tr '\n' ' ' <"$OUT/times-adaptive-$app")"
 done
 
 # an emulated 8-process heterogeneous platform: cost and predicted optimum only
@@ -151,6 +174,6 @@ for mode in full adaptive; do
 done
 
 awk -v bf="${BT[full-dgemm]}" -v bf2="${BT[full-fft]}" -v ba="${BT[adaptive-dgemm]}" -v ba2="${BT[adaptive-fft]}" \
-    -v af="${APPT[full-dgemm]}" -v af2="${APPT[full-fft]}" -v aa="${APPT[adaptive-dgemm]}" -v aa2="${APPT[adaptive-fft]}" \
-    'BEGIN { r = aa / af; if (aa2 / af2 > r) r = aa2 / af2
+    -v q1="${RATIO[dgemm]}" -v q2="${RATIO[fft]}" -v s1="${SAME[dgemm]}" -v s2="${SAME[fft]}" \
+    'BEGIN { r1 = s1 ? 1 : q1; r2 = s2 ? 1 : q2; r = r1 > r2 ? r1 : r2
              printf "model cost: adaptive/full benchmark time %.3f, app time adaptive/full %.3f\n", (ba + ba2) / (bf + bf2), r }'
