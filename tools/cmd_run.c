@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <cblas.h>
 #include <fftw3.h>
 #include <mpi.h>
 #include "apps/fft2d.h"
@@ -467,6 +468,10 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* one BLAS thread, as the models were measured (threads=1): OpenBLAS's own default, chosen when
+   * it loaded, would split every update over threads sharing the one core the process is bound to
+   * (and its CPU time, the main thread's, would then count half the work) */
+  openblas_set_num_threads(1);
   if (rank == 0) {
     areas = malloc((size_t)size * sizeof *areas);
     for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
