@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fupermod/error.h"
+#include "fupermod/point.h"
 #include "fupermod/util.h"
 #include "tests/tap.h"
 
@@ -103,6 +105,45 @@ int main(void) {
       if (!same(cases[i], why, sizeof why) && bad++ < 5) diag("%s", why);
     ok(bad == 0, "%zu edge cases (signs, zeros, points, exponents, overflow, words, hex): as strtod (%d differ)",
        sizeof cases / sizeof cases[0], bad);
+  }
+  /* whole point files: lines of 2 to 6 numbers (the fast path) mixed with comments, blank lines
+   * and key=value fields (the general reader), each field as strtod and strtol read it; one file
+   * without energy (2-4 fields), one with (5-6) */
+  for (int part = 0; part < 2; part++) {
+    static char text[1 << 20];
+    static double want[1000][5];
+    int nf[1000], k = 0, badp = 0, rc;
+    const char *sep[] = {" ", "  ", "\t", " \t "};
+    fupermod_points pts;
+    for (int i = 0; i < 1000; i++) {
+      int n = part == 0 ? 2 + (int)(rnd() % 3) : 5 + (int)(rnd() % 2);
+      char tok[6][40];
+      nf[i] = n;
+      snprintf(tok[0], sizeof tok[0], "%d", 1 + 3 * i);
+      for (int j = 1; j < n; j++) {
+        double x = ldexp((double)(rnd() % 1000000 + 1), (int)(rnd() % 40) - 30);
+        if (j == 2) snprintf(tok[j], sizeof tok[j], "%d", 1 + (int)(rnd() % 50));
+        else snprintf(tok[j], sizeof tok[j], rnd() % 2 ? "%.17g" : "%g", x);
+        want[i][j - 1] = strtod(tok[j], NULL);
+      }
+      for (int j = 0; j < n; j++) k += snprintf(text + k, sizeof text - k, "%s%s", j ? sep[rnd() % 4] : "", tok[j]);
+      if (rnd() % 5 == 0) k += snprintf(text + k, sizeof text - k, "%s", rnd() % 2 ? " # a comment" : " rejected=1");
+      k += snprintf(text + k, sizeof text - k, "%s", rnd() % 4 ? "\n" : "\r\n");
+      if (rnd() % 10 == 0) k += snprintf(text + k, sizeof text - k, "# only a comment\n\n");
+    }
+    rc = fupermod_points_parse(text, (size_t)k, "gen", &pts);
+    for (int i = 0; rc == FUPERMOD_SUCCESS && i < pts.count && i < 1000; i++) {
+      const fupermod_point *q = &pts.pts[i];
+      int n = nf[i];
+      int good = q->d == 1 + 3 * i && q->t == want[i][0] && q->reps == (n >= 3 ? (int)want[i][1] : 1) &&
+                 q->ci == (n >= 4 ? want[i][2] : 0.0) && q->e == (n >= 5 ? want[i][3] : -1.0) &&
+                 q->e_ci == (n >= 6 ? want[i][4] : n == 5 ? 0.0 : -1.0);
+      if (!good && badp++ < 3) diag("line for d=%d (%d fields) read differently", 1 + 3 * i, n);
+    }
+    ok(rc == FUPERMOD_SUCCESS && pts.count == 1000 && badp == 0,
+       "1000 generated point lines %s energy (blanks, CRLF, comments, key=value): every field as strtod reads it "
+       "(%s, %d differ)", part ? "with" : "without", rc ? fupermod_error_message() : "parsed", badp);
+    if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&pts);
   }
   return done_testing();
 }
