@@ -35,18 +35,21 @@ int tool_exec_full(void) {
  * and faulting them in page by page costs more than parsing them on a VM. So they come from the
  * heap, grown in large steps, with transparent huge pages asked for there. Best effort: where any
  * of this is refused, malloc works as usual. */
+static char *below_huge; /* the heap below the first huge-page boundary, kept: it is never touched */
+
 static void big_heap(void) {
   const uintptr_t huge = (uintptr_t)2 << 20;
-  char *p, *top;
+  char *top;
   uintptr_t a;
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
-  if (!(p = malloc(huge))) return; /* more than the heap holds yet: it grows by the pad now */
+  /* more than the heap holds yet: it grows by the pad now; holding this block keeps later
+   * allocations above the boundary, in the advised part */
+  if (!(below_huge = malloc(huge))) return;
   top = sbrk(0);
-  a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+  a = ((uintptr_t)below_huge + huge - 1) & ~(huge - 1);
   if (top != (char *)-1 && a < (uintptr_t)top) madvise((void *)a, (uintptr_t)top - a, MADV_HUGEPAGE);
-  free(p);
 }
 
 int main(int argc, char **argv) {
