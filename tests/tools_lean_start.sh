@@ -68,6 +68,16 @@ ok $([ $rc -eq 2 ] && grep -q "unknown algorithm 'magic'; known:.* paraleph" "$T
 "$BIN" --version >"$TMPD/v.out" && "$BIN" model "$E/fast.points" >"$TMPD/m.out" 2>&1
 ok $([ $? -eq 0 ] && grep -q '^fupermod ' "$TMPD/v.out" && [ -s "$TMPD/m.out" ] && echo 0 || echo 1) \
   "other subcommands run in the full command"
+# a front without its full command says which file it could not run, and fails
+mkdir "$TMPD/alone" && cp "$BIN" "$TMPD/alone/fupermod"
+"$TMPD/alone/fupermod" model "$E/fast.points" >/dev/null 2>"$TMPD/alone.err"
+rc=$?
+if grep -q 'cannot run .*fupermod-mpi' "$TMPD/alone.err" || [ $rc -ne 0 ]; then
+  ok $([ $rc -eq 1 ] && grep -q 'cannot run .*fupermod-mpi' "$TMPD/alone.err" && echo 0 || echo 1) \
+    "a front without fupermod-mpi: exit 1, naming the file ($rc: $(head -c 120 "$TMPD/alone.err"))"
+else
+  skip "an installed fupermod-mpi answered the copied front"
+fi
 # the probe sees an MPI start: paraleph is MPI-parallel and starts MPI even as one process
 if ldd "$FULL" | grep -q 'libmpi\.so'; then
   LD_DEBUG=files "$BIN" partition -a paraleph -D 300 --threads 1 "$E/fast.points" "$E/slow.points" >"$TMPD/pl.out" 2>"$TMPD/pl.ld"

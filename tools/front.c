@@ -18,12 +18,13 @@ int tool_exec_full(void) {
   char dir[PATH_MAX], path[PATH_MAX + 16];
   ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
   char *slash;
+  path[0] = '\0';
   /* beside this program first: the build tree, or an installation moved as a whole */
   if (n > 0 && (dir[n] = '\0', slash = strrchr(dir, '/'))) {
     *slash = '\0';
     snprintf(path, sizeof path, "%s/fupermod-mpi", dir);
   }
-  if (n <= 0 || access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/fupermod-mpi", FUPERMOD_LIBEXEC_DIR);
+  if (!path[0] || access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/fupermod-mpi", FUPERMOD_LIBEXEC_DIR);
   args[0] = path;
   execv(path, args);
   fprintf(stderr, "fupermod: cannot run %s (the fupermod command with MPI, BLAS and FFTW): %s\n", path,
