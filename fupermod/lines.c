@@ -59,6 +59,21 @@ int fupermod_lines_next(fupermod_lines *r, char **line) {
   return FUPERMOD_SUCCESS;
 }
 
+int fupermod_lines_peek(const fupermod_lines *r, const char **s, const char **e) {
+  const char *nl;
+  if (r->pos >= r->len) return 0;
+  *s = r->text + r->pos;
+  nl = memchr(*s, '\n', r->len - r->pos);
+  *e = nl ? nl : r->text + r->len;
+  return 1;
+}
+
+int fupermod_lines_skip(fupermod_lines *r) {
+  const char *s, *e;
+  if (fupermod_lines_peek(r, &s, &e)) r->pos = (size_t)(e - r->text) + (e < r->text + r->len);
+  return ++r->line;
+}
+
 int fupermod_lines_fields(char *s, char **field, int max) {
   int n = 0;
   while (*s) {

@@ -24,6 +24,11 @@ void fupermod_lines_init(fupermod_lines *r, const char *text, size_t len, const 
  * Errors (a NUL byte, out of memory) name the file and line; *line is then NULL. */
 int fupermod_lines_next(fupermod_lines *r, char **line);
 void fupermod_lines_free(fupermod_lines *r);
+/* The next line as it stands in the text, [*s, *e) without its '\n' and not yet counted: 0 at the
+ * end. A reader that takes it itself calls fupermod_lines_skip, which counts it and returns its
+ * number; otherwise fupermod_lines_next reads it as usual. */
+int fupermod_lines_peek(const fupermod_lines *r, const char **s, const char **e);
+int fupermod_lines_skip(fupermod_lines *r);
 
 /* Split s in place into blank-separated fields (blanks: space, \t, \r, \v, \f). Returns the
  * number of fields, or max + 1 when there are more than max (field[] then holds the first max). */

@@ -78,6 +78,17 @@ static int parse_tag(const char *tk, const char *name, int line, fupermod_point 
 
 #define MAX_FIELDS 16
 
+/* Whether positional field i (d t reps ci e e_ci) may hold v: the format's rules, for both the
+ * general reader and the fast one. */
+static int field_ok(int i, double v) {
+  switch (i) {
+  case 0: /* d */
+  case 1: return v > 0; /* t */
+  case 2: return v >= 1 && v <= 2147483647.0; /* reps */
+  default: return v >= 0;
+  }
+}
+
 static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   char *tok[MAX_FIELDS];
   long v;
@@ -113,37 +124,37 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a point needs at least d and t", name, line);
   if (fupermod_parse_long(tok[0], &v) != 0)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: d '%s' is not an integer", name, line, tok[0]);
-  if (v <= 0)
+  if (!field_ok(0, (double)v))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: d must be positive, got %ld", name, line, v);
   p.d = v;
   if (fupermod_parse_double(tok[1], &x) != 0)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t '%s' is not a finite number", name, line,
                           tok[1]);
-  if (!(x > 0))
+  if (!field_ok(1, x))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: t must be > 0 seconds, got %s", name, line,
                           tok[1]);
   p.t = x;
   if (n > 2) {
-    if (fupermod_parse_long(tok[2], &v) != 0 || v < 1 || v > 2147483647L)
+    if (fupermod_parse_long(tok[2], &v) != 0 || !field_ok(2, (double)v))
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: reps '%s' must be an integer >= 1", name,
                             line, tok[2]);
     p.reps = (int)v;
   }
   if (n > 3) {
-    if (fupermod_parse_double(tok[3], &x) != 0 || x < 0)
+    if (fupermod_parse_double(tok[3], &x) != 0 || !field_ok(3, x))
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: ci '%s' must be a finite number >= 0", name,
                             line, tok[3]);
     p.ci = x;
   }
   if (n > 4) {
-    if (fupermod_parse_double(tok[4], &x) != 0 || x < 0)
+    if (fupermod_parse_double(tok[4], &x) != 0 || !field_ok(4, x))
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: e '%s' must be a finite number >= 0 (joules)",
                             name, line, tok[4]);
     p.e = x;
     p.e_ci = 0.0;
   }
   if (n > 5) {
-    if (fupermod_parse_double(tok[5], &x) != 0 || x < 0)
+    if (fupermod_parse_double(tok[5], &x) != 0 || !field_ok(5, x))
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: e_ci '%s' must be a finite number >= 0", name,
                             line, tok[5]);
     p.e_ci = x;
@@ -171,7 +182,7 @@ static int fast_line(const char *s, const char *e, fupermod_point *pt) {
   const char *tok[6], *end[6];
   fupermod_point p = FUPERMOD_POINT_INIT;
   double x[6];
-  long v;
+  long v[3];
   int n = 0;
   for (;;) {
     while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
@@ -181,29 +192,21 @@ static int fast_line(const char *s, const char *e, fupermod_point *pt) {
     while (s < e && *s != ' ' && *s != '\t' && *s != '\r') s++;
     end[n++] = s;
   }
-  if (n < 2 || plain_long(tok[0], end[0], &v) != 0 || v <= 0) return 0;
-  p.d = v;
-  for (int i = 1; i < n; i++)
-    if (i != 2 && fupermod_lines_decimal(tok[i], end[i], &x[i]) != 0) return 0;
-  if (!(x[1] > 0)) return 0;
+  if (n < 2) return 0;
+  for (int i = 0; i < n; i++) {
+    if (i == 0 || i == 2) {
+      if (plain_long(tok[i], end[i], &v[i]) != 0) return 0;
+      x[i] = (double)v[i];
+    } else if (fupermod_lines_decimal(tok[i], end[i], &x[i]) != 0)
+      return 0;
+    if (!field_ok(i, x[i])) return 0;
+  }
+  p.d = v[0];
   p.t = x[1];
-  if (n > 2) {
-    if (plain_long(tok[2], end[2], &v) != 0 || v < 1 || v > 2147483647L) return 0;
-    p.reps = (int)v;
-  }
-  if (n > 3) {
-    if (x[3] < 0) return 0;
-    p.ci = x[3];
-  }
-  if (n > 4) {
-    if (x[4] < 0) return 0;
-    p.e = x[4];
-    p.e_ci = 0.0;
-  }
-  if (n > 5) {
-    if (x[5] < 0) return 0;
-    p.e_ci = x[5];
-  }
+  if (n > 2) p.reps = (int)v[2];
+  if (n > 3) p.ci = x[3];
+  if (n > 4) p.e = x[4], p.e_ci = 0.0;
+  if (n > 5) p.e_ci = x[5];
   *pt = p;
   return 1;
 }
@@ -222,19 +225,16 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
   /* at most a point per line: one allocation, parsed in place (no copy of records this large) */
-  for (const char *c = text, *e = text + len; c && c < e; c = memchr(c, '\n', (size_t)(e - c)), c = c ? c + 1 : c) cap++;
+  for (const char *c = text, *e = text + len, *nl; c < e; cap++) c = (nl = memchr(c, '\n', (size_t)(e - c))) ? nl + 1 : e;
   if (cap > 0 && (!(pts = malloc((size_t)cap * sizeof *pts)) || !(lines = malloc((size_t)cap * sizeof *lines)))) {
     free(pts);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
   }
   fupermod_lines_init(&rd, text, len, name);
-  while (rd.pos < rd.len) {
-    const char *ls = text + rd.pos, *nl = memchr(ls, '\n', rd.len - rd.pos);
-    const char *le = nl ? nl : text + rd.len;
+  for (const char *ls, *le; fupermod_lines_peek(&rd, &ls, &le);) {
     int line;
     if (fast_line(ls, le, &pts[count])) {
-      rd.pos = (size_t)(le - text) + (nl != NULL);
-      line = ++rd.line;
+      line = fupermod_lines_skip(&rd);
     } else {
       /* the general reader takes this line (and skips blank and comment lines after it) */
       if ((rc = fupermod_lines_next(&rd, &buf)) != FUPERMOD_SUCCESS) goto fail;
