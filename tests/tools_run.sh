@@ -115,9 +115,12 @@ ok $([ -n "$hp" ] && [ "$hp" = "$pl" ] && echo 0 || echo 1) "hipopta's predicted
 if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
   printf 'localhost 0 core:0 cpu meter=model,meter_power=30\nlocalhost 1 core:1 cpu meter=model,meter_power=18\nlocalhost 2 core:1 cpu meter=model,meter_power=18\n' \
     >"$TMPD/shared.conf"
-  $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/shared.conf" --out "$TMPD/shared" --size 256 --dgemm-b 32 --points 8 \
-    --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
+  # OpenBLAS asked for 2 threads: SUMMA still updates on one, as the models were measured
+  OPENBLAS_NUM_THREADS=2 $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/shared.conf" --out "$TMPD/shared" --size 256 \
+    --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
   ok $? "run with two processes sharing core 1"
+  ok $(grep -q '^   BLAS threads per process: 1, as the models were measured' "$TMPD/sstdout" && echo 0 || echo 1) \
+    "with OPENBLAS_NUM_THREADS=2, SUMMA's updates run on one BLAS thread, as the models were measured"
   for app in dgemm fft; do
     bad=$(awk -F, 'NR == 1 { if ($15 != "group" || $16 != "meas_cpu" || $17 != "meas_busy") { print "header"; exit } next }
                    { want = $4 == 0 ? 0 : 1; if ($15 != want) n++

@@ -468,10 +468,6 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  /* one BLAS thread, as the models were measured (threads=1): OpenBLAS's own default, chosen when
-   * it loaded, would split every update over threads sharing the one core the process is bound to
-   * (and its CPU time, the main thread's, would then count half the work) */
-  openblas_set_num_threads(1);
   if (rank == 0) {
     areas = malloc((size_t)size * sizeof *areas);
     for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
@@ -734,6 +730,7 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   /* terminal table */
   printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
          a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
+  if (a->b) printf("   BLAS threads per process: %d, as the models were measured\n", openblas_get_num_threads());
   if (tp->label[0]) printf("   energy: %s\n", tp->label);
   printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
          "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
@@ -1069,6 +1066,10 @@ int cmd_run(int argc, char **argv) {
   if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* one BLAS thread, as the models are measured (threads=1): OpenBLAS's own default, chosen when
+   * it loaded, would split every SUMMA update over threads sharing the one core the process is
+   * bound to (and its CPU time, the main thread's, would then count half the work) */
+  openblas_set_num_threads(1);
   t0 = fupermod_time();
   rc = tool_agree(SUB, rank == 0 ? fupermod_mkdir_p(o.out) : FUPERMOD_SUCCESS, MPI_COMM_WORLD);
   if (rc == FUPERMOD_SUCCESS && rank == 0)
