@@ -19,14 +19,16 @@ usage: $0 [--conf CONF] [--np P] [--rounds R] [--reps K] [--out DIR] [--dgemm-n 
 
 Run it as it is, not under mpirun: it starts every step itself, the measuring ones as
   mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive]
-  mpirun --bind-to none -np 3 fupermod partition -a paraleph -D 576 --conf CONF --data DIR
-  mpirun --bind-to none -np 3 fupermod-summa -n 3072 -b 128 -l br -d DIST   (and fupermod-fft2d)
+  mpirun --bind-to none -np 3 fupermod partition -a paraleph -D 576 --conf CONF --data DIR \
+      [--blocks 24 --layout LAYOUT]
+  mpirun --bind-to none -np 3 fupermod-summa -n 3072 -b 128 -L LAYOUT   (fupermod-fft2d --dist DIST)
 
 1. Builds the DGEMM (SUMMA block update, n = 3072, b = 128: 576 blocks, sizes 18, 36, ..., 576)
    and row-FFT (n = 4096: sizes 128, 256, ..., 4096) functions twice, on the full grid of 32
    sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5). (n/b)^2 and
    the FFT's n must be multiples of 32.
-2. Partitions each with PARALEPH for time.
+2. Partitions each with PARALEPH for time; for SUMMA, the BR layout of the 24 x 24 blocks with
+   its sizes fitted to the functions (docs/matrix.md), as fupermod run does.
 3. Runs SUMMA and the 2D-FFT on both distributions in R rounds (default 11), each process bound
    as its CONF line says. A round runs both distributions back to back (the order alternates),
    each repeating the product K times (default 3) and keeping its best, and gives the ratio
@@ -110,7 +112,9 @@ for spec in "dgemm dgemm b=$DB,threads=1 $((DD / 32)) $DD $DD" "fft fft-rows n=$
   for mode in full adaptive; do
     echo "model_cost: building $1 ($mode)" >&2
     BT[$mode-$1]=$(build $1 $2 $3 $4 $5 $mode) || exit 1
-    $MPI -np $NP "$FUPERMOD" partition -a paraleph -D $6 --conf "$OUT/$1.conf" --data "$OUT/$mode-$1" -o "$OUT/$mode-$1.dist" \
+    lay=""
+    [ $1 = dgemm ] && lay="--blocks $((DN / DB)) --layout $OUT/$mode-$1.layout"
+    $MPI -np $NP "$FUPERMOD" partition -a paraleph -D $6 --conf "$OUT/$1.conf" --data "$OUT/$mode-$1" -o "$OUT/$mode-$1.dist" $lay \
       >/dev/null 2>"$OUT/partition.err" || fail "PARALEPH on the $mode $1 functions failed: $(tail -n 2 "$OUT/partition.err")"
   done
 done
@@ -124,7 +128,7 @@ for app in dgemm fft; do
     [ $((r % 2)) -eq 0 ] && order="adaptive full"
     for mode in $order; do
       if [ $app = dgemm ]; then
-        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -l br -d "$OUT/$mode-$app.dist" -r $REPS -v random \
+        $MPI -np $NP "$OUT/bind.sh" "$BUILD/apps/fupermod-summa" -n $DN -b $DB -L "$OUT/$mode-$app.layout" -r $REPS -v random \
           >"$OUT/app.out" 2>&1 || fail "SUMMA on the $mode distribution failed: $(tail -n 3 "$OUT/app.out")"
         awk '/^time: best/ { print $3 }' "$OUT/app.out" >>"$OUT/times-$mode-$app"
       else
@@ -143,6 +147,7 @@ for app in dgemm fft; do
   RATIO[$app]=$(median <"$OUT/ratios-$app")
   SAME[$app]=0
   [ "$(dist_line "$OUT/full-$app.dist")" = "$(dist_line "$OUT/adaptive-$app.dist")" ] && SAME[$app]=1
+  [ $app = dgemm ] && ! cmp -s <(grep -v '^#' "$OUT/full-$app.layout") <(grep -v '^#' "$OUT/adaptive-$app.layout") && SAME[$app]=0
   echo "== $app: benchmark time full $(printf %.1f ${BT[full-$app]}) s, adaptive $(printf %.1f ${BT[adaptive-$app]}) s"
   echo "   sizes per process: full $(points $app full)| adaptive $(points $app adaptive)"
   echo "   PARALEPH distribution: full $(dist_line "$OUT/full-$app.dist")| adaptive $(dist_line "$OUT/adaptive-$app.dist")"

@@ -67,6 +67,20 @@ int fupermod_br_table(const double *areas, int p, int cmax, double *H);
 int fupermod_layout_15d(fupermod_partition partition, int p, fupermod_model **models, int M, int N,
                         fupermod_dist *dist, fupermod_layout **out);
 
+/* Time of process i on an area of `area` blocks: a model's prediction (fupermod_model_time). */
+typedef double (*fupermod_area_time)(int i, long area, void *ctx);
+
+/* Fit a column-based layout (KL, BR) to the processes' time models: keeps its processor columns,
+ * their order and their members top to bottom, and chooses every column's width and every member's
+ * height in whole blocks (at least one each) to minimise the predicted time max_i time(i, area_i).
+ * Exact for that arrangement when N q M^2 <= 5e7 (q processes with data); beyond that every width
+ * and height stays within k blocks of l's, k as large as that budget allows. Ties keep the sizes
+ * nearest l's. *tmax (may be NULL): the predicted time of *out (INFINITY, with l unchanged, when
+ * every choice predicts an infinite time). FUPERMOD_ERR_USAGE for a layout that is not
+ * column-based (ncols = 0). */
+int fupermod_layout_fit(const fupermod_layout *l, fupermod_area_time time, void *ctx, fupermod_layout **out,
+                        double *tmax);
+
 /* Build a layout by algorithm name: "kl", "br" or "even" (BR over equal areas). */
 int fupermod_layout_by_name(const char *alg, const double *areas, int p, int M, int N,
                             fupermod_layout **out);

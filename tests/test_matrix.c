@@ -2,7 +2,7 @@
  * BR program against brute force over every set partition (consecutive-in-sorted-order claim),
  * exact tiling and area accuracy on thousands of random instances (primes, zero areas, M and N
  * not multiples of anything), the 1.5D path through real 1D partitioners, layout files and
- * bad input. */
+ * bad input; fitting a layout's sizes to time models against brute force. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -487,6 +487,168 @@ static void test_bad_input(void) {
 #undef BAD
 }
 
+/* Layout fitting: an area-indexed time table per process. */
+typedef struct {
+  double t[8][64]; /* t[i][area], area 1..M*N */
+} fit_tables;
+
+static double table_time(int i, long area, void *ctx) { return ((const fit_tables *)ctx)->t[i][area]; }
+
+/* Next composition of a total into m parts >= 1 (last part absorbs the rest); 0 after the last. */
+static int next_composition(int *h, int m) {
+  for (int y = m - 2; y >= 0; y--) {
+    if (h[m - 1] > 1) {
+      h[y]++;
+      h[m - 1]--;
+      return 1;
+    }
+    h[m - 1] += h[y] - 1;
+    h[y] = 1;
+  }
+  return 0;
+}
+
+/* Brute force over every column width and member height (each >= 1) of the arrangement: cols
+ * lists the members column by column, cnt[j] of them in column j. */
+static double fit_brute(int M, int N, const fit_tables *ft, int c, const int *cols, const int *cnt) {
+  double best = INFINITY;
+  int w[8];
+  if (N < c) return INFINITY;
+  for (int x = 0; x < c; x++) w[x] = 1;
+  w[c - 1] = N - (c - 1);
+  do {
+    double worst = 0.0;
+    for (int j = 0, off = 0; j < c; off += cnt[j], j++) {
+      int h[8], m = cnt[j];
+      double colbest = INFINITY;
+      for (int y = 0; y < m; y++) h[y] = 1;
+      h[m - 1] = M - (m - 1);
+      if (h[m - 1] >= 1) do {
+          double v = 0.0;
+          for (int y = 0; y < m; y++) v = fmax(v, ft->t[cols[off + y]][w[j] * h[y]]);
+          colbest = fmin(colbest, v);
+        } while (next_composition(h, m));
+      worst = fmax(worst, colbest);
+    }
+    best = fmin(best, worst);
+  } while (next_composition(w, c));
+  return best;
+}
+
+/* Members of each column in position order (left to right, top to bottom); returns the columns. */
+static int fit_columns(const fupermod_layout *l, int *cols, int *cnt) {
+  int c = 0, n = 0;
+  for (int col = 0; col < l->N; col++) {
+    int m = 0;
+    for (int row = 0; row < l->M; row++)
+      for (int i = 0; i < l->p; i++)
+        if (l->rects[i].height > 0 && l->rects[i].col == col && l->rects[i].row == row) cols[n++] = i, m++;
+    if (m) cnt[c++] = m;
+  }
+  return c;
+}
+
+static double half_time(int i, long area, void *ctx) {
+  (void)ctx;
+  return i == 0 ? (double)area / 2.0 : (double)area;
+}
+
+static double speed_time(int i, long area, void *ctx) { return (double)area / ((const double *)ctx)[i]; }
+
+static void test_fit(void) {
+  int n = 0, good_opt = 1, good_shape = 1, good_time = 1;
+  for (int trial = 0; trial < 600; trial++) {
+    fit_tables ft;
+    double a[8], tmax = -1, worst = 0.0, brute;
+    int p = irand(1, 5), M = irand(2, 6), N = irand(2, 6), kind = trial % 3, q = 0;
+    int cols0[8], cnt0[8], cols1[8], cnt1[8], c0, c1;
+    fupermod_layout *l = NULL, *f = NULL;
+    for (int i = 0; i < p; i++) a[i] = (i > 0 && irand(0, 5) == 0) ? 0.0 : urand(0.1, 1.0);
+    for (int i = 0; i < p; i++) {
+      double s = urand(0.5, 3.0), acc = 0.0;
+      for (int x = 1; x <= M * N; x++) {
+        if (kind == 0) acc += urand(0.0, 1.0) / s; /* increasing */
+        else if (kind == 1) acc = urand(0.0, 10.0); /* anything */
+        else acc = (double)irand(1, 3) * x;         /* many ties */
+        ft.t[i][x] = acc;
+      }
+    }
+    if (fupermod_layout_br(a, p, 0, M, N, &l) != FUPERMOD_SUCCESS) continue;
+    if (fupermod_layout_fit(l, table_time, &ft, &f, &tmax) != FUPERMOD_SUCCESS) {
+      good_opt = 0;
+      fupermod_layout_free(l);
+      continue;
+    }
+    n++;
+    c0 = fit_columns(l, cols0, cnt0);
+    c1 = fit_columns(f, cols1, cnt1);
+    for (int j = 0; j < c0; j++) q += cnt0[j];
+    if (fupermod_layout_check(f) != FUPERMOD_SUCCESS || c0 != c1 || memcmp(cnt0, cnt1, (size_t)c0 * sizeof *cnt0) ||
+        memcmp(cols0, cols1, (size_t)q * sizeof *cols0))
+      good_shape = 0;
+    for (int i = 0; i < p; i++)
+      if (fupermod_layout_area(f, i) > 0) worst = fmax(worst, ft.t[i][fupermod_layout_area(f, i)]);
+      else if (fupermod_layout_area(l, i) > 0) good_shape = 0;
+    if (worst != tmax) good_time = 0;
+    brute = fit_brute(M, N, &ft, c0, cols0, cnt0);
+    if (fabs(tmax - brute) > 1e-12 * fmax(1.0, tmax)) {
+      if (good_opt) diag("fit: M %d N %d p %d kind %d: fit %.15g, brute force %.15g", M, N, p, kind, tmax, brute);
+      good_opt = 0;
+    }
+    fupermod_layout_free(l);
+    fupermod_layout_free(f);
+  }
+  ok(good_opt, "layout fit: the least predicted time over every width and height, as brute force finds (%d instances)", n);
+  ok(good_shape, "layout fit: a tiling with the same columns, members in the same order, none emptied");
+  ok(good_time, "layout fit: the reported time is the worst process's on the fitted areas");
+
+  /* 306 144 126 blocks of 24 x 24 with process 0 twice as fast: BR's rounding gives process 0 a
+   * whole block column more than its share */
+  {
+    double a[3] = {306, 144, 126}, tmax = 0.0;
+    fupermod_layout *l = NULL, *f = NULL;
+    int r = fupermod_layout_br(a, 3, 0, 24, 24, &l);
+    ok(r == FUPERMOD_SUCCESS && fupermod_layout_area(l, 0) == 312 && fupermod_layout_area(l, 2) == 121,
+       "BR realises 306 144 126 as %ld %ld %ld", l ? fupermod_layout_area(l, 0) : -1L,
+       l ? fupermod_layout_area(l, 1) : -1L, l ? fupermod_layout_area(l, 2) : -1L);
+    ok(l && fupermod_layout_fit(l, half_time, NULL, &f, &tmax) == FUPERMOD_SUCCESS && tmax == 144.0 &&
+           fupermod_layout_area(f, 0) == 288 && fupermod_layout_area(f, 1) == 144 && fupermod_layout_area(f, 2) == 144,
+       "fit: 288 144 144, predicted 144, where BR's sizes predict 156");
+    fupermod_layout_free(l);
+    fupermod_layout_free(f);
+  }
+  /* beyond the exact budget: a window around the given sizes, never worse than them */
+  {
+    double sp[4] = {1.0, 2.7, 0.6, 1.9}, a[4] = {1.3, 2.1, 0.9, 1.5}, tmax = 0.0, t0 = 0.0, sum = 0.0;
+    fupermod_layout *l = NULL, *f = NULL;
+    int M = 500, N = 500, r;
+    if (fupermod_layout_br(a, 4, 0, M, N, &l) == FUPERMOD_SUCCESS)
+      for (int i = 0; i < 4; i++) t0 = fmax(t0, fupermod_layout_area(l, i) / sp[i]);
+    for (int i = 0; i < 4; i++) sum += sp[i];
+    r = l ? fupermod_layout_fit(l, speed_time, sp, &f, &tmax) : -1;
+    ok(r == FUPERMOD_SUCCESS && fupermod_layout_check(f) == FUPERMOD_SUCCESS && tmax < t0 && tmax <= 1.01 * M * N / sum,
+       "fit on 500 x 500 blocks (windowed): predicted %.1f, given sizes %.1f, continuous optimum %.1f", tmax, t0,
+       M * N / sum);
+    fupermod_layout_free(l);
+    fupermod_layout_free(f);
+  }
+  /* bad input */
+  {
+    fupermod_layout *l = NULL, *f = (fupermod_layout *)1;
+    double a[2] = {1, 1};
+    ok(fupermod_layout_alloc(2, 4, 4, &l) == FUPERMOD_SUCCESS &&
+           fupermod_layout_fit(l, half_time, NULL, &f, NULL) == FUPERMOD_ERR_USAGE && f == NULL &&
+           strstr(fupermod_error_message(), "column-based"),
+       "fit refuses a layout that is not column-based: %s", fupermod_error_message());
+    fupermod_layout_free(l);
+    l = NULL;
+    ok(fupermod_layout_br(a, 2, 0, 4, 4, &l) == FUPERMOD_SUCCESS &&
+           fupermod_layout_fit(l, NULL, NULL, &f, NULL) == FUPERMOD_ERR_USAGE,
+       "fit refuses a NULL time function");
+    fupermod_layout_free(l);
+  }
+}
+
 int main(void) {
   test_t1_kl();
   test_t9_br();
@@ -497,5 +659,6 @@ int main(void) {
   test_15d();
   test_files();
   test_bad_input();
+  test_fit();
   return done_testing();
 }

@@ -31,6 +31,35 @@ ok $(grep -q '"dynamic_energy"' "$TMPD/tfront.json" && echo 0 || echo 1) "htpopt
 ok $([ $? -eq 0 ] && [ -s "$TMPD/ht0.json" ] && sed 's/"algorithm":"dp"/"algorithm":"htpopta"/' "$TMPD/dp_t0.json" | cmp -s - "$TMPD/ht0.json" && echo 0 || echo 1) "htpopta with static power 0 equals dp's front of total energy"
 $MPIEXEC --oversubscribe --bind-to none -np 2 "$FUPERMOD" partition -a paraleph -F pareto-total --static-power 0 -D 1200 --threads 1 --json "$E"/*.points >"$TMPD/pl_t0.json" 2>"$TMPD/err"
 ok $([ $? -eq 0 ] && [ -s "$TMPD/pl_t0.json" ] && sed 's/"algorithm":"dp"/"algorithm":"paraleph"/' "$TMPD/dp_t0.json" | cmp -s - "$TMPD/pl_t0.json" && echo 0 || echo 1) "paraleph -F pareto-total with static power 0 equals dp"
+# --layout: the units are the blocks of a 24 x 24 matrix; dp's 306 144 126 is no set of whole
+# rectangles, so the distribution becomes the fitted layout's areas, each predicted
+for i in 0 1 2; do
+  awk -v s="$(echo "2.2 1.05 1" | cut -d' ' -f$((i + 1)))" 'BEGIN { for (k = 1; k <= 32; k++) printf "%d %.9g\n", 18 * k, 18 * k / s / 1000 }' >"$TMPD/b$i.points"
+done
+"$FUPERMOD" partition -a dp -D 576 --json "$TMPD"/b?.points >"$TMPD/b.json"
+ok $(grep -q '"parts":\[{"d":306,.*{"d":144,.*{"d":126,' "$TMPD/b.json" && echo 0 || echo 1) "dp gives 306 144 126 blocks"
+"$FUPERMOD" partition -a dp -D 576 --blocks 24 --layout "$TMPD/b.layout" --json -o "$TMPD/b.dist" "$TMPD"/b?.points >"$TMPD/bl.json"
+ok $? "dp with --blocks 24 --layout"
+areas=$(awk '!/^#/ && NF == 6 { printf "%d ", $4 * $5 }' "$TMPD/b.layout")
+dist=$(awk '!/^#/ && NF == 4 { printf "%s ", $2 }' "$TMPD/b.dist")
+json=$(sed 's/.*"parts":\[//' "$TMPD/bl.json" | grep -o '"d":[0-9]*' | cut -d: -f2 | tr '\n' ' ')
+ok $([ "$areas" = "312 132 132 " ] && [ "$dist" = "$areas" ] && [ "$json" = "$areas" ] && echo 0 || echo 1) \
+  "the layout's areas (312 132 132: $areas), written and printed as the distribution ($dist / $json)"
+ok $(awk -v t="$(grep -o '"time":[0-9.e-]*' "$TMPD/bl.json" | cut -d: -f2)" \
+     'BEGIN { w = 312 / 2.2 / 1000; exit !(t > w * (1 - 1e-6) && t < w * (1 + 1e-6)) }' && echo 0 || echo 1) \
+  "its time is process 0's on 312 blocks, between measured sizes"
+"$FUPERMOD" partition -a dp -D 576 --blocks 24x24 --layout "$TMPD/b2.layout" "$TMPD"/b?.points >/dev/null
+ok $(cmp -s "$TMPD/b.layout" "$TMPD/b2.layout" && echo 0 || echo 1) "--blocks 24x24 is --blocks 24"
+$MPIEXEC --oversubscribe --bind-to none -np 2 "$FUPERMOD" partition -a paraleph -D 576 --threads 1 --blocks 24 --layout "$TMPD/b3.layout" "$TMPD"/b?.points >/dev/null 2>"$TMPD/err"
+ok $(cmp -s "$TMPD/b.layout" "$TMPD/b3.layout" && echo 0 || echo 1) "paraleph under mpirun writes the same layout"
+expect_exit 2 "--layout without --blocks" -- "$FUPERMOD" partition -a dp -D 576 --layout "$TMPD/x.layout" "$TMPD"/b?.points
+stderr_has "go together" "says what is missing"
+expect_exit 2 "--blocks that do not make D" -- "$FUPERMOD" partition -a dp -D 570 --blocks 24 --layout "$TMPD/x.layout" "$TMPD"/b?.points
+stderr_has "makes 576 blocks, not -D 570" "names both"
+expect_exit 2 "--layout with an energy objective" -- "$FUPERMOD" partition -a dp -F sum -D 576 --blocks 24 --layout "$TMPD/x.layout" "$E/fast.points"
+stderr_has "takes a time partitioner" "says why"
+expect_exit 2 "--blocks not a size" -- "$FUPERMOD" partition -a dp -D 576 --blocks 24y3 --layout "$TMPD/x.layout" "$TMPD"/b?.points
+stderr_has "--blocks '24y3'" "the value named"
 # exit statuses and messages
 expect_exit 3 "D beyond what the functions hold" -- "$FUPERMOD" partition -a dp -D 100000 "$E/fast.points" "$E/slow.points"
 stderr_has "fupermod partition: " "one clear line"

@@ -7,6 +7,7 @@
 #include "partitioners/paraleph.h"
 #include "tools/tools.h"
 #ifndef TOOL_LEAN
+#include "partitioners/matrix.h"
 #include "tools/mpi_init.h"
 #endif
 
@@ -30,6 +31,10 @@ static void help(void) {
          "  -m MODEL               model type for continuous algorithms (default: the algorithm's)\n"
          "  --json                 print JSON on stdout\n"
          "  -o FILE                write the distribution file (fronts: FILE.0, FILE.1, ... by time)\n"
+         "  --layout FILE --blocks MxN   the units are the M x N blocks of a matrix (D = M N): write the\n"
+         "                         BR layout of the time-optimal distribution, its sizes fitted to the\n"
+         "                         functions, to FILE (fupermod-summa -L FILE); the distribution printed\n"
+         "                         and written is the layout's areas (docs/matrix.md)\n"
          "  --conf CONF --data DIR read the point files a build wrote for CONF\n\n"
          "algorithms:\n");
   for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++)
@@ -156,10 +161,73 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
   return rc != FUPERMOD_SUCCESS ? tool_fail(SUB, rc) : 0;
 }
 
+/* --blocks M or MxN */
+static int parse_blocks(const char *s, int *M, int *N) {
+  char buf[64], *x;
+  long m, n;
+  if (strlen(s) >= sizeof buf) return -1;
+  strcpy(buf, s);
+  if ((x = strchr(buf, 'x'))) *x++ = '\0';
+  if (fupermod_parse_long(buf, &m) || m < 1 || m > 1000000) return -1;
+  if (x && (fupermod_parse_long(x, &n) || n < 1 || n > 1000000)) return -1;
+  *M = (int)m;
+  *N = x ? (int)n : (int)m;
+  return 0;
+}
+
 #ifndef TOOL_LEAN
+typedef struct {
+  fupermod_model **m;
+  const fupermod_points *const *f;
+} fit_ctx;
+
+/* a measured point where there is one, the piecewise model between them */
+static double fit_time(int i, long area, void *ctx) {
+  const fit_ctx *c = ctx;
+  int k = fupermod_points_find(c->f[i], area);
+  return k >= 0 ? c->f[i]->pts[k].t : fupermod_model_time(c->m[i], (double)area);
+}
+
+/* --layout: the BR layout of dist's areas on M x N blocks with its sizes fitted to the functions
+ * (fupermod_layout_fit), written to file; dist becomes the layout's areas and their predictions. */
+static int layout_out(const char *file, int M, int N, const fupermod_points *const *f, int has_energy,
+                      fupermod_dist *dist) {
+  int p = dist->size, rc = FUPERMOD_SUCCESS;
+  double *areas = calloc((size_t)p, sizeof *areas), tmax = 0.0;
+  fupermod_model **m = calloc((size_t)p, sizeof *m);
+  fupermod_layout *l = NULL, *fit = NULL;
+  fit_ctx ctx = {m, f};
+  char comment[128];
+  if (!areas || !m) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) {
+    areas[i] = (double)dist->parts[i].d;
+    rc = fupermod_model_create("piecewise", f[i], dist->D, &m[i]);
+  }
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_br(areas, p, 0, M, N, &l);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_fit(l, fit_time, &ctx, &fit, &tmax);
+  if (rc == FUPERMOD_SUCCESS) {
+    snprintf(comment, sizeof comment, "BR layout fitted to the functions: predicted time %.6g s", tmax);
+    rc = fupermod_layout_save(file, fit, comment);
+  }
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) {
+    long d = fupermod_layout_area(fit, i);
+    int k = fupermod_points_find(f[i], d);
+    dist->parts[i].d = d;
+    dist->parts[i].t = d == 0 ? 0.0 : fit_time(i, d, &ctx);
+    dist->parts[i].e = d == 0 || !has_energy ? 0.0 : k >= 0 ? f[i]->pts[k].e : fupermod_model_energy(m[i], (double)d);
+  }
+  for (int i = 0; m && i < p; i++) fupermod_model_free(m[i]);
+  free(m);
+  free(areas);
+  fupermod_layout_free(l);
+  fupermod_layout_free(fit);
+  return rc;
+}
+
 /* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
 static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
-                        long D, long P, int objective, double static_power, int threads, int json, const char *out) {
+                        long D, long P, int objective, double static_power, int threads, int json, const char *out,
+                        const char *layout, int M, int N) {
   int rank, rc = FUPERMOD_SUCCESS, status = 0, has_energy = 1, n = 0, p = 0;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;
@@ -192,6 +260,7 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
       rc = fupermod_paraleph_pareto(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &front, NULL);
     else
       rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &dist, NULL);
+    if (rc == FUPERMOD_SUCCESS && rank == 0 && dist && layout) rc = layout_out(layout, M, N, f, has_energy, dist);
     if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
     else if (rank == 0)
       status = dist ? output_single(alg->name, D, dist, has_energy, json, out, f, objective == FUPERMOD_OBJ_ENERGY)
@@ -213,9 +282,11 @@ int cmd_partition(int argc, char **argv) {
     {"algorithm", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
     {"static-power", required_argument, NULL, 's'}, {"faithful", no_argument, NULL, 'f'},
     {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
-    {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+    {"layout", required_argument, NULL, 'L'}, {"blocks", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
   long threads = 0;
-  const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL;
+  const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL, *layout = NULL;
+  int M = 0, N = 0;
   long D = -1, P = 0;
   double static_power = 0.0;
   int json = 0, faithful = 0, objective = FUPERMOD_OBJ_TIME, objective_set = 0, c, rc, nf = 0, p = 0;
@@ -258,6 +329,10 @@ int cmd_partition(int argc, char **argv) {
       break;
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
+    case 'L': layout = optarg; break;
+    case 'B':
+      if (parse_blocks(optarg, &M, &N)) return tool_usage(SUB, "--blocks '%s' must be M or MxN, integers >= 1", optarg);
+      break;
 #ifdef TOOL_LEAN
     case 'h': return tool_exec_full(); /* the full command lists paraleph too */
 #else
@@ -267,8 +342,8 @@ int cmd_partition(int argc, char **argv) {
     }
   }
 #ifdef TOOL_LEAN
-  /* the front command reads point files only; a configuration needs the full command */
-  if (conf || data) return tool_exec_full();
+  /* the front command reads point files only; a configuration or a layout needs the full command */
+  if (conf || data || layout) return tool_exec_full();
 #endif
   if (!algname) return tool_usage(SUB, "no algorithm given (-a ALGO)");
   if (!(alg = fupermod_partitioner_find(algname))) {
@@ -285,11 +360,16 @@ int cmd_partition(int argc, char **argv) {
   if (P > 0 && (nf != 1 || conf)) return tool_usage(SUB, "-p needs exactly one point file");
   if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
     return tool_usage(SUB, "-F applies to dp and paraleph only");
+  if (!layout != !M) return tool_usage(SUB, "--layout and --blocks go together");
+  if (layout && (long)M * N != D) return tool_usage(SUB, "--blocks %dx%d makes %ld blocks, not -D %ld", M, N, (long)M * N, D);
+  if (layout && (objective != FUPERMOD_OBJ_TIME || alg->kind == FUPERMOD_PART_PARETO || alg->needs_energy))
+    return tool_usage(SUB, "--layout fits the sizes to time: it takes a time partitioner (-F max), not %s", alg->name);
 #ifndef TOOL_LEAN
   if (strcmp(alg->name, "paraleph") == 0) {
     if (!static_power_set && objective == FUPERMOD_OBJ_PARETO_TOTAL)
       return tool_usage(SUB, "-F pareto-total needs --static-power W (>= 0)");
-    return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out);
+    return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out,
+                        layout, M, N);
   }
 #endif
 #ifdef TOOL_LEAN
@@ -351,6 +431,12 @@ int cmd_partition(int argc, char **argv) {
     status = tool_fail(SUB, rc);
     goto done;
   }
+#ifndef TOOL_LEAN
+  if (layout && (rc = layout_out(layout, M, N, f, has_energy, dist)) != FUPERMOD_SUCCESS) {
+    status = tool_fail(SUB, rc);
+    goto done;
+  }
+#endif
   status = output_single(alg->name, D, dist, has_energy, json, out, f,
                          objective == FUPERMOD_OBJ_ENERGY || strcmp(alg->name, "eopta") == 0 || strcmp(alg->name, "heopta") == 0);
 done:

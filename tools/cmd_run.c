@@ -46,6 +46,8 @@ typedef struct {
   double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
   double tsum, esum;               /* sums over the timed runs so far (every round); esum: computation */
   double esum_run, meas_energy_run; /* the whole run's dynamic energy, waits included: sum, mean */
+  fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
+  int fitted;                       /* its sizes were fitted to the time models */
 } run_t;
 
 typedef struct {
@@ -387,6 +389,7 @@ static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
 
 static void run_free(run_t *r) {
   fupermod_dist_free(r->dist);
+  fupermod_layout_free(r->layout);
   free(r->meas_proc);
   free(r->meas_proc_e);
   free(r->pred_ci);
@@ -460,19 +463,71 @@ static void gather_reps(const options *o, run_t *r, int rank, int size) {
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) MPI_Allreduce(MPI_IN_PLACE, v[k], size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
-/* Run SUMMA on r->dist's areas (a BR layout); measure the whole multiply. */
+typedef struct {
+  fupermod_model **tm;
+  const fupermod_points *f;
+} area_ctx;
+
+/* as predict() sees it */
+static double area_time(int i, long area, void *ctx) {
+  const area_ctx *c = ctx;
+  double t, e, ci;
+  value_at(c->tm[i], &c->f[i], (double)area, &t, &e, &ci);
+  return t;
+}
+
+/* SUMMA computes whole rectangles of blocks: every distribution becomes the areas of its BR layout
+ * (rounding can move a block row or column from one process to another), and a time-optimal one
+ * gets the integer sizes its arrangement predicts fastest (fupermod_layout_fit), so that what is
+ * predicted and reported is what runs. Collective; the layouts stay on rank 0. */
+static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nruns, fupermod_model **tm,
+                           const fupermod_points *f, int size) {
+  int rank, rc = FUPERMOD_SUCCESS, nb = (int)(a->n / a->b);
+  area_ctx ctx = {tm, f};
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int k = 0; k < nruns && rank == 0 && rc == FUPERMOD_SUCCESS; k++) {
+    run_t *r = &runs[k];
+    double *areas = malloc((size_t)size * sizeof *areas);
+    fupermod_layout *l = NULL;
+    if (!areas) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+      break;
+    }
+    for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
+    rc = fupermod_layout_br(areas, size, 0, nb, nb, &l);
+    free(areas);
+    if (rc == FUPERMOD_SUCCESS && (strcmp(r->label, o->algorithm) == 0 || strcmp(r->label, "hipopta") == 0)) {
+      fupermod_layout *fit = NULL;
+      if ((rc = fupermod_layout_fit(l, area_time, &ctx, &fit, NULL)) == FUPERMOD_SUCCESS) {
+        fupermod_layout_free(l);
+        l = fit;
+        r->fitted = 1;
+      }
+    }
+    if (rc != FUPERMOD_SUCCESS) {
+      fupermod_layout_free(l);
+      break;
+    }
+    r->layout = l;
+    for (int i = 0; i < size; i++) r->dist->parts[i].d = fupermod_layout_area(l, i);
+  }
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
+    for (int i = 0; i < size; i++) MPI_Bcast(&runs[k].dist->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&runs[k].fitted, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  return rc;
+}
+
+/* Run SUMMA on r->layout (rank 0's); measure the whole multiply. */
 static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
-  int rank, size, nb = (int)(a->n / a->b), rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
+  int rank, size, rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
   fupermod_layout *l = NULL;
-  double *areas = NULL, *A = NULL, *B = NULL, *C = NULL;
+  double *A = NULL, *B = NULL, *C = NULL;
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (rank == 0) {
-    areas = malloc((size_t)size * sizeof *areas);
-    for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
-    rc = fupermod_layout_br(areas, size, 0, nb, nb, &l);
-  }
+  if (rank == 0) rc = fupermod_layout_copy(r->layout, &l);
   if ((rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &l)) != FUPERMOD_SUCCESS) goto done;
   rc = fupermod_summa_extent(l, rank, (int)a->n, (int)a->b, &row0, &rows, &col0, &cols);
   if (rc == FUPERMOD_SUCCESS) {
@@ -516,7 +571,6 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   }
 done:
   fupermod_trace_free(&gemms);
-  free(areas);
   free(A);
   free(B);
   free(C);
@@ -730,7 +784,11 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   /* terminal table */
   printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
          a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
-  if (a->b) printf("   BLAS threads per process: %d, as the models were measured\n", openblas_get_num_threads());
+  if (a->b) {
+    printf("   BLAS threads per process: %d, as the models were measured\n", openblas_get_num_threads());
+    printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
+           "   to the models for their arrangement (docs/matrix.md)\n");
+  }
   if (tp->label[0]) printf("   energy: %s\n", tp->label);
   printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
          "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
@@ -946,8 +1004,13 @@ static int run_app(const options *o, app_t *a) {
   if (rank == 0) {
     tm = calloc((size_t)size, sizeof *tm);
     for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
-    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a, leader);
   }
+  if (a->b && (rc = realise_layouts(o, a, runs, nruns, tm, all, size)) != FUPERMOD_SUCCESS) {
+    if (rank == 0) fprintf(stderr, "fupermod run: %s: layout failed: %s\n", a->name, fupermod_error_message());
+    goto done;
+  }
+  if (rank == 0)
+    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a, leader);
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */
   for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {
