@@ -18,8 +18,8 @@ usage() {
 usage: $0 [--conf CONF] [--np P] [--rounds R] [--reps K] [--out DIR] [--dgemm-n N] [--dgemm-b B] [--fft-n N]
 
 Run it as it is, not under mpirun: it starts every step itself, the measuring ones as
-  mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive]
-  mpirun --bind-to none -np 3 fupermod partition -a paraleph -D 576 --conf CONF --data DIR \
+  mpirun --bind-to none -np 3 fupermod build --conf configs/local.conf -k dgemm ... [--adaptive --smooth 3]
+  mpirun --bind-to none -np 3 fupermod partition -a paraleph -D 576 --smooth 3 --conf CONF --data DIR \
       [--blocks 24 --layout LAYOUT]
   mpirun --bind-to none -np 3 fupermod-summa -n 3072 -b 128 -L LAYOUT   (fupermod-fft2d --dist DIST)
 
@@ -27,7 +27,8 @@ Run it as it is, not under mpirun: it starts every step itself, the measuring on
    and row-FFT (n = 4096: sizes 128, 256, ..., 4096) functions twice, on the full grid of 32
    sizes and adaptively, with fupermod run's precision (-r 3 -R 10 -e 0.05 -T 5). (n/b)^2 and
    the FFT's n must be multiples of 32.
-2. Partitions each with PARALEPH for time; for SUMMA, the BR layout of the 24 x 24 blocks with
+2. Partitions each with PARALEPH for time on the smoothed functions (--smooth 3), as fupermod run
+   does (the adaptive build partitions them so between its rounds too); for SUMMA, the BR layout of the 24 x 24 blocks with
    its sizes fitted to the functions (docs/matrix.md), as fupermod run does.
 3. Runs SUMMA and the 2D-FFT on both distributions in R rounds (default 11), each process bound
    as its CONF line says. A round runs both distributions back to back (the order alternates),
@@ -95,7 +96,7 @@ now() { date +%s.%N; }
 build() {
   local app=$1 kernel=$2 sub=$3 L=$4 U=$5 mode=$6 conf="$OUT/$1.conf" t0 extra=""
   awk -v extra="$sub" '/^[[:space:]]*(#|$)/ { print; next } { if (NF >= 5) $5 = $5 "," extra; else $5 = extra; print }' "$CONF" >"$conf"
-  [ "$mode" = adaptive ] && extra="--adaptive"
+  [ "$mode" = adaptive ] && extra="--adaptive --smooth 3"
   t0=$(now)
   $MPI -np $NP "$FUPERMOD" build --conf "$conf" -k $kernel --data "$OUT/$mode-$app" -L $L -U $U -s 32 $PREC $extra \
     >"$OUT/build-$mode-$app.out" 2>"$OUT/build-$mode-$app.err" || fail "the $mode $app build failed: $(tail -n 3 "$OUT/build-$mode-$app.err")"
@@ -114,7 +115,7 @@ for spec in "dgemm dgemm b=$DB,threads=1 $((DD / 32)) $DD $DD" "fft fft-rows n=$
     BT[$mode-$1]=$(build $1 $2 $3 $4 $5 $mode) || exit 1
     lay=""
     [ $1 = dgemm ] && lay="--blocks $((DN / DB)) --layout $OUT/$mode-$1.layout"
-    $MPI -np $NP "$FUPERMOD" partition -a paraleph -D $6 --conf "$OUT/$1.conf" --data "$OUT/$mode-$1" -o "$OUT/$mode-$1.dist" $lay \
+    $MPI -np $NP "$FUPERMOD" partition -a paraleph -D $6 --smooth 3 --conf "$OUT/$1.conf" --data "$OUT/$mode-$1" -o "$OUT/$mode-$1.dist" $lay \
       >/dev/null 2>"$OUT/partition.err" || fail "PARALEPH on the $mode $1 functions failed: $(tail -n 2 "$OUT/partition.err")"
   done
 done

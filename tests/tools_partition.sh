@@ -60,6 +60,19 @@ expect_exit 2 "--layout with an energy objective" -- "$FUPERMOD" partition -a dp
 stderr_has "takes a time partitioner" "says why"
 expect_exit 2 "--blocks not a size" -- "$FUPERMOD" partition -a dp -D 576 --blocks 24y3 --layout "$TMPD/x.layout" "$TMPD"/b?.points
 stderr_has "--blocks '24y3'" "the value named"
+# --smooth W: partition the smoothed functions, as fupermod run does; one lucky point (110 units
+# measured twice as fast) wins on the raw points and not on the smoothed ones
+awk 'BEGIN { for (d = 10; d <= 200; d += 10) printf "%d %.9g 5 %.9g\n", d, (d == 110 ? 0.5 : 1) * d / 1000, d / 1e5 }' >"$TMPD/s0.points"
+awk 'BEGIN { for (d = 10; d <= 200; d += 10) printf "%d %.9g 5 %.9g\n", d, d / 1000, d / 1e5 }' >"$TMPD/s1.points"
+"$FUPERMOD" partition -a dp -D 200 --json "$TMPD"/s?.points >"$TMPD/raw.json"
+"$FUPERMOD" partition -a dp -D 200 --smooth 3 --json "$TMPD"/s?.points >"$TMPD/sm.json"
+ok $(grep -q '"parts":\[{"d":110,' "$TMPD/raw.json" && grep -q '"parts":\[{"d":100,' "$TMPD/sm.json" && echo 0 || echo 1) \
+  "--smooth 3 does not take the lucky point (raw: $(grep -o '"d":[0-9]*' "$TMPD/raw.json" | head -1), smoothed: $(grep -o '"d":[0-9]*' "$TMPD/sm.json" | head -1))"
+$MPIEXEC --oversubscribe --bind-to none -np 2 "$FUPERMOD" partition -a paraleph -D 200 --threads 1 --smooth 3 --json "$TMPD"/s?.points 2>"$TMPD/err" |
+  sed 's/"algorithm":"paraleph"/"algorithm":"dp"/' >"$TMPD/plsm.json"
+ok $(cmp -s "$TMPD/sm.json" "$TMPD/plsm.json" && echo 0 || echo 1) "paraleph --smooth 3 under mpirun equals dp --smooth 3"
+expect_exit 2 "--smooth not a number" -- "$FUPERMOD" partition -a dp -D 200 --smooth -1 "$TMPD"/s?.points
+stderr_has "--smooth '-1'" "the value named"
 # exit statuses and messages
 expect_exit 3 "D beyond what the functions hold" -- "$FUPERMOD" partition -a dp -D 100000 "$E/fast.points" "$E/slow.points"
 stderr_has "fupermod partition: " "one clear line"

@@ -27,6 +27,8 @@ static void help(void) {
          "  -F max|sum|pareto|pareto-total   objective of dp and paraleph (default max)\n"
          "  --static-power W       static power of the platform in watts (htpopta, pareto-total)\n"
          "  --threads T            OpenMP threads per process (paraleph; default: OMP_NUM_THREADS)\n"
+         "  --smooth W             partition smoothed functions, as fupermod run does: local linear fits\n"
+         "                         over the 2W+1 measured sizes around each (docs/models.md)\n"
          "  --faithful             reproduce the printed algorithm instead of the exact one\n"
          "  -m MODEL               model type for continuous algorithms (default: the algorithm's)\n"
          "  --json                 print JSON on stdout\n"
@@ -161,6 +163,18 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
   return rc != FUPERMOD_SUCCESS ? tool_fail(SUB, rc) : 0;
 }
 
+/* --smooth W: every function replaced by its smoothed copy (fupermod_points_smooth) */
+static int smooth_points(fupermod_points *pts, int n, long w) {
+  for (int i = 0; w > 0 && i < n; i++) {
+    fupermod_points sm;
+    int rc = fupermod_points_smooth(&pts[i], (int)w, 0.95, &sm, NULL, NULL);
+    if (rc != FUPERMOD_SUCCESS) return rc;
+    fupermod_points_free(&pts[i]);
+    pts[i] = sm;
+  }
+  return FUPERMOD_SUCCESS;
+}
+
 /* --blocks M or MxN */
 static int parse_blocks(const char *s, int *M, int *N) {
   char buf[64], *x;
@@ -227,7 +241,7 @@ static int layout_out(const char *file, int M, int N, const fupermod_points *con
 /* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
 static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
                         long D, long P, int objective, double static_power, int threads, int json, const char *out,
-                        const char *layout, int M, int N) {
+                        const char *layout, int M, int N, long smooth) {
   int rank, rc = FUPERMOD_SUCCESS, status = 0, has_energy = 1, n = 0, p = 0;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;
@@ -237,6 +251,7 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
     rc = tool_load_points(nf, files, conf, data, &pts, &n);
+    if (rc == FUPERMOD_SUCCESS) rc = smooth_points(pts, n, smooth);
     if (rc == FUPERMOD_SUCCESS) {
       p = P > 0 ? (int)P : n;
       if (!(f = malloc((size_t)p * sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
@@ -283,8 +298,9 @@ int cmd_partition(int argc, char **argv) {
     {"static-power", required_argument, NULL, 's'}, {"faithful", no_argument, NULL, 'f'},
     {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
     {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
-    {"layout", required_argument, NULL, 'L'}, {"blocks", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
-  long threads = 0;
+    {"layout", required_argument, NULL, 'L'}, {"blocks", required_argument, NULL, 'B'},
+    {"smooth", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0}};
+  long threads = 0, smooth = 0;
   const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL, *layout = NULL;
   int M = 0, N = 0;
   long D = -1, P = 0;
@@ -330,6 +346,10 @@ int cmd_partition(int argc, char **argv) {
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
     case 'L': layout = optarg; break;
+    case 'S':
+      if (fupermod_parse_long(optarg, &smooth) || smooth < 0 || smooth > 1000)
+        return tool_usage(SUB, "--smooth '%s' must be an integer in 0..1000", optarg);
+      break;
     case 'B':
       if (parse_blocks(optarg, &M, &N)) return tool_usage(SUB, "--blocks '%s' must be M or MxN, integers >= 1", optarg);
       break;
@@ -369,7 +389,7 @@ int cmd_partition(int argc, char **argv) {
     if (!static_power_set && objective == FUPERMOD_OBJ_PARETO_TOTAL)
       return tool_usage(SUB, "-F pareto-total needs --static-power W (>= 0)");
     return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out,
-                        layout, M, N);
+                        layout, M, N, smooth);
   }
 #endif
 #ifdef TOOL_LEAN
@@ -377,6 +397,7 @@ int cmd_partition(int argc, char **argv) {
 #else
   rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf);
 #endif
+  if (rc == FUPERMOD_SUCCESS) rc = smooth_points(pts, nf, smooth);
   if (rc != FUPERMOD_SUCCESS) {
     status = tool_fail(SUB, rc);
     goto done;
