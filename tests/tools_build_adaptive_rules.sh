@@ -56,6 +56,20 @@ ok $([ $rc -eq 0 ] && [ -z "$dups" ] && [ $kept -eq 0 ] && grep -q ': done' "$TM
 [ $rc -eq 0 ] && [ -z "$dups" ] && [ $kept -eq 0 ] || echo "# exit $rc, sizes twice: $dups, kept: $kept"
 grep -q ': done' "$TMPD/err" || tail -n 3 "$TMPD/err" | sed 's/^/# /'
 
+# the gap probe's reach: process 0 runs 2 units/ms up to 30 units and 1 beyond, the others 1;
+# D = 180 gives shares of 60 (T = 0.06 s), so at most 1.5 x 2 x 60 = 180 units could be worth
+# probing: the gap 100..320 is probed inside that (without the bound its middle, 210, was)
+mkdir -p "$TMPD/gap"
+: >"$TMPD/gap/p.conf"
+for r in 0 1 2; do
+  awk -v r=$r 'BEGIN { for (d = 10; d <= 320; d += 10) { s = (r == 0 && d <= 30) ? 2 : 1; printf "%d %.9g 1 0\n", d, d / s / 1000 } }' >"$TMPD/gap/dev$r.points"
+  echo "localhost $r none cpu kernel=emulated,points=$TMPD/gap/dev$r.points" >>"$TMPD/gap/p.conf"
+done
+$MPI -np 3 "$FUPERMOD" build --conf "$TMPD/gap/p.conf" --data "$TMPD/gap/ad" $GRID --adaptive --units 180 -a dp -q >/dev/null 2>&1
+sizes=$(grep -v '^#' "$TMPD/gap/ad/localhost.0.points" 2>/dev/null | awk '{ printf "%s ", $1 }')
+ok $(echo "$sizes" | awk '{ for (i = 1; i <= NF; i++) { if ($i > 180 && $i < 320) far++; if ($i > 100 && $i <= 180) probe++ } } END { exit !(NF > 0 && !far && probe) }' && echo 0 || echo 1) \
+  "gap probes stay within reach at 1.5 x the best speed (process 0 measured: $sizes)"
+
 # energy: the energy distribution's shares are measured too
 mkdir -p "$TMPD/en"
 for r in 0 1 2; do

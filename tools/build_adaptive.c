@@ -282,7 +282,10 @@ static int share_requests(const tool_adaptive *ad, const fupermod_dist *c, const
  * between its measured sizes, relative to its share (D/p when idle), whose lower end could still
  * be done within the makespan T at the best speed the process has shown; only gaps wider than
  * half the share and of 3 grid steps or more. Without it, a fast region between two slow measured
- * sizes would never be seen. */
+ * sizes would never be seen. A gap counts up to the largest size that could be done within T at
+ * GAP_SPEEDUP times that best speed: no unseen region is taken to be faster than that, and the
+ * sizes beyond cost the most to probe. */
+#define GAP_SPEEDUP 1.5
 static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fupermod_points *all,
                        const fupermod_points *F, int i, double T, char *req) {
   double ref = c->parts[i].d > 0 ? (double)c->parts[i].d : (double)ad->D / c->size, best = 0.5, smax = 0;
@@ -293,8 +296,12 @@ static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fu
   for (int k = 0; k < ad->ngrid; k++) {
     if (fupermod_points_find(&all[i], ad->grid[k]) < 0) continue;
     if (prev >= 0 && k - prev >= 3 && smax > 0 && ad->grid[prev] / smax <= T) {
-      double w = (double)(ad->grid[k] - ad->grid[prev]) / ref;
-      if (w > best) best = w, pick = (prev + k) / 2;
+      int end = prev + 1; /* the gap's end: the measured size, or the first size out of reach */
+      while (end < k && ad->grid[end] / (GAP_SPEEDUP * smax) <= T) end++;
+      if (end - prev >= 3) {
+        double w = (double)(ad->grid[end] - ad->grid[prev]) / ref;
+        if (w > best) best = w, pick = (prev + end) / 2;
+      }
     }
     prev = k;
   }
