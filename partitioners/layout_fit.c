@@ -63,91 +63,47 @@ static double column_best(const arrangement *a, int j, int w, int M, int k, fupe
   return g[M];
 }
 
+typedef struct {
+  int col, row, i;
+} place;
+
+/* left to right by first block column, then top to bottom */
+static int by_place(const void *x, const void *y) {
+  const place *a = x, *b = y;
+  if (a->col != b->col) return a->col < b->col ? -1 : 1;
+  return (a->row > b->row) - (a->row < b->row);
+}
+
+/* The processes with data in place order, cut into columns where the first block column changes. */
 static int arrangement_of(const fupermod_layout *l, arrangement *a) {
-  int p = l->p, c = l->ncols, q = 0;
-  a->ncols = c;
-  a->start = calloc((size_t)c + 2, sizeof *a->start);
+  int p = l->p, c = 0, q = 0, rc = FUPERMOD_SUCCESS;
+  place *pl = malloc((size_t)p * sizeof *pl);
+  a->start = malloc(((size_t)p + 1) * sizeof *a->start);
   a->members = malloc((size_t)p * sizeof *a->members);
-  a->w0 = calloc((size_t)c + 1, sizeof *a->w0);
+  a->w0 = malloc((size_t)p * sizeof *a->w0);
   a->h0 = malloc((size_t)p * sizeof *a->h0);
-  if (!a->start || !a->members || !a->w0 || !a->h0) return fupermod_error(FUPERMOD_ERR_NOMEM, "layout fit: out of memory");
-  /* columns left to right by their first block column; members top to bottom */
-  {
-    int *colpos = malloc((size_t)c * sizeof *colpos), *order = malloc((size_t)c * sizeof *order);
-    if (!colpos || !order) {
-      free(colpos);
-      free(order);
-      return fupermod_error(FUPERMOD_ERR_NOMEM, "layout fit: out of memory");
-    }
-    for (int j = 0; j < c; j++) colpos[j] = -1;
-    for (int i = 0; i < p; i++) {
-      int j = l->column[i];
-      if (j < 0 || l->rects[i].height == 0 || l->rects[i].width == 0) continue;
-      if (j >= c) {
-        free(colpos);
-        free(order);
-        return fupermod_error(FUPERMOD_ERR_INPUT, "layout fit: process %d in column %d of %d", i, j, c);
-      }
-      if (colpos[j] >= 0 && (colpos[j] != l->rects[i].col || a->w0[j] != l->rects[i].width)) {
-        free(colpos);
-        free(order);
-        return fupermod_error(FUPERMOD_ERR_INPUT, "layout fit: column %d is not one strip (process %d)", j, i);
-      }
-      colpos[j] = l->rects[i].col;
-      a->w0[j] = l->rects[i].width;
-      a->start[j + 1]++;
-      q++;
-    }
-    for (int j = 0; j < c; j++) order[j] = j;
-    for (int x = 1; x < c; x++) /* insertion sort: c is small next to the work below */
-      for (int y = x; y > 0 && colpos[order[y - 1]] > colpos[order[y]]; y--) {
-        int t = order[y];
-        order[y] = order[y - 1];
-        order[y - 1] = t;
-      }
-    {
-      int *cnt = malloc((size_t)c * sizeof *cnt), *w = malloc((size_t)c * sizeof *w), *pos = NULL;
-      if (!cnt || !w || !(pos = malloc((size_t)c * sizeof *pos))) {
-        free(cnt);
-        free(w);
-        free(colpos);
-        free(order);
-        return fupermod_error(FUPERMOD_ERR_NOMEM, "layout fit: out of memory");
-      }
-      for (int j = 0; j < c; j++) {
-        cnt[j] = a->start[order[j] + 1];
-        w[j] = a->w0[order[j]];
-        pos[order[j]] = j;
-      }
-      a->start[0] = 0;
-      for (int j = 0; j < c; j++) {
-        a->start[j + 1] = a->start[j] + cnt[j];
-        a->w0[j] = w[j];
-      }
-      for (int j = 0; j < c; j++) cnt[j] = 0;
-      for (int i = 0; i < p; i++) {
-        int j = l->column[i], s;
-        if (j < 0 || l->rects[i].height == 0 || l->rects[i].width == 0) continue;
-        j = pos[j];
-        /* insertion by row within the column */
-        s = a->start[j] + cnt[j]++;
-        while (s > a->start[j] && l->rects[a->members[s - 1]].row > l->rects[i].row) {
-          a->members[s] = a->members[s - 1];
-          s--;
-        }
-        a->members[s] = i;
-      }
-      for (int s = 0; s < q; s++) a->h0[s] = l->rects[a->members[s]].height;
-      free(cnt);
-      free(w);
-      free(pos);
-    }
-    free(colpos);
-    free(order);
+  if (!pl || !a->start || !a->members || !a->w0 || !a->h0) {
+    free(pl);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "layout fit: out of memory");
   }
-  for (int j = 0; j < c; j++)
-    if (a->start[j + 1] == a->start[j]) return fupermod_error(FUPERMOD_ERR_INPUT, "layout fit: column %d is empty", j);
-  return FUPERMOD_SUCCESS;
+  for (int i = 0; i < p; i++)
+    if (l->rects[i].height > 0 && l->rects[i].width > 0) pl[q++] = (place){l->rects[i].col, l->rects[i].row, i};
+  qsort(pl, (size_t)q, sizeof *pl, by_place);
+  for (int s = 0; s < q && rc == FUPERMOD_SUCCESS; s++) {
+    const fupermod_rect *r = &l->rects[pl[s].i];
+    a->members[s] = pl[s].i;
+    a->h0[s] = r->height;
+    if (s == 0 || pl[s].col != pl[s - 1].col) {
+      a->start[c] = s;
+      a->w0[c++] = r->width;
+    } else if (r->width != a->w0[c - 1])
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "layout fit: processes %d and %d start a column with different widths",
+                          pl[s - 1].i, pl[s].i);
+  }
+  a->start[c] = q;
+  a->ncols = c;
+  free(pl);
+  return rc;
 }
 
 int fupermod_layout_fit(const fupermod_layout *l, fupermod_area_time time, void *ctx, fupermod_layout **out,
@@ -164,8 +120,8 @@ int fupermod_layout_fit(const fupermod_layout *l, fupermod_area_time time, void 
   if ((rc = fupermod_layout_check(l)) != FUPERMOD_SUCCESS) return rc;
   M = l->M;
   N = l->N;
-  c = l->ncols;
   if ((rc = arrangement_of(l, &a)) != FUPERMOD_SUCCESS) goto done;
+  c = a.ncols;
   q = a.start[c];
   for (int j = 0; j < c; j++)
     if (a.start[j + 1] - a.start[j] > mmax) mmax = a.start[j + 1] - a.start[j];

@@ -7,7 +7,6 @@
 #include "partitioners/paraleph.h"
 #include "tools/tools.h"
 #ifndef TOOL_LEAN
-#include "partitioners/matrix.h"
 #include "tools/mpi_init.h"
 #endif
 
@@ -207,34 +206,27 @@ static double fit_time(int i, long area, void *ctx) {
 static int layout_out(const char *file, int M, int N, const fupermod_points *const *f, int has_energy,
                       fupermod_dist *dist) {
   int p = dist->size, rc = FUPERMOD_SUCCESS;
-  double *areas = calloc((size_t)p, sizeof *areas), tmax = 0.0;
+  double tmax = 0.0;
   fupermod_model **m = calloc((size_t)p, sizeof *m);
-  fupermod_layout *l = NULL, *fit = NULL;
+  fupermod_layout *l = NULL;
   fit_ctx ctx = {m, f};
   char comment[128];
-  if (!areas || !m) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) {
-    areas[i] = (double)dist->parts[i].d;
-    rc = fupermod_model_create("piecewise", f[i], dist->D, &m[i]);
-  }
-  if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_br(areas, p, 0, M, N, &l);
-  if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_fit(l, fit_time, &ctx, &fit, &tmax);
+  if (!m) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) rc = fupermod_model_create("piecewise", f[i], dist->D, &m[i]);
+  if (rc == FUPERMOD_SUCCESS) rc = tool_dist_layout(dist, M, N, fit_time, &ctx, &l, &tmax);
   if (rc == FUPERMOD_SUCCESS) {
     snprintf(comment, sizeof comment, "BR layout fitted to the functions: predicted time %.6g s", tmax);
-    rc = fupermod_layout_save(file, fit, comment);
+    rc = fupermod_layout_save(file, l, comment);
   }
   for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) {
-    long d = fupermod_layout_area(fit, i);
+    long d = dist->parts[i].d;
     int k = fupermod_points_find(f[i], d);
-    dist->parts[i].d = d;
     dist->parts[i].t = d == 0 ? 0.0 : fit_time(i, d, &ctx);
     dist->parts[i].e = d == 0 || !has_energy ? 0.0 : k >= 0 ? f[i]->pts[k].e : fupermod_model_energy(m[i], (double)d);
   }
   for (int i = 0; m && i < p; i++) fupermod_model_free(m[i]);
   free(m);
-  free(areas);
   fupermod_layout_free(l);
-  fupermod_layout_free(fit);
   return rc;
 }
 

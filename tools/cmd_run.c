@@ -47,7 +47,6 @@ typedef struct {
   double tsum, esum;               /* sums over the timed runs so far (every round); esum: computation */
   double esum_run, meas_energy_run; /* the whole run's dynamic energy, waits included: sum, mean */
   fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
-  int fitted;                       /* its sizes were fitted to the time models */
 } run_t;
 
 typedef struct {
@@ -486,36 +485,12 @@ static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nr
   area_ctx ctx = {tm, f};
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nruns && rank == 0 && rc == FUPERMOD_SUCCESS; k++) {
-    run_t *r = &runs[k];
-    double *areas = malloc((size_t)size * sizeof *areas);
-    fupermod_layout *l = NULL;
-    if (!areas) {
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
-      break;
-    }
-    for (int i = 0; i < size; i++) areas[i] = (double)r->dist->parts[i].d;
-    rc = fupermod_layout_br(areas, size, 0, nb, nb, &l);
-    free(areas);
-    if (rc == FUPERMOD_SUCCESS && (strcmp(r->label, o->algorithm) == 0 || strcmp(r->label, "hipopta") == 0)) {
-      fupermod_layout *fit = NULL;
-      if ((rc = fupermod_layout_fit(l, area_time, &ctx, &fit, NULL)) == FUPERMOD_SUCCESS) {
-        fupermod_layout_free(l);
-        l = fit;
-        r->fitted = 1;
-      }
-    }
-    if (rc != FUPERMOD_SUCCESS) {
-      fupermod_layout_free(l);
-      break;
-    }
-    r->layout = l;
-    for (int i = 0; i < size; i++) r->dist->parts[i].d = fupermod_layout_area(l, i);
+    int fit = strcmp(runs[k].label, o->algorithm) == 0 || strcmp(runs[k].label, "hipopta") == 0;
+    rc = tool_dist_layout(runs[k].dist, nb, nb, fit ? area_time : NULL, &ctx, &runs[k].layout, NULL);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
+  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
     for (int i = 0; i < size; i++) MPI_Bcast(&runs[k].dist->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&runs[k].fitted, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  }
   return rc;
 }
 

@@ -1,5 +1,6 @@
-/* Point files from a configuration's data directory (tools/tools.h). Apart from common.c because
- * it needs the configuration reader, which the `fupermod` front command does not link. */
+/* Point files from a configuration's data directory, and distributions laid out as matrix blocks
+ * (tools/tools.h). Apart from common.c because they need the configuration reader and the layouts,
+ * which the `fupermod` front command does not link. */
 #include <stdlib.h>
 #include "tools/tools.h"
 
@@ -30,4 +31,25 @@ int tool_load_points(int nfiles, char **files, const char *conf, const char *dat
   }
   fupermod_conf_free(&c);
   return rc;
+}
+
+int tool_dist_layout(fupermod_dist *dist, int M, int N, fupermod_area_time time, void *ctx, fupermod_layout **out,
+                     double *tmax) {
+  int p = dist->size, rc;
+  double *areas = malloc((size_t)p * sizeof *areas);
+  fupermod_layout *l = NULL, *fit = NULL;
+  *out = NULL;
+  if (!areas) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < p; i++) areas[i] = (double)dist->parts[i].d;
+  rc = fupermod_layout_br(areas, p, 0, M, N, &l);
+  free(areas);
+  if (rc == FUPERMOD_SUCCESS && time) {
+    rc = fupermod_layout_fit(l, time, ctx, &fit, tmax);
+    fupermod_layout_free(l);
+    l = fit;
+  }
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  for (int i = 0; i < p; i++) dist->parts[i].d = fupermod_layout_area(l, i);
+  *out = l;
+  return FUPERMOD_SUCCESS;
 }

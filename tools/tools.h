@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "fupermod/fupermod.h"
+#include "partitioners/matrix.h"
 
 int cmd_config(int argc, char **argv);
 int cmd_model(int argc, char **argv);
@@ -28,6 +29,11 @@ int tool_load_files(int nfiles, char **files, fupermod_points **out, int *count)
 /* Load point files named on the command line, or from --conf CONF --data DIR (tools/load.c). */
 int tool_load_points(int nfiles, char **files, const char *conf, const char *data,
                      fupermod_points **out, int *count);
+/* The BR layout of dist's shares on M x N blocks, its sizes fitted to time(i, area) when time is
+ * not NULL (fupermod_layout_fit; *tmax its predicted time, may be NULL); dist's shares become the
+ * layout's areas (tools/load.c: the full command only). */
+int tool_dist_layout(fupermod_dist *dist, int M, int N, fupermod_area_time time, void *ctx, fupermod_layout **out,
+                     double *tmax);
 /* Path of the point file of configuration line i in DIR. */
 void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_process_conf *pc);
 /* Split the comma-separated value of option opt (e.g. "--sizes") and call each(item, ctx) on every
