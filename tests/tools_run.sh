@@ -70,6 +70,14 @@ for app in dgemm fft; do
          END { print n + 0, moved + 0, between + 0 }' FS=' ' "$TMPD/results/plot-$app.dat" FS=, "$TMPD/results/report-$app.csv")
   ok $([ "${bad%% *}" = 0 ] && echo 0 || echo 1) "$app: predictions are the smoothed function at the share x $it kernel runs (bad, moved, between sizes: $bad)"
 done
+# SUMMA runs whole rectangles: the DGEMM distribution is the fitted BR layout of 8 x 8 blocks that
+# fupermod partition --blocks gives on the same smoothed functions (not PARALEPH's shares as such)
+M="$TMPD/results/models/dgemm"
+"$FUPERMOD" partition -a dp -D 64 --smooth 3 --blocks 8 --layout "$TMPD/run.layout" --json "$M"/localhost.0.points \
+  "$M"/localhost.1.points "$M"/localhost.2.points >"$TMPD/lay.json" 2>&1
+want=$(sed 's/.*"parts":\[//' "$TMPD/lay.json" | grep -o '"d":[0-9]*' | cut -d: -f2 | tr '\n' ' ')
+got=$(awk -F, 'NR > 1 && $3 == "paraleph" { printf "%s ", $6 }' "$TMPD/results/report-dgemm.csv")
+ok $([ -n "$want" ] && [ "$want" = "$got" ] && echo 0 || echo 1) "dgemm: the distribution run is the fitted layout's areas ($got; partition --layout: $want)"
 ok $(grep -q 'The points scatter about the fits by' "$TMPD/stdout" && echo 0 || echo 1) "the report gives each process's scatter about its fit"
 ok $(grep -q "lines: smoothed" "$TMPD/results/plot-fft.gp" && echo 0 || echo 1) "the speed plot shows the measured points and the smoothed lines"
 ok $(grep -q 'ESTIMATE' "$TMPD/stdout" && grep -q 'ESTIMATE' "$TMPD/results/models/dgemm/localhost.0.points" && echo 0 || echo 1) "model-meter energies labelled ESTIMATE"
