@@ -134,4 +134,10 @@ expect_exit 0 "help" -- "$FUPERMOD" --help
 expect_exit 0 "doctor finds nothing broken" -- "$FUPERMOD" doctor
 ok $(grep -q '^\[ ok \] cblas_dgemm binds to .*openblas' "$TMPD/out" && echo 0 || echo 1) "doctor: GEMM binds to OpenBLAS"
 ok $(grep -q 'problem(s), .* warning(s)' "$TMPD/out" && echo 0 || echo 1) "doctor summarises"
+# an empty data directory: no models, no sorting of nothing (UBSan in the sanitizer build)
+mkdir -p "$TMPD/nomodels"
+"$FUPERMOD" model list --data "$TMPD/nomodels" >"$TMPD/out" 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && grep -q '0 stored models' "$TMPD/out" && echo 0 || echo 1) "model list on an empty directory: 0 stored models"
+expect_exit 1 "model show on an empty directory" -- "$FUPERMOD" model show x --data "$TMPD/nomodels"
+stderr_has "'x': neither a point file nor a stored model" "the name given"
 done_testing

@@ -272,7 +272,7 @@ static int scan_dir(const char *dir, int depth, const fupermod_conf *conf, store
     (*n)++;
   }
   closedir(dp);
-  if (depth == 0 && rc == FUPERMOD_SUCCESS) qsort(*list, (size_t)*n, sizeof **list, by_path);
+  if (depth == 0 && rc == FUPERMOD_SUCCESS && *n > 1) qsort(*list, (size_t)*n, sizeof **list, by_path); /* NULL when none */
   return rc;
 }
 
