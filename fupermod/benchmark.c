@@ -470,7 +470,7 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     double off = unix_offset();
     point->t_start = span_lo + off;
     point->t_end = span_hi + off;
-    snprintf(point->host, sizeof point->host, "%s", fupermod_meter_host(meter));
+    if (!(point->host = fupermod_point_host(fupermod_meter_host(meter)))) return FUPERMOD_ERR_NOMEM;
   }
   if (abandoned) {
     point->t = abandoned_t;

@@ -59,18 +59,10 @@ int fupermod_lines_next(fupermod_lines *r, char **line) {
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_lines_peek(const fupermod_lines *r, const char **s, const char **e) {
-  const char *nl;
-  if (r->pos >= r->len) return 0;
-  *s = r->text + r->pos;
-  nl = memchr(*s, '\n', r->len - r->pos);
-  *e = nl ? nl : r->text + r->len;
-  return 1;
-}
+const char *fupermod_lines_rest(const fupermod_lines *r) { return r->pos < r->len ? r->text + r->pos : NULL; }
 
-int fupermod_lines_skip(fupermod_lines *r) {
-  const char *s, *e;
-  if (fupermod_lines_peek(r, &s, &e)) r->pos = (size_t)(e - r->text) + (e < r->text + r->len);
+int fupermod_lines_took(fupermod_lines *r, const char *next) {
+  r->pos = (size_t)(next - r->text);
   return ++r->line;
 }
 
@@ -87,56 +79,133 @@ int fupermod_lines_fields(char *s, char **field, int max) {
   return n;
 }
 
-int fupermod_lines_decimal(const char *s, const char *end, double *out) {
+static const unsigned long long pow10u[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
+ * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
+ * them are digits, and their value, without a branch per byte (little-endian). */
+/* The value of the 8 digit bytes of y (ASCII '0' already taken off), the first the most
+ * significant (little-endian): pairs, then fours, then all eight, in three multiplications. */
+static inline unsigned long long eight_digits(unsigned long long y) {
+  y = y * 10 + (y >> 8);
+  return (((y & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+          (((y >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+}
+
+/* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
+ * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
+ * them are digits, and their value, without a branch per byte (little-endian). */
+__attribute__((always_inline)) static inline const char *digit_run(const char *s, const char *limit, unsigned long long *m,
+                                                                    int *count, int max) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (limit - s >= 8) {
+    unsigned long long x, y, no;
+    int k;
+    memcpy(&x, s, sizeof x);
+    y = x - 0x3030303030303030ULL;
+    /* a byte's top bit: below '0' (borrow), above '9' (+0x46 passes 0x7F, or carries out past
+     * 0xB9, when the subtraction has set it); a borrow or carry only reaches the bytes after the
+     * first non-digit, which are not used */
+    no = (y | (x + 0x4646464646464646ULL)) & 0x8080808080808080ULL;
+    if (!no) {
+      if (*count > max - 8) return NULL;
+      *count += 8;
+      *m = *m * 100000000ULL + eight_digits(y);
+      s += 8;
+      continue;
+    }
+    k = __builtin_ctzll(no) >> 3;
+    if (k) {
+      if (*count > max - k) return NULL;
+      *count += k;
+      *m = *m * pow10u[k] + eight_digits(y << (64 - 8 * k)); /* the k digits, zeros before them */
+    }
+    return s + k;
+  }
+#endif
+  for (; s < limit && (unsigned)(*s - '0') < 10; s++) {
+    if (++*count > max) return NULL;
+    *m = *m * 10 + (unsigned)(*s - '0');
+  }
+  return s;
+}
+
+const char *fupermod_lines_integer(const char *s, const char *limit, long *out) {
+  /* a byte at a time: these are short (sizes, repetitions) */
+  const char *first = s;
+  long m = 0;
+  for (; s < limit && (unsigned)(*s - '0') < 10; s++) m = m * 10 + (*s - '0');
+  if (s == first || s - first > 18) return NULL;
+  *out = m;
+  return s;
+}
+
+const char *fupermod_lines_number(const char *s, const char *limit, double *out) {
 #if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
   static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
                                       1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
                                       1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+  /* rounded once each (the compiler rounds these literals correctly) */
+  static const long double n10[28] = {1e0L,   1e-1L,  1e-2L,  1e-3L,  1e-4L,  1e-5L,  1e-6L,
+                                      1e-7L,  1e-8L,  1e-9L,  1e-10L, 1e-11L, 1e-12L, 1e-13L,
+                                      1e-14L, 1e-15L, 1e-16L, 1e-17L, 1e-18L, 1e-19L, 1e-20L,
+                                      1e-21L, 1e-22L, 1e-23L, 1e-24L, 1e-25L, 1e-26L, 1e-27L};
   unsigned long long m = 0, low;
-  int digits = 0, e = 0, neg = 0, any = 0;
+  int digits = 0, e = 0, neg = 0, any, off;
+  const char *first;
   long double v;
   double d;
-  if (s < end && (*s == '+' || *s == '-')) neg = *s++ == '-';
-  for (int frac = 0; s < end; s++) {
-    if (*s >= '0' && *s <= '9') {
-      any = 1;
-      if (m || *s != '0') {
-        if (++digits > 19) return -1;
-        m = m * 10 + (unsigned)(*s - '0');
-      }
-      e -= frac;
-    } else if (*s == '.' && !frac) {
-      frac = 1;
-    } else break;
+  if (s < limit && (*s == '+' || *s == '-')) neg = *s++ == '-';
+  first = s;
+  while (s < limit && *s == '0') s++;
+  if (!(s = digit_run(s, limit, &m, &digits, 19))) return NULL;
+  any = s > first;
+  if (s < limit && *s == '.') {
+    const char *frac = ++s;
+    if (m == 0)
+      while (s < limit && *s == '0') s++; /* not significant */
+    if (!(s = digit_run(s, limit, &m, &digits, 19))) return NULL;
+    e = -(int)(s - frac);
+    any |= s > frac;
   }
-  if (!any) return -1;
-  if (s < end && (*s == 'e' || *s == 'E')) {
+  if (!any) return NULL;
+  if (s < limit && (*s == 'e' || *s == 'E')) {
     int x = 0, eneg = 0;
     s++;
-    if (s < end && (*s == '+' || *s == '-')) eneg = *s++ == '-';
-    if (!(s < end && *s >= '0' && *s <= '9')) return -1;
-    for (; s < end && *s >= '0' && *s <= '9'; s++) {
-      if (x > 1000) return -1;
+    if (s < limit && (*s == '+' || *s == '-')) eneg = *s++ == '-';
+    if (!(s < limit && *s >= '0' && *s <= '9')) return NULL;
+    for (; s < limit && *s >= '0' && *s <= '9'; s++) {
+      if (x > 1000) return NULL;
       x = x * 10 + (*s - '0');
     }
     e += eneg ? -x : x;
   }
-  if (s != end) return -1;
   if (m == 0) {
     *out = neg ? -0.0 : 0.0;
-    return 0;
+    return s;
   }
-  if (e < -27 || e > 27) return -1;
-  v = e >= 0 ? (long double)m * p10[e] : (long double)m / p10[-e];
+  if (e < -27 || e > 27) return NULL;
+  /* m and 10^e (e >= 0) are exact: one rounding, within half a unit of the 64-bit significand.
+   * 10^e (e < 0) is rounded too: within 2 units. The rounding to 53 bits is then the correct one
+   * unless the low 11 bits are within 3 units of the halfway point 0x400 (left to strtod). */
+  v = e >= 0 ? (long double)m * p10[e] : (long double)m * n10[-e];
   memcpy(&low, &v, sizeof low); /* the 64-bit significand, explicit leading bit included */
-  if ((low & 0x7FF) == 0x400) return -1;
+  off = (int)(low & 0x7FF) - 0x400;
+  if (off >= -3 && off <= 3) return NULL;
   d = (double)v;
   *out = neg ? -d : d;
-  return 0;
+  return s;
 #else
   (void)s;
-  (void)end;
+  (void)limit;
   (void)out;
-  return -1;
+  return NULL;
 #endif
+}
+
+int fupermod_lines_decimal(const char *s, const char *end, double *out) {
+  double x;
+  if (fupermod_lines_number(s, end, &x) != end) return -1;
+  *out = x;
+  return 0;
 }

@@ -24,11 +24,11 @@ void fupermod_lines_init(fupermod_lines *r, const char *text, size_t len, const 
  * Errors (a NUL byte, out of memory) name the file and line; *line is then NULL. */
 int fupermod_lines_next(fupermod_lines *r, char **line);
 void fupermod_lines_free(fupermod_lines *r);
-/* The next line as it stands in the text, [*s, *e) without its '\n' and not yet counted: 0 at the
- * end. A reader that takes it itself calls fupermod_lines_skip, which counts it and returns its
- * number; otherwise fupermod_lines_next reads it as usual. */
-int fupermod_lines_peek(const fupermod_lines *r, const char **s, const char **e);
-int fupermod_lines_skip(fupermod_lines *r);
+/* For a reader that takes the usual line itself: where the next line starts in the text (NULL at
+ * the end), and, once it took the line and everything up to next (just past the '\n', or the
+ * end), the count of that line, which it returns. Otherwise fupermod_lines_next reads it. */
+const char *fupermod_lines_rest(const fupermod_lines *r);
+int fupermod_lines_took(fupermod_lines *r, const char *next);
 
 /* Split s in place into blank-separated fields (blanks: space, \t, \r, \v, \f). Returns the
  * number of fields, or max + 1 when there are more than max (field[] then holds the first max). */
@@ -36,11 +36,16 @@ int fupermod_lines_fields(char *s, char **field, int max);
 
 /* strtod's value of the plain decimal [s, end) ([+-]digits[.digits][(e|E)[+-]digits]) with at
  * most 19 significant digits and a power of ten within 10^-27..10^27, without strtod's
- * multi-precision path (which 17-digit times take on every number). The significand and the power
- * are exact in x87 extended precision, so one multiplication or division rounds once, to 64 bits;
- * rounding that to 53 bits is the correctly rounded double unless it lies exactly halfway between
- * two doubles (low 11 bits 0x400), which is left to strtod. 0: *out set; -1: not such a decimal,
- * or that case (ask strtod). */
+ * multi-precision path (which 17-digit times take on every number). The significand is exact in
+ * x87 extended precision and one multiplication by 10^e brings the value within 2 units of its
+ * 64-bit significand; rounding that to 53 bits is the correctly rounded double unless it lies
+ * within those units of halfway between two doubles, which is left to strtod. 0: *out set; -1:
+ * not such a decimal, or that case (ask strtod). */
 int fupermod_lines_decimal(const char *s, const char *end, double *out);
+/* The decimal at s, read up to the first character that cannot continue it: its end, *out set;
+ * NULL where fupermod_lines_decimal would refuse what was read. Reads nothing at or past limit. */
+const char *fupermod_lines_number(const char *s, const char *limit, double *out);
+/* 1 to 18 digits at s, as strtol reads them: their end, *out set; NULL otherwise. */
+const char *fupermod_lines_integer(const char *s, const char *limit, long *out);
 
 #endif

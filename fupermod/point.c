@@ -1,7 +1,9 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +16,37 @@ typedef struct {
   fupermod_point p;
   int line;
 } lined_point;
+
+/* The stored host names: a list that only grows and stays reachable until exit (freeing it at
+ * exit could pull a name from under a point still in use then). */
+typedef struct host_name {
+  struct host_name *next;
+  char name[];
+} host_name;
+
+static host_name *hosts;
+static pthread_mutex_t hosts_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *fupermod_point_host(const char *name) {
+  size_t n = name ? strlen(name) : 0;
+  host_name *h;
+  if (n == 0 || n > FUPERMOD_POINT_HOST_MAX) {
+    fupermod_error(FUPERMOD_ERR_USAGE, "host name '%s' must have 1 to %d characters", name ? name : "",
+                   FUPERMOD_POINT_HOST_MAX);
+    return NULL;
+  }
+  pthread_mutex_lock(&hosts_lock);
+  for (h = hosts; h && strcmp(h->name, name) != 0; h = h->next) {
+  }
+  if (!h && (h = malloc(sizeof *h + n + 1))) {
+    memcpy(h->name, name, n + 1);
+    h->next = hosts;
+    hosts = h;
+  }
+  pthread_mutex_unlock(&hosts_lock);
+  if (!h) fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory (host name %s)", name);
+  return h ? h->name : NULL;
+}
 
 static int cmp_lined(const void *a, const void *b) {
   const lined_point *x = a, *y = b;
@@ -55,10 +88,10 @@ static int parse_tag(const char *tk, const char *name, int line, fupermod_point 
                             line, val);
     p->t_end = x;
   } else if (kn == 4 && strncmp(tk, "host", kn) == 0) {
-    if (!*val || strlen(val) >= sizeof p->host)
+    if (!*val || strlen(val) > FUPERMOD_POINT_HOST_MAX)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: host '%s' must have 1 to %d characters", name, line, val,
-                            (int)sizeof p->host - 1);
-    strcpy(p->host, val);
+                            FUPERMOD_POINT_HOST_MAX);
+    if (!(p->host = fupermod_point_host(val))) return FUPERMOD_ERR_NOMEM;
   } else if (kn == 7 && strncmp(tk, "samples", kn) == 0) {
     if (fupermod_parse_long(val, &v) != 0 || v < 0 || v > 2147483647L)
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: samples '%s' must be an integer >= 0", name, line, val);
@@ -163,52 +196,42 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   return FUPERMOD_SUCCESS;
 }
 
-/* Digits only (what strtol reads the same), at most 18 of them: 0 and *v set, else -1. */
-static int plain_long(const char *s, const char *end, long *v) {
-  long x = 0;
-  if (s == end || end - s > 18) return -1;
-  for (; s < end; s++) {
-    if (*s < '0' || *s > '9') return -1;
-    x = x * 10 + (*s - '0');
-  }
-  *v = x;
-  return 0;
-}
-
 /* The usual line, "d t [reps [ci [e [e_ci]]]]" of plain numbers with nothing else on it, read
- * straight from the text into *pt, as parse_line would. 1: done; 0: anything else (a comment,
- * a status, key=value, a bad value), which parse_line then reads, or reports. */
-static int fast_line(const char *s, const char *e, fupermod_point *pt) {
-  const char *tok[6], *end[6];
-  fupermod_point p = FUPERMOD_POINT_INIT;
+ * straight from the text into *pt, as parse_line would: where the next line starts. NULL for
+ * anything else (a comment, a status, key=value, a bad value), which parse_line then reads, or
+ * reports. */
+static const char *fast_line(const char *s, const char *limit, fupermod_point *pt) {
   double x[6];
-  long v[3];
+  long v[3] = {0, 0, 1};
   int n = 0;
-  for (;;) {
-    while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
-    if (s == e) break;
-    if (n == 6) return 0;
-    tok[n] = s;
-    while (s < e && *s != ' ' && *s != '\t' && *s != '\r') s++;
-    end[n++] = s;
+  for (;; n++) {
+    while (s < limit && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+    if (s == limit || *s == '\n') break;
+    if (n == 6) return NULL;
+    if (n == 0 || n == 2) {
+      if (!(s = fupermod_lines_integer(s, limit, &v[n]))) return NULL;
+      x[n] = (double)v[n];
+    } else if (!(s = fupermod_lines_number(s, limit, &x[n]))) {
+      return NULL;
+    }
+    /* the field ends here, as a blank-separated one would */
+    if (s < limit && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') return NULL;
+    if (!field_ok(n, x[n])) return NULL;
   }
-  if (n < 2) return 0;
-  for (int i = 0; i < n; i++) {
-    if (i == 0 || i == 2) {
-      if (plain_long(tok[i], end[i], &v[i]) != 0) return 0;
-      x[i] = (double)v[i];
-    } else if (fupermod_lines_decimal(tok[i], end[i], &x[i]) != 0)
-      return 0;
-    if (!field_ok(i, x[i])) return 0;
-  }
-  p.d = v[0];
-  p.t = x[1];
-  if (n > 2) p.reps = (int)v[2];
-  if (n > 3) p.ci = x[3];
-  if (n > 4) p.e = x[4], p.e_ci = 0.0;
-  if (n > 5) p.e_ci = x[5];
-  *pt = p;
-  return 1;
+  if (n < 2) return NULL;
+  /* field by field, as FUPERMOD_POINT_INIT and parse_line would leave it: no record-sized copy */
+  pt->d = v[0];
+  pt->t = x[1];
+  pt->ci = n > 3 ? x[3] : 0.0;
+  pt->e = n > 4 ? x[4] : -1.0;
+  pt->e_ci = n > 5 ? x[5] : n > 4 ? 0.0 : -1.0;
+  pt->t_start = pt->t_end = 0.0;
+  pt->host = NULL;
+  pt->reps = (int)v[2];
+  pt->flags = 0;
+  pt->samples = -1;
+  pt->rejected = 0;
+  return s < limit ? s + 1 : s;
 }
 
 static int parse_points(const char *text, size_t len, const char *name, int keep_abandoned, fupermod_points *out) {
@@ -224,17 +247,22 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
   if (!name) name = "(points)";
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
-  /* at most a point per line: one allocation, parsed in place (no copy of records this large) */
-  for (const char *c = text, *e = text + len, *nl; c < e; cap++) c = (nl = memchr(c, '\n', (size_t)(e - c))) ? nl + 1 : e;
-  if (cap > 0 && (!(pts = malloc((size_t)cap * sizeof *pts)) || !(lines = malloc((size_t)cap * sizeof *lines)))) {
+  /* a point line holds at least "1 1\n": one allocation of at most a point per 4 bytes (untouched
+   * beyond the points, and shrunk to them), parsed in place, no second pass to count lines */
+  cap = (int)((len + 1) / 4 < INT_MAX - 1 ? (len + 1) / 4 + 1 : INT_MAX);
+  if ((!(pts = malloc((size_t)cap * sizeof *pts)) || !(lines = malloc((size_t)cap * sizeof *lines)))) {
     free(pts);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
   }
   fupermod_lines_init(&rd, text, len, name);
-  for (const char *ls, *le; fupermod_lines_peek(&rd, &ls, &le);) {
+  for (const char *ls, *next; (ls = fupermod_lines_rest(&rd));) {
     int line;
-    if (fast_line(ls, le, &pts[count])) {
-      line = fupermod_lines_skip(&rd);
+    if (count == cap) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: more than %d points", name, cap);
+      goto fail;
+    }
+    if ((next = fast_line(ls, text + len, &pts[count]))) {
+      line = fupermod_lines_took(&rd, next);
     } else {
       /* the general reader takes this line (and skips blank and comment lines after it) */
       if ((rc = fupermod_lines_next(&rd, &buf)) != FUPERMOD_SUCCESS) goto fail;
@@ -281,15 +309,21 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
     }
     free(lp);
   }
-  for (int i = 1; i < count; i++)
+  for (int i = 1; !sorted && i < count; i++) /* in strictly increasing order there is none */
     if (pts[i].d == pts[i - 1].d) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: duplicate d=%ld (also on line %d)", name,
                           lines[i], pts[i].d, lines[i - 1]);
       goto fail;
     }
   /* duplicates were checked over every line, abandoned or not; then the abandoned go */
-  for (int i = 0; i < count; i++)
-    if (keep_abandoned || !fupermod_point_abandoned(&pts[i])) pts[kept++] = pts[i];
+  if (keep_abandoned || !abandoned) kept = count;
+  else
+    for (int i = 0; i < count; i++)
+      if (!fupermod_point_abandoned(&pts[i])) pts[kept++] = pts[i];
+  if (kept < cap) {
+    fupermod_point *fit = realloc(pts, (size_t)kept * sizeof *pts);
+    if (fit) pts = fit;
+  }
   out->pts = pts;
   out->count = kept;
   out->has_energy = with_e > 0;
@@ -341,10 +375,10 @@ int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size) {
   }
   if (fupermod_point_has_energy(pt))
     n = snprintf(buf, size, "%ld %.17g %d %.17g %.17g %.17g%s%s%s%s", pt->d, pt->t, pt->reps, pt->ci, pt->e,
-                 pt->e_ci >= 0 ? pt->e_ci : 0.0, status, tags, pt->host[0] ? " host=" : "", pt->host);
+                 pt->e_ci >= 0 ? pt->e_ci : 0.0, status, tags, pt->host ? " host=" : "", pt->host ? pt->host : "");
   else
     n = snprintf(buf, size, "%ld %.17g %d %.17g%s%s%s%s", pt->d, pt->t, pt->reps, pt->ci, status, tags,
-                 pt->host[0] ? " host=" : "", pt->host);
+                 pt->host ? " host=" : "", pt->host ? pt->host : "");
   return (n < 0 || (size_t)n >= size) ? FUPERMOD_ERR_USAGE : FUPERMOD_SUCCESS;
 }
 

@@ -23,20 +23,29 @@ extern "C" {
 typedef struct fupermod_point {
   long d;
   double t;
-  int reps;
   double ci;
   double e;
   double e_ci;
-  int flags; /* FUPERMOD_POINT_ABANDONED, FUPERMOD_POINT_IMPRECISE */
   /* When and where the runs were (the external meter, docs/energy.md): UNIX seconds from the
-   * first run's start to the last run's end (0 0: not recorded), the host ("" none), and how
-   * many power samples fell in that span when the energy was imported (-1: none imported). */
+   * first run's start to the last run's end (0 0: not recorded), the host (NULL: none; a name
+   * from fupermod_point_host, shared and never freed by the point), and how many power samples
+   * fell in that span when the energy was imported (-1: none imported). */
   double t_start, t_end;
-  char host[64];
+  const char *host;
+  int reps;
+  int flags; /* FUPERMOD_POINT_ABANDONED, FUPERMOD_POINT_IMPRECISE */
   int samples;
   int rejected; /* repetitions left out of t, ci, e and e_ci as outliers (docs/models.md); reps does
                    not count them */
 } fupermod_point;
+
+/* The longest host name a point records (docs/formats.md). */
+#define FUPERMOD_POINT_HOST_MAX 63
+
+/* The stored copy of a host name, for fupermod_point.host: one per distinct name, kept until the
+ * process exits (a run names a handful of nodes), so points copy and compare it freely. NULL
+ * when name is empty, longer than FUPERMOD_POINT_HOST_MAX, or out of memory (message recorded). */
+const char *fupermod_point_host(const char *name);
 
 /* A set of points sorted by increasing d, no duplicate d. */
 typedef struct fupermod_points {
@@ -49,7 +58,7 @@ typedef struct fupermod_points {
 #define FUPERMOD_POINTS_HEADER \
   "# fupermod points v2: d t reps ci [e e_ci] [status] [key=value...]  (units, s, count, s, J, J, abandoned|imprecise)"
 
-#define FUPERMOD_POINT_INIT {0, 0.0, 1, 0.0, -1.0, -1.0, 0, 0.0, 0.0, "", -1, 0}
+#define FUPERMOD_POINT_INIT {.d = 0, .t = 0.0, .ci = 0.0, .e = -1.0, .e_ci = -1.0, .host = NULL, .reps = 1, .samples = -1}
 
 static inline int fupermod_point_has_energy(const fupermod_point *p) { return p->e >= 0.0; }
 static inline int fupermod_point_abandoned(const fupermod_point *p) {

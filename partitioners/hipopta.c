@@ -249,8 +249,8 @@ int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo
       /* a size above D: never chosen */
       res->node_f[k].has_energy = all_energy(prob->devices[k], prob->f + first[k]);
       res->node_f[k].pts[0] =
-          (fupermod_point){prob->D + 1, 1.0, 1, 0.0, res->node_f[k].has_energy ? 1.0 : -1.0, res->node_f[k].has_energy ? 0.0 : -1.0, 0,
-                           0.0, 0.0, "", -1, 0};
+          (fupermod_point){.d = prob->D + 1, .t = 1.0, .e = res->node_f[k].has_energy ? 1.0 : -1.0,
+                           .e_ci = res->node_f[k].has_energy ? 0.0 : -1.0, .reps = 1, .samples = -1};
     }
   }
   if (rc != FUPERMOD_SUCCESS) goto done;

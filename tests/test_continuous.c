@@ -86,7 +86,7 @@ static int ana_dtdx(const fupermod_model *m, double x, double *d) {
   return FUPERMOD_SUCCESS;
 }
 static const fupermod_model_ops ana_ops = {"analytic", ana_t, NULL, ana_dtdx, NULL, NULL};
-static fupermod_point ana_point = {1, 1.0, 1, 0.0, -1.0, -1.0, 0, 0.0, 0.0, "", -1};
+static fupermod_point ana_point = {.d = 1, .t = 1.0, .e = -1.0, .e_ci = -1.0, .reps = 1, .samples = -1};
 
 static void ana_init(fupermod_model *m, ana *a) {
   memset(m, 0, sizeof *m);

@@ -94,6 +94,42 @@ int main(void) {
     }
   ok(bad == 0 && n > 10000, "%ld halfway integers (and their thousandths): strtod's ties (%d differ)", n, bad);
 
+  /* near halfway, below 1 (a power of ten rounded, then the product: within 2 units of the
+   * 64-bit significand): the midpoint of two doubles, moved by -8..8 units of 64 bits, printed
+   * with 19 digits; each must still round as strtod rounds it */
+  bad = 0;
+  n = 0;
+  for (int j = 0; j < 100000; j++) {
+    double x = ldexp((double)(rnd() >> 11) / 9007199254740992.0 + 1.0, (int)(rnd() % 80) - 60);
+    long double mid = ((long double)x + (long double)nextafter(x, 2 * x)) / 2;
+    int k = (int)(rnd() % 17) - 8;
+    int ex;
+    frexpl(mid, &ex);
+    mid += ldexpl((long double)k, ex - 64);
+    snprintf(buf, sizeof buf, rnd() % 2 ? "%.19Lg" : "%.18Lg", mid);
+    n++;
+    if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+  }
+  ok(bad == 0, "%ld decimals within a few units of 64 bits of halfway, 1e-18 to 1e6: strtod's doubles (%d differ)", n,
+     bad);
+
+  /* a digit run broken by any other byte (control, punctuation, letters, bytes >= 0x80): where
+   * eight bytes are tested at once, the first non-digit must end the run whatever it is */
+  bad = 0;
+  n = 0;
+  for (int j = 0; j < 200000; j++) {
+    int k = 0, nd = 1 + (int)(rnd() % 12), at = (int)(rnd() % (nd + 1));
+    for (int i = 0; i < nd; i++) {
+      if (i == at) buf[k++] = (char)(1 + rnd() % 255);
+      buf[k++] = (char)('0' + rnd() % 10);
+      if (i == 2 && rnd() % 2) buf[k++] = '.';
+    }
+    buf[k] = '\0';
+    n++;
+    if (!same(buf, why, sizeof why) && bad++ < 5) diag("%s", why);
+  }
+  ok(bad == 0, "%ld digit runs broken by an arbitrary byte: the same doubles and refusals as strtod (%d differ)", n, bad);
+
   {
     const char *cases[] = {"0", "-0", "+0", "0.0", "-0.0e5", "1.", ".5", "-.5", "1e5", "1E-5", "1e+5", "007",
                            "9007199254740993", "9007199254740995", "18446744073709551615", "0.1", "1e27", "1e-27",

@@ -54,7 +54,8 @@ int main(void) {
     ok(rc == 0 && q.count == 1 && q.pts[0].d == 60 && fupermod_point_imprecise(&q.pts[0]),
        "appended points carry their status");
     fupermod_points_free(&q);
-    fupermod_point_format(&(fupermod_point){7, 1.5, 2, 0.1, 3.0, 0.2, FUPERMOD_POINT_IMPRECISE, 0.0, 0.0, "", -1}, line, sizeof line);
+    fupermod_point_format(&(fupermod_point){.d = 7, .t = 1.5, .ci = 0.1, .e = 3.0, .e_ci = 0.2, .reps = 2, .flags = FUPERMOD_POINT_IMPRECISE,
+                                         .samples = -1}, line, sizeof line);
     ok(strcmp(line, "7 1.5 2 0.10000000000000001 3 0.20000000000000001 imprecise") == 0,
        "the status is the last field, after the energy (%s)", line);
   }
@@ -85,7 +86,7 @@ int main(void) {
   {
     fupermod_model *m = NULL;
     fupermod_points sm = {0, NULL, 0};
-    fupermod_point ab = {25, 9.0, 1, 0.0, -1.0, -1.0, FUPERMOD_POINT_ABANDONED, 0.0, 0.0, "", -1};
+    fupermod_point ab = {.d = 25, .t = 9.0, .e = -1.0, .e_ci = -1.0, .reps = 1, .flags = FUPERMOD_POINT_ABANDONED, .samples = -1};
     rc = fupermod_model_create("akima", &p, 0, &m);
     ok(rc == FUPERMOD_ERR_INPUT && !m && strstr(fupermod_error_message(), "d=20 was abandoned"),
        "a model refuses a set holding an abandoned point: %s", fupermod_error_message());

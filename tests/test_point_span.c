@@ -33,7 +33,7 @@ int main(void) {
              "20 1.0 2 0.02 abandoned t_start=1700000003 t_end=1700000004 host=node-1\n",
              &p);
   ok(rc == 0 && p.count == 2 && p.pts[0].t_start == 1700000000.125 && p.pts[0].t_end == 1700000002.5 &&
-         strcmp(p.pts[0].host, "node-1") == 0 && p.pts[0].samples == -1 && !p.has_energy,
+         p.pts[0].host && strcmp(p.pts[0].host, "node-1") == 0 && p.pts[0].samples == -1 && !p.has_energy,
      "a point without energy carries its span and host");
   ok(rc == 0 && fupermod_point_abandoned(&p.pts[1]) && fupermod_point_has_span(&p.pts[1]),
      "the key=value fields follow a status");
@@ -66,7 +66,7 @@ int main(void) {
   }
   /* files written before these fields */
   rc = parse("# fupermod points v1\n10 1.0\n20 2.0 3 0.1\n", &p);
-  ok(rc == 0 && p.count == 2 && !fupermod_point_has_span(&p.pts[0]) && p.pts[0].host[0] == '\0', "v1 files read");
+  ok(rc == 0 && p.count == 2 && !fupermod_point_has_span(&p.pts[0]) && !p.pts[0].host, "v1 files read");
   if (rc == 0) fupermod_points_free(&p);
   rc = parse("10 1.0 3 0.1 2.5 0.1 imprecise\n20 2.0 3 0.1 5 0.2\n", &p);
   ok(rc == 0 && p.count == 2 && p.has_energy && !fupermod_point_has_span(&p.pts[1]), "v2 files without spans read");

@@ -101,7 +101,8 @@ int main(void) {
   ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "missing.points"), "missing file named");
   /* insert keeps order and replaces the same d */
   {
-    fupermod_point a = {4, 0.4, 1, 0, 1.0, 0, 0, 0.0, 0.0, "", -1}, b = {7, 9.0, 2, 0, 2.0, 0, 0, 0.0, 0.0, "", -1};
+    fupermod_point a = {.d = 4, .t = 0.4, .e = 1.0, .reps = 1, .samples = -1},
+                   b = {.d = 7, .t = 9.0, .e = 2.0, .reps = 2, .samples = -1};
     fupermod_points_insert(&p, &a);
     fupermod_points_insert(&p, &b);
     ok(p.count == 4 && p.pts[1].d == 4 && p.pts[2].t == 9.0 && fupermod_points_find(&p, 7) == 2 &&

@@ -97,7 +97,7 @@ int main(void) {
   {
     fupermod_partitioner alg = {0};
     char name[] = "user-prop";
-    fupermod_point pts[3] = {{10, 1.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}, {10, 2.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}, {10, 4.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}};
+    fupermod_point pts[3] = {{.d = 10, .t = 1.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}, {.d = 10, .t = 2.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}, {.d = 10, .t = 4.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}};
     fupermod_model *m[3] = {NULL, NULL, NULL};
     fupermod_dist *dist = fupermod_dist_alloc(700, 3);
     alg.name = name;
@@ -130,8 +130,8 @@ int main(void) {
   /* a discrete one, checked by the problem evaluation every partitioner is checked with */
   {
     fupermod_partitioner alg = {0};
-    fupermod_point p0[2] = {{5, 1.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}, {9, 3.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}};
-    fupermod_point p1[2] = {{4, 0.5, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}, {9, 2.0, 3, 0, -1, -1, 0, 0.0, 0.0, "", -1}};
+    fupermod_point p0[2] = {{.d = 5, .t = 1.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}, {.d = 9, .t = 3.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}};
+    fupermod_point p1[2] = {{.d = 4, .t = 0.5, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}, {.d = 9, .t = 2.0, .e = -1, .e_ci = -1, .reps = 3, .samples = -1}};
     fupermod_points f0 = {2, p0, 0}, f1 = {2, p1, 0};
     const fupermod_points *f[2] = {&f0, &f1};
     fupermod_problem prob = {9, 2, f, 0, 0, 0};

@@ -25,7 +25,8 @@ static void make(fupermod_points *p, int n, const long *d, const double *t, cons
   p->pts = calloc((size_t)n, sizeof *p->pts);
   p->has_energy = e != NULL;
   for (int i = 0; i < n; i++) {
-    fupermod_point q = {d[i], t[i], 5, 0.01 * t[i], e ? e[i] : -1.0, e ? 0.01 * e[i] : -1.0, 0, 0.0, 0.0, "", -1};
+    fupermod_point q = {.d = d[i], .t = t[i], .ci = 0.01 * t[i], .e = e ? e[i] : -1.0, .e_ci = e ? 0.01 * e[i] : -1.0,
+                        .reps = 5, .samples = -1};
     p->pts[i] = q;
   }
 }

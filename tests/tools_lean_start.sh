@@ -21,6 +21,10 @@ cu=$(ldd "$FULL" | grep -o 'libcu[A-Za-z]*\.so[.0-9]*' | sort -u | tr '\n' ' ')
 ok $([ -z "$cu" ] && echo 0 || echo 1) "nor does anything the full command loads at start ${cu:+($cu)}"
 heavy=$(ldd "$BIN" | grep -o 'lib\(mpi\|open-pal\|openblas\|fftw3[a-z_]*\|hwloc\|scalapack[a-z-]*\|fupermod[a-z_]*\)\.so' | sort -u | tr '\n' ' ')
 ok $([ -x "$BIN" ] && [ -z "$heavy" ] && echo 0 || echo 1) "the fupermod front loads no MPI, BLAS, FFTW, hwloc or fupermod library ${heavy:+($heavy)}"
+# linked statically or not, no MPI, OpenBLAS, FFTW or hwloc function is in it or asked of a library
+heavy=$(nm "$BIN" 2>/dev/null | grep -o ' \(MPI_Init\|dgemm_\|openblas_[a-z_]*\|fftw_plan_[a-z_0-9]*\|hwloc_topology_init\)$' | sort -u | tr '\n' ' ')
+ok $(nm "$BIN" 2>/dev/null | grep -q ' cmd_partition$' && [ -z "$heavy" ] && echo 0 || echo 1) \
+  "the fupermod front holds no MPI, OpenBLAS, FFTW or hwloc code ${heavy:+($heavy)}"
 
 # what is loaded while it runs (LD_DEBUG=files names every object the loader maps)
 LD_DEBUG=files "$BIN" partition --help >"$TMPD/help.out" 2>"$TMPD/help.ld"

@@ -269,7 +269,8 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
       f->has_energy = f->count > 0;
       for (int i = 0; i < f->count; i++) {
         const double *row = recv + displs[r] + 7 * i;
-        fupermod_point p = {(long)row[0], row[1], (int)row[2], row[3], row[4], row[5], 0, 0.0, 0.0, "", -1, (int)row[6]};
+        fupermod_point p = {.d = (long)row[0], .t = row[1], .ci = row[3], .e = row[4], .e_ci = row[5], .reps = (int)row[2],
+                            .samples = -1, .rejected = (int)row[6]};
         f->pts[i] = p;
         if (p.e < 0) f->has_energy = 0;
       }

@@ -4,9 +4,17 @@
 bin_PROGRAMS += tools/fupermod
 tools_fupermod_SOURCES = tools/front.c tools/common.c tools/tools.h tools/cmd_partition.c
 tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) -DTOOL_LEAN -DFUPERMOD_LIBEXEC_DIR='"$(pkglibexecdir)"'
+if FRONT_STATIC
+# no dynamic loader at start (configure.ac); GSL's own cblas, as the shared libgsl would pull in
+tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -XCClinker -static
+tools_fupermod_LDADD = libfupermod_core.la -lgsl -lgslcblas -lm
+tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(FRONT_CC) \
+  $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
+else
 # --as-needed: mpicc adds -lmpi, which nothing here calls
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
 tools_fupermod_LDADD = libfupermod_core.la $(GSL_LIBS) $(LIBS)
+endif
 pkglibexec_PROGRAMS = tools/fupermod-mpi
 tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
   tools/cmd_partition.c tools/cmd_build.c tools/cmd_doctor.c tools/mpi_init.c tools/mpi_init.h
