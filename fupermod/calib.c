@@ -44,10 +44,25 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
   memset(&c, 0, sizeof c);
   c.sizes = pts->count;
   c.scatter = NAN;
-  for (int i = 0; i < pts->count; i++) {
-    double d = (double)pts->pts[i].d;
-    if (share <= 0 || (d >= share / FUPERMOD_CALIB_FACTOR && d <= share * FUPERMOD_CALIB_FACTOR)) c.near++;
-    if (pts->pts[i].d == share) c.exact = 1;
+  if (share <= 0) {
+    c.near = pts->count;
+  } else {
+    /* sizes increase: two searches, not a pass over every size (a partition checks every process) */
+    int lo = 0, hi = pts->count, first;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if ((double)pts->pts[mid].d < share / FUPERMOD_CALIB_FACTOR) lo = mid + 1;
+      else hi = mid;
+    }
+    first = lo;
+    hi = pts->count;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2;
+      if ((double)pts->pts[mid].d <= share * FUPERMOD_CALIB_FACTOR) lo = mid + 1;
+      else hi = mid;
+    }
+    c.near = lo - first;
+    c.exact = fupermod_points_find(pts, share) >= 0;
   }
   if (pts->count >= 3) {
     fupermod_points kept = {0, NULL, 0};

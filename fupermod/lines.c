@@ -79,19 +79,9 @@ int fupermod_lines_fields(char *s, char **field, int max) {
   return n;
 }
 
-static const unsigned long long pow10u[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
-
 /* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
  * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
  * them are digits, and their value, without a branch per byte (little-endian). */
-/* The value of the 8 digit bytes of y (ASCII '0' already taken off), the first the most
- * significant (little-endian): pairs, then fours, then all eight, in three multiplications. */
-static inline unsigned long long eight_digits(unsigned long long y) {
-  y = y * 10 + (y >> 8);
-  return (((y & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-          (((y >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
-}
-
 /* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
  * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
  * them are digits, and their value, without a branch per byte (little-endian). */
@@ -99,28 +89,16 @@ __attribute__((always_inline)) static inline const char *digit_run(const char *s
                                                                     int *count, int max) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
   while (limit - s >= 8) {
-    unsigned long long x, y, no;
+    unsigned long long x, y;
     int k;
     memcpy(&x, s, sizeof x);
     y = x - 0x3030303030303030ULL;
-    /* a byte's top bit: below '0' (borrow), above '9' (+0x46 passes 0x7F, or carries out past
-     * 0xB9, when the subtraction has set it); a borrow or carry only reaches the bytes after the
-     * first non-digit, which are not used */
-    no = (y | (x + 0x4646464646464646ULL)) & 0x8080808080808080ULL;
-    if (!no) {
-      if (*count > max - 8) return NULL;
-      *count += 8;
-      *m = *m * 100000000ULL + eight_digits(y);
-      s += 8;
-      continue;
-    }
-    k = __builtin_ctzll(no) >> 3;
-    if (k) {
-      if (*count > max - k) return NULL;
-      *count += k;
-      *m = *m * pow10u[k] + eight_digits(y << (64 - 8 * k)); /* the k digits, zeros before them */
-    }
-    return s + k;
+    if (!(k = fupermod_lines_digits8(x))) return s;
+    if (*count > max - k) return NULL;
+    *count += k;
+    *m = *m * fupermod_lines_pow10[k] + fupermod_lines_eight(k == 8 ? y : y << (64 - 8 * k)); /* zeros before */
+    s += k;
+    if (k < 8) return s;
   }
 #endif
   for (; s < limit && (unsigned)(*s - '0') < 10; s++) {
@@ -140,7 +118,7 @@ const char *fupermod_lines_integer(const char *s, const char *limit, long *out) 
   return s;
 }
 
-const char *fupermod_lines_number(const char *s, const char *limit, double *out) {
+int fupermod_lines_compose(unsigned long long m, int e, double *out) {
 #if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
   static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
                                       1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
@@ -150,10 +128,35 @@ const char *fupermod_lines_number(const char *s, const char *limit, double *out)
                                       1e-7L,  1e-8L,  1e-9L,  1e-10L, 1e-11L, 1e-12L, 1e-13L,
                                       1e-14L, 1e-15L, 1e-16L, 1e-17L, 1e-18L, 1e-19L, 1e-20L,
                                       1e-21L, 1e-22L, 1e-23L, 1e-24L, 1e-25L, 1e-26L, 1e-27L};
-  unsigned long long m = 0, low;
-  int digits = 0, e = 0, neg = 0, any, off;
-  const char *first;
+  unsigned long long low;
   long double v;
+  int off;
+  if (m == 0) {
+    *out = 0.0;
+    return 0;
+  }
+  if (e < -27 || e > 27) return -1;
+  /* m and 10^e (e >= 0) are exact: one rounding, within half a unit of the 64-bit significand.
+   * 10^e (e < 0) is rounded too: within 2 units. The rounding to 53 bits is then the correct one
+   * unless the low 11 bits are within 3 units of the halfway point 0x400 (left to strtod). */
+  v = e >= 0 ? (long double)m * p10[e] : (long double)m * n10[-e];
+  memcpy(&low, &v, sizeof low); /* the 64-bit significand, explicit leading bit included */
+  off = (int)(low & 0x7FF) - 0x400;
+  if (off >= -3 && off <= 3) return -1;
+  *out = (double)v;
+  return 0;
+#else
+  (void)m;
+  (void)e;
+  (void)out;
+  return -1;
+#endif
+}
+
+const char *fupermod_lines_number(const char *s, const char *limit, double *out) {
+  unsigned long long m = 0;
+  int digits = 0, e = 0, neg = 0, any;
+  const char *first;
   double d;
   if (s < limit && (*s == '+' || *s == '-')) neg = *s++ == '-';
   first = s;
@@ -180,27 +183,9 @@ const char *fupermod_lines_number(const char *s, const char *limit, double *out)
     }
     e += eneg ? -x : x;
   }
-  if (m == 0) {
-    *out = neg ? -0.0 : 0.0;
-    return s;
-  }
-  if (e < -27 || e > 27) return NULL;
-  /* m and 10^e (e >= 0) are exact: one rounding, within half a unit of the 64-bit significand.
-   * 10^e (e < 0) is rounded too: within 2 units. The rounding to 53 bits is then the correct one
-   * unless the low 11 bits are within 3 units of the halfway point 0x400 (left to strtod). */
-  v = e >= 0 ? (long double)m * p10[e] : (long double)m * n10[-e];
-  memcpy(&low, &v, sizeof low); /* the 64-bit significand, explicit leading bit included */
-  off = (int)(low & 0x7FF) - 0x400;
-  if (off >= -3 && off <= 3) return NULL;
-  d = (double)v;
+  if (fupermod_lines_compose(m, e, &d) != 0) return NULL;
   *out = neg ? -d : d;
   return s;
-#else
-  (void)s;
-  (void)limit;
-  (void)out;
-  return NULL;
-#endif
 }
 
 int fupermod_lines_decimal(const char *s, const char *end, double *out) {

@@ -196,6 +196,77 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   return FUPERMOD_SUCCESS;
 }
 
+/* The plainest field: digits, or digits '.' digits (no sign, no exponent, fewer than 8 digits
+ * before the point), read eight bytes at a time with no check of the text's end (the caller
+ * leaves room): its end, with *m and the power of ten *e; NULL for anything else. */
+static inline const char *plain_field(const char *s, unsigned long long *m, int *e) {
+  unsigned long long x, v;
+  int k, n;
+  memcpy(&x, s, sizeof x);
+  k = fupermod_lines_digits8(x);
+  if (k == 0 || k == 8) return NULL;
+  v = fupermod_lines_eight((x - 0x3030303030303030ULL) << (64 - 8 * k));
+  s += k;
+  n = k;
+  *e = 0;
+  if (*s == '.') {
+    s++;
+    do {
+      memcpy(&x, s, sizeof x);
+      k = fupermod_lines_digits8(x);
+      if ((n += k) > 19) return NULL;
+      if (k) {
+        x -= 0x3030303030303030ULL;
+        v = v * fupermod_lines_pow10[k] + fupermod_lines_eight(k == 8 ? x : x << (64 - 8 * k));
+      }
+      *e -= k;
+      s += k;
+    } while (k == 8);
+  }
+  *m = v;
+  return s;
+}
+
+/* The usual line of plain fields, "d t [reps [ci [e [e_ci]]]]" separated by blanks, when at least
+ * PLAIN_ROOM bytes of text follow its start: read with no end check and no call per character,
+ * into *pt as parse_line would: where the next line starts; NULL for anything else (fast_line
+ * and parse_line then read it). */
+#define PLAIN_ROOM 256
+static const char *plain_line(const char *s, fupermod_point *pt) {
+  const char *start = s;
+  unsigned long long m[6];
+  double x[6];
+  int n = 0, e;
+  for (;;) {
+    if (!(s = plain_field(s, &m[n], &e))) return NULL;
+    if (n == 0 || n == 2) {
+      if (e != 0) return NULL;
+      x[n] = (double)m[n];
+    } else if (fupermod_lines_compose(m[n], e, &x[n]) != 0) {
+      return NULL;
+    }
+    if (!field_ok(n, x[n])) return NULL;
+    n++;
+    while ((*s == ' ' || *s == '\t') && s - start < PLAIN_ROOM - 40) s++;
+    if (*s == '\r') s++;
+    if (*s == '\n') break;
+    if (n == 6 || s - start > PLAIN_ROOM - 40) return NULL;
+  }
+  if (n < 2) return NULL;
+  pt->d = (long)m[0];
+  pt->t = x[1];
+  pt->ci = n > 3 ? x[3] : 0.0;
+  pt->e = n > 4 ? x[4] : -1.0;
+  pt->e_ci = n > 5 ? x[5] : n > 4 ? 0.0 : -1.0;
+  pt->t_start = pt->t_end = 0.0;
+  pt->host = NULL;
+  pt->reps = n > 2 ? (int)m[2] : 1;
+  pt->flags = 0;
+  pt->samples = -1;
+  pt->rejected = 0;
+  return s + 1;
+}
+
 /* The usual line, "d t [reps [ci [e [e_ci]]]]" of plain numbers with nothing else on it, read
  * straight from the text into *pt, as parse_line would: where the next line starts. NULL for
  * anything else (a comment, a status, key=value, a bad value), which parse_line then reads, or
@@ -261,7 +332,8 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: more than %d points", name, cap);
       goto fail;
     }
-    if ((next = fast_line(ls, text + len, &pts[count]))) {
+    if ((text + len - ls >= PLAIN_ROOM && (next = plain_line(ls, &pts[count]))) ||
+        (next = fast_line(ls, text + len, &pts[count]))) {
       line = fupermod_lines_took(&rd, next);
     } else {
       /* the general reader takes this line (and skips blank and comment lines after it) */

@@ -181,5 +181,40 @@ int main(void) {
        "(%s, %d differ)", part ? "with" : "without", rc ? fupermod_error_message() : "parsed", badp);
     if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&pts);
   }
+  /* the plain lines of a point file ("d t", fixed-point decimals, no sign, no exponent), which a
+   * reader takes eight bytes at a time: every time as strtod reads it, among them decimals within
+   * a few units of 64 bits of halfway between two doubles, and every form at the file's end */
+  {
+    static char text[1 << 23];
+    static double want[100000];
+    int k = 0, badp = 0, rc, nl = 100000;
+    fupermod_points pts;
+    for (int i = 0; i < nl; i++) {
+      char tok[64];
+      double x = ldexp((double)(rnd() >> 11) / 9007199254740992.0 + 1.0, (int)(rnd() % 40) - 20);
+      if (rnd() % 2) {
+        long double mid = ((long double)x + (long double)nextafter(x, 2 * x)) / 2;
+        int ex;
+        frexpl(mid, &ex);
+        mid += ldexpl((long double)((int)(rnd() % 17) - 8), ex - 64);
+        /* 19 significant digits, as a fixed-point number */
+        snprintf(tok, sizeof tok, "%.*Lf", mid >= 1 ? 18 - (int)floorl(log10l(mid)) : 18 + (int)ceill(-log10l(mid)), mid);
+      } else {
+        snprintf(tok, sizeof tok, "%.*f", 7 + (int)(rnd() % 13), x); /* never 0 */
+      }
+      want[i] = strtod(tok, NULL);
+      k += snprintf(text + k, sizeof text - k, "%d%s%s%s", i + 1, rnd() % 8 ? " " : " \t ", tok,
+                    rnd() % 16 ? "\n" : "\r\n");
+    }
+    rc = fupermod_points_parse(text, (size_t)k, "plain", &pts);
+    if (rc != FUPERMOD_SUCCESS) diag("%s", fupermod_error_message());
+    for (int i = 0; rc == FUPERMOD_SUCCESS && i < pts.count; i++)
+      if ((pts.pts[i].d != i + 1 || pts.pts[i].t != want[i]) && badp++ < 3)
+        diag("line %d: t %.17g, strtod %.17g", i + 1, pts.pts[i].t, want[i]);
+    ok(rc == FUPERMOD_SUCCESS && pts.count == nl && badp == 0,
+       "%d plain point lines, half of them within a few units of halfway: every t as strtod reads it (%d differ)", nl,
+       badp);
+    if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&pts);
+  }
   return done_testing();
 }
