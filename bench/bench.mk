@@ -1,5 +1,8 @@
 # Benchmarks (built with `make bench`, never part of `make check`).
 BENCH_BINS =
+# bench scripts: the build and source directories written in
+BENCH_SCRIPT = $(MKDIR_P) bench && sed -e 's|%BUILD_DIR%|$(abs_top_builddir)|g' -e 's|%SRC_DIR%|$(abs_top_srcdir)|g' \
+  $(srcdir)/$@.sh >$@ && chmod +x $@
 include bench/partitioners.mk
 include bench/paraleph.mk
 include bench/summa.mk

@@ -4,6 +4,4 @@ BENCH_BINS += bench/model_cost
 EXTRA_DIST += bench/model_cost.sh
 CLEANFILES += bench/model_cost
 bench/model_cost: $(srcdir)/bench/model_cost.sh
-	$(MKDIR_P) bench
-	sed -e 's|%BUILD_DIR%|$(abs_top_builddir)|g' -e 's|%SRC_DIR%|$(abs_top_srcdir)|g' $(srcdir)/bench/model_cost.sh >$@
-	chmod +x $@
+	$(BENCH_SCRIPT)

@@ -13,6 +13,4 @@ BENCH_BINS += bench/peer_commands
 EXTRA_DIST += bench/peer_commands.sh
 CLEANFILES += bench/peer_commands
 bench/peer_commands: $(srcdir)/bench/peer_commands.sh
-	$(MKDIR_P) bench
-	sed -e 's|%BUILD_DIR%|$(abs_top_builddir)|g' -e 's|%SRC_DIR%|$(abs_top_srcdir)|g' $(srcdir)/bench/peer_commands.sh >$@
-	chmod +x $@
+	$(BENCH_SCRIPT)

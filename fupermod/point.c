@@ -196,6 +196,22 @@ static int parse_line(char *s, const char *name, int line, fupermod_point *pt) {
   return FUPERMOD_SUCCESS;
 }
 
+/* A point of size d from its n positional fields x (reps an exact integer there), field by field
+ * as FUPERMOD_POINT_INIT and parse_line would leave it: no record-sized copy. */
+static inline void set_point(fupermod_point *pt, int n, long d, const double *x) {
+  pt->d = d;
+  pt->t = x[1];
+  pt->ci = n > 3 ? x[3] : 0.0;
+  pt->e = n > 4 ? x[4] : -1.0;
+  pt->e_ci = n > 5 ? x[5] : n > 4 ? 0.0 : -1.0;
+  pt->t_start = pt->t_end = 0.0;
+  pt->host = NULL;
+  pt->reps = n > 2 ? (int)x[2] : 1;
+  pt->flags = 0;
+  pt->samples = -1;
+  pt->rejected = 0;
+}
+
 /* The plainest field: digits, or digits '.' digits (no sign, no exponent, fewer than 8 digits
  * before the point), read eight bytes at a time with no check of the text's end (the caller
  * leaves room): its end, with *m and the power of ten *e; NULL for anything else. */
@@ -253,17 +269,7 @@ static const char *plain_line(const char *s, fupermod_point *pt) {
     if (n == 6 || s - start > PLAIN_ROOM - 40) return NULL;
   }
   if (n < 2) return NULL;
-  pt->d = (long)m[0];
-  pt->t = x[1];
-  pt->ci = n > 3 ? x[3] : 0.0;
-  pt->e = n > 4 ? x[4] : -1.0;
-  pt->e_ci = n > 5 ? x[5] : n > 4 ? 0.0 : -1.0;
-  pt->t_start = pt->t_end = 0.0;
-  pt->host = NULL;
-  pt->reps = n > 2 ? (int)m[2] : 1;
-  pt->flags = 0;
-  pt->samples = -1;
-  pt->rejected = 0;
+  set_point(pt, n, (long)m[0], x);
   return s + 1;
 }
 
@@ -290,18 +296,7 @@ static const char *fast_line(const char *s, const char *limit, fupermod_point *p
     if (!field_ok(n, x[n])) return NULL;
   }
   if (n < 2) return NULL;
-  /* field by field, as FUPERMOD_POINT_INIT and parse_line would leave it: no record-sized copy */
-  pt->d = v[0];
-  pt->t = x[1];
-  pt->ci = n > 3 ? x[3] : 0.0;
-  pt->e = n > 4 ? x[4] : -1.0;
-  pt->e_ci = n > 5 ? x[5] : n > 4 ? 0.0 : -1.0;
-  pt->t_start = pt->t_end = 0.0;
-  pt->host = NULL;
-  pt->reps = (int)v[2];
-  pt->flags = 0;
-  pt->samples = -1;
-  pt->rejected = 0;
+  set_point(pt, n, v[0], x);
   return s < limit ? s + 1 : s;
 }
 
