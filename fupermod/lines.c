@@ -59,13 +59,6 @@ int fupermod_lines_next(fupermod_lines *r, char **line) {
   return FUPERMOD_SUCCESS;
 }
 
-const char *fupermod_lines_rest(const fupermod_lines *r) { return r->pos < r->len ? r->text + r->pos : NULL; }
-
-int fupermod_lines_took(fupermod_lines *r, const char *next) {
-  r->pos = (size_t)(next - r->text);
-  return ++r->line;
-}
-
 int fupermod_lines_fields(char *s, char **field, int max) {
   int n = 0;
   while (*s) {

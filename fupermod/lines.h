@@ -27,8 +27,13 @@ void fupermod_lines_free(fupermod_lines *r);
 /* For a reader that takes the usual line itself: where the next line starts in the text (NULL at
  * the end), and, once it took the line and everything up to next (just past the '\n', or the
  * end), the count of that line, which it returns. Otherwise fupermod_lines_next reads it. */
-const char *fupermod_lines_rest(const fupermod_lines *r);
-int fupermod_lines_took(fupermod_lines *r, const char *next);
+static inline const char *fupermod_lines_rest(const fupermod_lines *r) {
+  return r->pos < r->len ? r->text + r->pos : NULL;
+}
+static inline int fupermod_lines_took(fupermod_lines *r, const char *next) {
+  r->pos = (size_t)(next - r->text);
+  return ++r->line;
+}
 
 /* Split s in place into blank-separated fields (blanks: space, \t, \r, \v, \f). Returns the
  * number of fields, or max + 1 when there are more than max (field[] then holds the first max). */

@@ -98,6 +98,16 @@ stderr_has "D.points: d=100 ran over \[1020.500, 1040.000\] but the series of ho
 printf '100 1 5 0.1\n200 2 3 0.1\n' >"$TMPD/E.points"
 expect_exit 1 "a point file without times" -- "$FUPERMOD" energy import --static 100 "$TMPD/n1.csv" "$TMPD/E.points"
 stderr_has "E.points: d=100 has no t_start, t_end and host: measure it with meter=external" "the file and the point are named"
+printf '150 4 1 0 abandoned t_start=1010 t_end=1014\n200 2 3 0.2 t_start=1010 t_end=1016.25 host=n1\n' >"$TMPD/H.points"
+reset
+"$FUPERMOD" energy import --static 100 "$TMPD/n1.csv" "$TMPD/A.points" "$TMPD/H.points" >"$TMPD/out" 2>"$TMPD/err"
+ok $(grep -q 'H.points: host n1' "$TMPD/out" && echo 0 || echo 1) \
+  "a file whose first point is an abandoned span without a host takes the host of its next point"
+printf '300 4 1 0 abandoned\n' >"$TMPD/G.points"
+reset
+expect_exit 1 "a file of abandoned sizes without times, beside one with" -- \
+  "$FUPERMOD" energy import --static 100 "$TMPD/n1.csv" "$TMPD/A.points" "$TMPD/G.points"
+stderr_has "G.points: no point has t_start, t_end and host: measure with meter=external" "the file is named"
 sed '5s/.*/1000.5,n1,abc/' "$TMPD/n1.csv" >"$TMPD/bad.csv"
 reset
 expect_exit 1 "a malformed CSV line" -- "$FUPERMOD" energy import "$TMPD/bad.csv" "$TMPD/A.points"

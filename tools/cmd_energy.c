@@ -529,16 +529,11 @@ static int import(const char *sfile, const char *metric, double static_w, double
     int smin = -1, smax = 0, hi = -1;
     for (int i = 0; i < pts[f].count; i++) {
       const fupermod_point *p = &pts[f].pts[i];
-      const host_series *h = hi < 0 && fupermod_point_has_span(p) && p->host ? find_host(&S, p->host) : NULL;
-      if (h) hi = (int)(h - S.h);
+      /* every file has a point with a span whose host has a series (checked above) */
+      if (hi < 0 && fupermod_point_has_span(p) && p->host) hi = (int)(find_host(&S, p->host) - S.h);
       if (fupermod_point_abandoned(p)) continue;
       if (smin < 0 || p->samples < smin) smin = p->samples;
       if (p->samples > smax) smax = p->samples;
-    }
-    if (hi < 0) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no point with t_start, t_end and host: measure with meter=external",
-                          files[f]);
-      break;
     }
     pts[f].has_energy = 1;
     if (smin < 0) smin = 0; /* abandoned points only */
