@@ -365,10 +365,11 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
   if (memchr(text, '\0', len))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (NUL byte) in a text point file", name);
   /* a point line holds at least "1 1\n": one allocation of at most a point per 4 bytes (untouched
-   * beyond the points, and shrunk to them), parsed in place, no second pass to count lines */
+   * beyond the points, and shrunk to them), parsed in place, no second pass to count lines. The
+   * points last: at the heap's top, their shrinking gives the rest back to the next file's. */
   cap = (int)((len + 1) / 4 < INT_MAX - 1 ? (len + 1) / 4 + 1 : INT_MAX);
-  if ((!(pts = malloc((size_t)cap * sizeof *pts)) || !(lines = malloc((size_t)cap * sizeof *lines)))) {
-    free(pts);
+  if ((!(lines = malloc((size_t)cap * sizeof *lines)) || !(pts = malloc((size_t)cap * sizeof *pts)))) {
+    free(lines);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", name);
   }
   fupermod_lines_init(&rd, text, len, name);
