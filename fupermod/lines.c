@@ -104,10 +104,10 @@ __attribute__((always_inline)) static inline const char *digit_run(const char *s
 const char *fupermod_lines_integer(const char *s, const char *limit, long *out) {
   /* a byte at a time: these are short (sizes, repetitions) */
   const char *first = s;
-  long m = 0;
-  for (; s < limit && (unsigned)(*s - '0') < 10; s++) m = m * 10 + (*s - '0');
+  unsigned long long m = 0; /* wraps, without harm, on a run too long to be taken anyway */
+  for (; s < limit && (unsigned)(*s - '0') < 10; s++) m = m * 10 + (unsigned)(*s - '0');
   if (s == first || s - first > 18) return NULL;
-  *out = m;
+  *out = (long)m;
   return s;
 }
 

@@ -181,6 +181,18 @@ int main(void) {
        "(%s, %d differ)", part ? "with" : "without", rc ? fupermod_error_message() : "parsed", badp);
     if (rc == FUPERMOD_SUCCESS) fupermod_points_free(&pts);
   }
+  /* integer fields far longer than a long: refused, with the line named, never overflowed */
+  {
+    const char *t = "1 1e-9 214747777777777777777777783647 0\n";
+    fupermod_points pts;
+    int rc = fupermod_points_parse(t, strlen(t), "long", &pts);
+    ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "long:1"), "a 30-digit reps is refused: %s",
+       fupermod_error_message());
+    t = "123456789012345678901234567890 1\n";
+    rc = fupermod_points_parse(t, strlen(t), "long", &pts);
+    ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "long:1"), "a 30-digit d is refused: %s",
+       fupermod_error_message());
+  }
   /* the plain lines of a point file ("d t", fixed-point decimals, no sign, no exponent), which a
    * reader takes eight bytes at a time: every time as strtod reads it, among them decimals within
    * a few units of 64 bits of halfway between two doubles, and every form at the file's end */

@@ -14,6 +14,9 @@ else
 # --as-needed: mpicc adds -lmpi, which nothing here calls
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
 tools_fupermod_LDADD = libfupermod_core.la $(GSL_LIBS) $(LIBS)
+# (automake uses one link command for both branches: this one is its default)
+tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) \
+  $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
 endif
 pkglibexec_PROGRAMS = tools/fupermod-mpi
 tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
