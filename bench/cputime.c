@@ -48,7 +48,13 @@ int main(int argc, char **argv) {
     }
     text[nc] = strdup(line);
     s = strdup(line);
-    for (char *t = strtok(s, " "); t && k < MAX_ARGS - 1; t = strtok(NULL, " ")) av[nc][k++] = t;
+    for (char *t = strtok(s, " "); t; t = strtok(NULL, " ")) {
+      if (k == MAX_ARGS - 1) {
+        fprintf(stderr, "%s: a command of more than %d arguments\n", argv[2], MAX_ARGS - 2);
+        return 2;
+      }
+      av[nc][k++] = t;
+    }
     av[nc][k] = NULL;
     if (k > 0) nc++;
   }

@@ -75,21 +75,17 @@ int fupermod_lines_fields(char *s, char **field, int max) {
 /* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
  * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
  * them are digits, and their value, without a branch per byte (little-endian). */
-/* The run of digits at s (before limit) appended to *m, *count counting them: the end of the
- * run, or NULL when *count would pass max. Eight bytes at a time where eight can be read: which of
- * them are digits, and their value, without a branch per byte (little-endian). */
 __attribute__((always_inline)) static inline const char *digit_run(const char *s, const char *limit, unsigned long long *m,
                                                                     int *count, int max) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef FUPERMOD_LINES_SWAR
   while (limit - s >= 8) {
-    unsigned long long x, y;
+    unsigned long long x;
     int k;
     memcpy(&x, s, sizeof x);
-    y = x - 0x3030303030303030ULL;
     if (!(k = fupermod_lines_digits8(x))) return s;
     if (*count > max - k) return NULL;
     *count += k;
-    *m = *m * fupermod_lines_pow10[k] + fupermod_lines_eight(k == 8 ? y : y << (64 - 8 * k)); /* zeros before */
+    *m = *m * fupermod_lines_pow10[k] + fupermod_lines_value(x, k);
     s += k;
     if (k < 8) return s;
   }

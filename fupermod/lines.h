@@ -56,19 +56,24 @@ const char *fupermod_lines_integer(const char *s, const char *limit, long *out);
  * range or where one multiplication cannot tell the rounding (see fupermod_lines_decimal). */
 int fupermod_lines_compose(unsigned long long m, int e, double *out);
 
-/* Eight bytes at once (little-endian, the first byte the least significant): how many of x's
- * first bytes are ASCII digits (0 to 8), and the value of the 8 digit bytes of y (x less '0' in
- * every byte), the first digit the most significant. A byte's top bit below marks a non-digit:
- * below '0' (the subtraction borrows) or above '9' (+0x46 passes 0x7F, or carries out past 0xB9,
- * where the subtraction has set it); a borrow or carry only reaches the bytes after the first
- * non-digit. */
-static const unsigned long long fupermod_lines_pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-                                                          100000000};
+/* Eight bytes at once, where the first byte loaded is the least significant (FUPERMOD_LINES_SWAR):
+ * how many of x's first bytes are ASCII digits (0 to 8), and the value of k of them (1 to 8), the
+ * first digit the most significant. A byte's top bit below marks a non-digit: below '0' (the
+ * subtraction borrows) or above '9' (+0x46 passes 0x7F, or carries out past 0xB9, where the
+ * subtraction has set it); a borrow or carry only reaches the bytes after the first non-digit. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FUPERMOD_LINES_SWAR 1
+#endif
+static const unsigned long long fupermod_lines_pow10[17] = {
+    1ULL,          10ULL,          100ULL,          1000ULL,          10000ULL,          100000ULL,
+    1000000ULL,    10000000ULL,    100000000ULL,    1000000000ULL,    10000000000ULL,    100000000000ULL,
+    1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL};
 static inline int fupermod_lines_digits8(unsigned long long x) {
   unsigned long long no = ((x - 0x3030303030303030ULL) | (x + 0x4646464646464646ULL)) & 0x8080808080808080ULL;
   return no ? __builtin_ctzll(no) >> 3 : 8;
 }
-static inline unsigned long long fupermod_lines_eight(unsigned long long y) {
+static inline unsigned long long fupermod_lines_value(unsigned long long x, int k) {
+  unsigned long long y = (x - 0x3030303030303030ULL) << (64 - 8 * k); /* zeros before the k digits */
   y = y * 10 + (y >> 8);
   return (((y & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
           (((y >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;

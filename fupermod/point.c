@@ -215,6 +215,7 @@ static inline void set_point(fupermod_point *pt, int n, long d, const double *x)
   pt->rejected = 0;
 }
 
+#ifdef FUPERMOD_LINES_SWAR
 /* The plainest field: digits, or digits '.' digits (no sign, no exponent, fewer than 8 digits
  * before the point), read eight bytes at a time with no check of the text's end (the caller
  * leaves room): its end, with *m and the power of ten *e; NULL for anything else. */
@@ -224,7 +225,7 @@ static inline const char *plain_field(const char *s, unsigned long long *m, int 
   memcpy(&x, s, sizeof x);
   k = fupermod_lines_digits8(x);
   if (k == 0 || k == 8) return NULL;
-  v = fupermod_lines_eight((x - 0x3030303030303030ULL) << (64 - 8 * k));
+  v = fupermod_lines_value(x, k);
   s += k;
   n = k;
   *e = 0;
@@ -234,10 +235,7 @@ static inline const char *plain_field(const char *s, unsigned long long *m, int 
       memcpy(&x, s, sizeof x);
       k = fupermod_lines_digits8(x);
       if ((n += k) > 19) return NULL;
-      if (k) {
-        x -= 0x3030303030303030ULL;
-        v = v * fupermod_lines_pow10[k] + fupermod_lines_eight(k == 8 ? x : x << (64 - 8 * k));
-      }
+      if (k) v = v * fupermod_lines_pow10[k] + fupermod_lines_value(x, k);
       *e -= k;
       s += k;
     } while (k == 8);
@@ -275,6 +273,7 @@ static const char *plain_line(const char *s, fupermod_point *pt) {
   set_point(pt, n, (long)m[0], x);
   return s + 1;
 }
+#endif
 
 #if defined(__SSE2__)
 /* The commonest line of all, "d t" alone (d of 1 to 7 digits, one blank, t of 1 to 7 digits, '.',
@@ -282,11 +281,6 @@ static const char *plain_line(const char *s, fupermod_point *pt) {
  * sorted into digits and others at once, every field then read in one piece. Where the next line
  * starts; NULL for any other line (plain_line and the general readers then read it). */
 static inline const char *two_field_line(const char *s, fupermod_point *pt) {
-  static const unsigned long long p10[17] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL,
-                                            10000000ULL, 100000000ULL, 1000000000ULL, 10000000000ULL,
-                                            100000000000ULL, 1000000000000ULL, 10000000000000ULL,
-                                            100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL};
-  const unsigned long long zeros = 0x3030303030303030ULL;
   const __m128i below = _mm_set1_epi8('0' - 1), above = _mm_set1_epi8('9' + 1);
   __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
   unsigned dig = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, below), _mm_cmplt_epi8(a, above))) |
@@ -307,18 +301,16 @@ static inline const char *two_field_line(const char *s, fupermod_point *pt) {
   if (s[end] == '\r') end++;
   if (s[end] != '\n') return NULL;
   memcpy(&x, s, sizeof x);
-  d = fupermod_lines_eight((x - zeros) << (64 - 8 * dl));
+  if ((d = fupermod_lines_value(x, dl)) == 0) return NULL; /* d must be positive: the general reader says so */
   memcpy(&x, s + ts, sizeof x);
-  whole = fupermod_lines_eight((x - zeros) << (64 - 8 * il));
+  whole = fupermod_lines_value(x, il);
   memcpy(&x, s + fs, sizeof x);
-  if (fl <= 8) {
-    frac = fupermod_lines_eight((x - zeros) << (64 - 8 * fl));
-  } else {
-    frac = fupermod_lines_eight(x - zeros) * p10[fl - 8];
+  frac = fupermod_lines_value(x, fl < 8 ? fl : 8);
+  if (fl > 8) {
     memcpy(&x, s + fs + 8, sizeof x);
-    frac += fupermod_lines_eight((x - zeros) << (64 - 8 * (fl - 8)));
+    frac = frac * fupermod_lines_pow10[fl - 8] + fupermod_lines_value(x, fl - 8);
   }
-  if (fupermod_lines_compose(whole * p10[fl] + frac, -fl, &t) != 0 || !(t > 0)) return NULL;
+  if (fupermod_lines_compose(whole * fupermod_lines_pow10[fl] + frac, -fl, &t) != 0 || !(t > 0)) return NULL;
   set_point(pt, 2, (long)d, (double[2]){(double)d, t});
   return s + end + 1;
 }
@@ -351,6 +343,21 @@ static const char *fast_line(const char *s, const char *limit, fupermod_point *p
   return s < limit ? s + 1 : s;
 }
 
+/* The line at s read by the quickest reader that takes it: where the next line starts; NULL when
+ * none does (the general reader then reads it, or reports). */
+static inline const char *quick_line(const char *s, const char *limit, fupermod_point *pt) {
+  const char *next = NULL;
+#ifdef FUPERMOD_LINES_SWAR
+  if (limit - s >= PLAIN_ROOM) {
+#if defined(__SSE2__)
+    next = two_field_line(s, pt);
+#endif
+    if (!next) next = plain_line(s, pt);
+  }
+#endif
+  return next ? next : fast_line(s, limit, pt);
+}
+
 static int parse_points(const char *text, size_t len, const char *name, int keep_abandoned, fupermod_points *out) {
   fupermod_point *pts = NULL;
   int *lines = NULL;
@@ -379,12 +386,7 @@ static int parse_points(const char *text, size_t len, const char *name, int keep
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: more than %d points", name, cap);
       goto fail;
     }
-    if ((text + len - ls >= PLAIN_ROOM && (
-#if defined(__SSE2__)
-                                              (next = two_field_line(ls, &pts[count])) ||
-#endif
-                                              (next = plain_line(ls, &pts[count])))) ||
-        (next = fast_line(ls, text + len, &pts[count]))) {
+    if ((next = quick_line(ls, text + len, &pts[count]))) {
       line = fupermod_lines_took(&rd, next);
     } else {
       /* the general reader takes this line (and skips blank and comment lines after it) */

@@ -193,6 +193,21 @@ int main(void) {
     ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "long:1"), "a 30-digit d is refused: %s",
        fupermod_error_message());
   }
+  /* a bad value on a line the quick readers see (the 256 bytes after it are there): refused with
+   * the line named, as the general reader does */
+  {
+    static char text[4096];
+    const char *bad[] = {"0 1.5", "3 0.0", "4 1.5x", "5 -1.5", "6 1.5 0"};
+    const char *want[] = {":3: d must be positive", ":3: t must be > 0", ":3: t '1.5x'", ":3: t must be > 0", ":3: reps '0'"};
+    for (int b = 0; b < 5; b++) {
+      fupermod_points pts;
+      int k = snprintf(text, sizeof text, "1 1.25\n2 2.5\n%s\n", bad[b]);
+      for (int i = 10; i < 60; i++) k += snprintf(text + k, sizeof text - k, "%d %d.125\n", i, i);
+      ok(fupermod_points_parse(text, (size_t)k, "bad", &pts) == FUPERMOD_ERR_INPUT &&
+             strstr(fupermod_error_message(), want[b]),
+         "'%s' early in a long file: %s", bad[b], fupermod_error_message());
+    }
+  }
   /* the plain lines of a point file ("d t", fixed-point decimals, no sign, no exponent), which a
    * reader takes eight bytes at a time: every time as strtod reads it, among them decimals within
    * a few units of 64 bits of halfway between two doubles, and every form at the file's end */

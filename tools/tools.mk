@@ -6,18 +6,17 @@ tools_fupermod_SOURCES = tools/front.c tools/common.c tools/tools.h tools/cmd_pa
 tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) -DTOOL_LEAN -DFUPERMOD_LIBEXEC_DIR='"$(pkglibexecdir)"'
 if FRONT_STATIC
 # no dynamic loader at start (configure.ac); GSL's own cblas, as the shared libgsl would pull in
+FRONT_LD = $(FRONT_CC)
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -XCClinker -static
 tools_fupermod_LDADD = libfupermod_core.la -lgsl -lgslcblas -lm
-tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(FRONT_CC) \
-  $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
 else
 # --as-needed: mpicc adds -lmpi, which nothing here calls
+FRONT_LD = $(CCLD)
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
 tools_fupermod_LDADD = libfupermod_core.la $(GSL_LIBS) $(LIBS)
-# (automake uses one link command for both branches: this one is its default)
-tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(CCLD) \
-  $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
 endif
+tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(FRONT_LD) \
+  $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
 pkglibexec_PROGRAMS = tools/fupermod-mpi
 tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
   tools/cmd_partition.c tools/cmd_build.c tools/cmd_doctor.c tools/mpi_init.c tools/mpi_init.h
