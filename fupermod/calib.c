@@ -162,6 +162,33 @@ int fupermod_outliers_floor(const double *v, int n, double k, double floor, int 
 
 int fupermod_outliers(const double *v, int n, double k, int *keep) { return fupermod_outliers_floor(v, n, k, 0.0, keep); }
 
+/* The median of a few values: an insertion sort, not qsort's calls (s is reordered). */
+static double median_few(double *s, int n) {
+  for (int a = 1; a < n; a++) {
+    double v = s[a];
+    int b = a;
+    for (; b > 0 && s[b - 1] > v; b--) s[b] = s[b - 1];
+    s[b] = v;
+  }
+  return median_sorted(s, n);
+}
+
+/* The median of six values (no NaN) by an optimal sorting network, in registers: no branch on the
+ * data, which speeds on noisy measurements would mispredict at every other comparison. */
+#define CE(a, b)                   \
+  do {                             \
+    double lo_ = a < b ? a : b;    \
+    b = a < b ? b : a;             \
+    a = lo_;                       \
+  } while (0)
+static double median6(const double *s) {
+  double a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5];
+  CE(a, f); CE(b, d); CE(c, e); CE(b, c); CE(d, e); CE(a, d);
+  CE(c, f); CE(a, b); CE(c, d); CE(e, f); CE(b, c); CE(d, e);
+  return 0.5 * (c + d);
+}
+#undef CE
+
 /* r_i = t_i / (d_i / s_i) - 1 with s_i the median speed of the sizes around i without i: a median,
  * unlike the smoothed fit, is not pulled towards the outlier. */
 int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep) {
@@ -183,14 +210,7 @@ int fupermod_points_outliers(const fupermod_points *pts, double k, int *keep) {
     if (lo + span >= n) lo = n - 1 - span;
     for (int j = lo; j <= lo + span; j++)
       if (j != i) sp[m++] = (double)pts->pts[j].d / pts->pts[j].t;
-    /* a few values per point: an insertion sort, not qsort's calls */
-    for (int a = 1; a < m; a++) {
-      double v = sp[a];
-      int b = a;
-      for (; b > 0 && sp[b - 1] > v; b--) sp[b] = sp[b - 1];
-      sp[b] = v;
-    }
-    med = median_sorted(sp, m);
+    med = m == 6 ? median6(sp) : median_few(sp, m);
     r[i] = pts->pts[i].t * med / (double)pts->pts[i].d - 1.0;
   }
   out = fupermod_outliers(r, n, k, keep);

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "partitioners/cpu.h"
 #include "partitioners/time_common.h"
 
 /* Rows are processed in blocks of workloads so that the block of the new row stays in cache while
@@ -24,9 +25,12 @@ typedef struct {
   size_t base;   /* offset of workload lo in the table */
 } row_t;
 
-/* cur[v] = min(cur[v], op(c, src[v])) for v in [v0, v1]; cloned for AVX2 where the CPU has it. */
-__attribute__((target_clones("avx2", "default"))) static void relax(double *restrict cur, const double *restrict src,
-                                                                      long v0, long v1, double c, int energy) {
+/* cur[v] = min(cur[v], op(c, src[v])) for v in [v0, v1]; compiled twice, for AVX2 where the CPU
+ * has it (partitioners/cpu.h: no target_clones, whose resolver links libgcc's CPU model). */
+typedef void relax_fn(double *restrict cur, const double *restrict src, long v0, long v1, double c, int energy);
+
+__attribute__((always_inline)) static inline void relax_body(double *restrict cur, const double *restrict src, long v0,
+                                                             long v1, double c, int energy) {
   if (energy) {
 #pragma omp simd
     for (long v = v0; v <= v1; v++) {
@@ -41,6 +45,17 @@ __attribute__((target_clones("avx2", "default"))) static void relax(double *rest
     }
   }
 }
+
+static void relax_plain(double *restrict cur, const double *restrict src, long v0, long v1, double c, int energy) {
+  relax_body(cur, src, v0, v1, c, energy);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2"))) static void relax_avx2(double *restrict cur, const double *restrict src, long v0,
+                                                       long v1, double c, int energy) {
+  relax_body(cur, src, v0, v1, c, energy);
+}
+#endif
 
 static inline double at(const double *tab, const row_t *r, long v) {
   return v < r->lo || v > r->hi ? INFINITY : tab[r->base + (size_t)(v - r->lo)];
@@ -61,6 +76,11 @@ int fupermod_dtime_dp(const fupermod_dtime *dt, int objective, double tlo, doubl
   size_t cells = 0;
   long pre = 0;
   int rc = FUPERMOD_SUCCESS, n = 0;
+#if defined(__x86_64__)
+  relax_fn *const relax = fupermod_cpu_avx2() ? relax_avx2 : relax_plain;
+#else
+  relax_fn *const relax = relax_plain;
+#endif
 
   if (!top || !row || !px || !pc || !poff) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "dp: out of memory");

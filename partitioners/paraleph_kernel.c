@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <immintrin.h>
+#include "partitioners/cpu.h"
 #include "partitioners/paraleph_kernel.h"
 
 /* ---- reference: every size in increasing order, strict <, idle first ---- */
@@ -590,11 +591,9 @@ const char *fupermod_paraleph_kernel_name(int kind) {
 }
 
 static int cpu_has(int kind) {
-  __builtin_cpu_init();
-  int has512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-               __builtin_cpu_supports("avx512dq");
-  if (kind == PL_KERNEL_AVX512 || kind == PL_KERNEL_BOUNDED_AVX512 || kind == PL_KERNEL_FULL512) return has512;
-  if (kind == PL_KERNEL_AVX2) return __builtin_cpu_supports("avx2");
+  if (kind == PL_KERNEL_AVX512 || kind == PL_KERNEL_BOUNDED_AVX512 || kind == PL_KERNEL_FULL512)
+    return fupermod_cpu_avx512();
+  if (kind == PL_KERNEL_AVX2) return fupermod_cpu_avx2();
   return 1;
 }
 

@@ -68,6 +68,10 @@ const fupermod_partitioner *fupermod_partitioner_find(const char *name);
 /* NULL-terminated list of every registered partitioner: the built-in ones, then the registered
  * ones in order. Thread-safe; the list stays valid (later registrations may appear in it). */
 const fupermod_partitioner *const *fupermod_partitioners(void);
+/* 1 when alg is one of the library's own descriptors (as fupermod_partitioners lists them first),
+ * 0 otherwise (a registered copy included). Each of these checks its problem with
+ * fupermod_problem_check before anything else: a caller need not check it first. */
+int fupermod_partitioner_builtin(const fupermod_partitioner *alg);
 /* Add a partitioner, found by name afterwards like the built-in ones (fupermod_partitioner_find,
  * fupermod_partitioners, and the library functions that take a partitioner's name, such as
  * fupermod_hier_algo_named). The descriptor is copied, strings included. FUPERMOD_ERR_USAGE for a name already taken or with a space, ',' or

@@ -22,7 +22,7 @@ extern const fupermod_partitioner fupermod_partitioner_paraleph __attribute__((w
 
 /* list[count] is NULL: zero-initialised, and a slot is published (release) after it is filled */
 static const fupermod_partitioner *list[CAPACITY + 1];
-static int count;
+static int count, nbuiltin;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -35,6 +35,14 @@ static void builtins(void) {
       &fupermod_partitioner_balanced, &fupermod_partitioner_dp, &fupermod_partitioner_paraleph};
   for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
     if (cand[i]) __atomic_store_n(&list[count++], cand[i], __ATOMIC_RELEASE);
+  nbuiltin = count;
+}
+
+int fupermod_partitioner_builtin(const fupermod_partitioner *alg) {
+  const fupermod_partitioner *const *l = fupermod_partitioners();
+  for (int i = 0; alg && i < nbuiltin; i++)
+    if (l[i] == alg) return 1;
+  return 0;
 }
 
 const fupermod_partitioner *const *fupermod_partitioners(void) {

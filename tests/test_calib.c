@@ -183,6 +183,42 @@ int main(void) {
     fupermod_points_free(&spike);
   }
 
+  /* the residuals behind fupermod_points_outliers against sorted medians of each point's window
+   * (the six neighbours go through a sorting network; fewer through a sort): the same points kept,
+   * on random sets with repeated times */
+  {
+    int bad = 0;
+    unsigned seed = 11;
+    for (int trial = 0; trial < 2000; trial++) {
+      int n = 3 + (int)(rand_r(&seed) % 60), w = FUPERMOD_CALIB_WINDOW, got[64], want[64];
+      fupermod_point pt[64];
+      fupermod_points set = {n, pt, 0};
+      double r[64];
+      for (int i = 0; i < n; i++) {
+        pt[i] = (fupermod_point)FUPERMOD_POINT_INIT;
+        pt[i].d = 10 * (i + 1);
+        pt[i].t = (double)pt[i].d / (1 + (trial % 2 ? (double)(rand_r(&seed) % 5) : rand_r(&seed) / (double)RAND_MAX));
+      }
+      for (int i = 0; i < n; i++) {
+        double sp[64];
+        int m = 0, span = n - 1 < 2 * w ? n - 1 : 2 * w, lo = i - span / 2;
+        if (lo < 0) lo = 0;
+        if (lo + span >= n) lo = n - 1 - span;
+        for (int j = lo; j <= lo + span; j++)
+          if (j != i) sp[m++] = (double)pt[j].d / pt[j].t;
+        qsort(sp, (size_t)m, sizeof *sp, cmp_dbl);
+        r[i] = pt[i].t * (m % 2 ? sp[m / 2] : 0.5 * (sp[m / 2 - 1] + sp[m / 2])) / (double)pt[i].d - 1.0;
+      }
+      /* a small k rejects the farthest half: which ones turns on every residual */
+      double k = trial % 4 < 2 ? 3.5 : 0.05;
+      if (fupermod_points_outliers(&set, k, got) != fupermod_outliers(r, n, k, want) ||
+          memcmp(got, want, (size_t)n * sizeof *got) != 0)
+        bad++;
+    }
+    ok(bad == 0, "2000 random point sets (3-62 sizes, repeated times, k 3.5 and 0.05): the outliers of sorted window medians (%d differ)",
+       bad);
+  }
+
   /* efficiency and idle reasons on a crafted distribution */
   {
     fupermod_dist *d = fupermod_dist_alloc(100, 3);

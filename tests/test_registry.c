@@ -26,7 +26,7 @@ static int line_create(fupermod_model *m) {
 
 /* A user continuous partitioner: shares proportional to the models' speeds at D. */
 static int prop(int size, fupermod_model **models, fupermod_dist *dist) {
-  double x[16], sum = 0;
+  double x[16] = {0}, sum = 0;
   long d[16];
   for (int i = 0; i < size; i++) sum += x[i] = fupermod_model_speed(models[i], (double)dist->D);
   for (int i = 0; i < size; i++) x[i] *= (double)dist->D / sum;
@@ -77,6 +77,51 @@ int main(void) {
   for (const fupermod_partitioner *const *l = fupermod_partitioners(); *l; l++) n0++;
   ok(n0 >= 10 && fupermod_partitioner_find("paraleph") && !fupermod_partitioner_find("alone"),
      "the built-in partitioners are listed (%d), 'alone' is not", n0);
+
+  /* every built-in discrete or Pareto partitioner checks its problem itself (the partition command
+   * leaves that check to them): points that are not a function, abandoned or without energy */
+  {
+    int bad = 0, tried = 0;
+    for (const fupermod_partitioner *const *l = fupermod_partitioners(); *l; l++) {
+      const fupermod_partitioner *alg = *l;
+      if (!fupermod_partitioner_builtin(alg)) {
+        bad++;
+        diag("%s is listed first but is not built in", alg->name);
+      }
+      if (alg->kind == FUPERMOD_PART_CONTINUOUS || strcmp(alg->name, "paraleph") == 0) continue; /* paraleph: MPI */
+      for (int c = 0; c < 4; c++) {
+        fupermod_point p0[3], p1[3];
+        fupermod_points f0 = {3, p0, 1}, f1 = {3, p1, 1};
+        const fupermod_points *f[2] = {&f0, alg->homogeneous ? &f0 : &f1};
+        fupermod_problem prob = {12, 2, f, 1.0, 0, 0};
+        fupermod_dist *dist = fupermod_dist_alloc(12, 2);
+        fupermod_front front = {0, NULL};
+        for (int k = 0; k < 3; k++) {
+          p0[k] = (fupermod_point)FUPERMOD_POINT_INIT;
+          p0[k].d = 2 * (k + 1);
+          p0[k].t = 1.0 + k;
+          p0[k].e = 3.0 + k;
+          p1[k] = p0[k];
+          p1[k].t *= 1.5;
+        }
+        if (c == 0) p0[1].t = 0.0;                    /* not a positive time */
+        if (c == 1) p0[2].d = 3;                      /* not increasing */
+        if (c == 2) p0[1].flags = FUPERMOD_POINT_ABANDONED;
+        if (c == 3 && !alg->needs_energy) p0[1].t = -1.0;
+        if (c == 3 && alg->needs_energy) f0.has_energy = 0, p0[0].e = p0[1].e = p0[2].e = -1.0;
+        rc = alg->kind == FUPERMOD_PART_PARETO ? alg->pareto(&prob, &front) : alg->discrete(&prob, dist);
+        tried++;
+        if (rc == FUPERMOD_SUCCESS || !strstr(fupermod_error_message(), "processor 0")) {
+          bad++;
+          diag("%s, case %d: %d, %s", alg->name, c, rc, fupermod_error_message());
+        }
+        fupermod_front_free(&front);
+        fupermod_dist_free(dist);
+      }
+    }
+    ok(bad == 0 && tried >= 36, "every built-in discrete and Pareto partitioner refuses a bad problem itself (%d cases)",
+       tried);
+  }
 
   /* a model type */
   ok(fupermod_model_register("user-line", line_create) == FUPERMOD_SUCCESS, "a model type registers: %s",
@@ -143,6 +188,8 @@ int main(void) {
     alg.discrete = alone;
     ok(fupermod_partitioner_register(&alg) == FUPERMOD_SUCCESS, "a discrete partitioner registers");
     a = fupermod_partitioner_find("alone");
+    ok(a && !fupermod_partitioner_builtin(a) && !fupermod_partitioner_builtin(&alg) && !fupermod_partitioner_builtin(NULL),
+       "it is not built in (the partition command checks its problem for it)");
     rc = a ? fupermod_problem_check(&prob, a) : -1;
     ok(rc == FUPERMOD_SUCCESS, "the problem is valid for it: %s", fupermod_error_message());
     rc = rc == FUPERMOD_SUCCESS ? a->discrete(&prob, dist) : rc;

@@ -426,7 +426,9 @@ int cmd_partition(int argc, char **argv) {
       status = tool_usage(SUB, "%s needs --static-power W (>= 0)", alg->name);
       goto done;
     }
-    if ((rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
+    /* the library's partitioners check the problem first thing: a second pass over every point
+     * only for the others */
+    if (!fupermod_partitioner_builtin(alg) && (rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
       status = tool_fail(SUB, rc);
       goto done;
     }

@@ -39,7 +39,9 @@ int tool_exec_full(void) {
  * its free top right after the last block it hands out: so a filler block first carries the top
  * up to the first frame boundary past what is already touched. Best effort: where any of this is
  * refused, malloc works as usual. */
-static void *held[2]; /* the blocks big_heap keeps: a static, so that the compiler keeps the calls */
+/* the blocks big_heap keeps: volatile, or the compiler drops the stores and then the filler's malloc
+ * (GCC removes an allocation whose result is never read) */
+static void *volatile held[2];
 
 static void big_heap(void) {
   const uintptr_t huge = (uintptr_t)2 << 20;
