@@ -1,9 +1,11 @@
 /* CPU time of whole commands, interleaved: `bench/cputime ROUNDS FILE`, FILE holding one command
- * a line (arguments split at blanks, no quoting). Every round runs each command once, in order,
- * its output to /dev/null; the CPU time of a run is its user + system time (wait4), which counts
- * every thread and nothing of this harness. Prints per command the median, the minimum and the
- * maximum, in ms. Interleaving spreads the machine's drift over all commands alike, so that their
- * ratios hold where their absolute times move by 30 % from minute to minute (a shared VM). */
+ * a line (arguments split at blanks, no quoting). Every round runs each command once, round r
+ * from command r mod N on, in order; output goes to /dev/null. The CPU time of a run is its user +
+ * system time (wait4), which counts every thread and nothing of this harness. Prints per command
+ * the median, the minimum and the maximum, in ms. Interleaving spreads the machine's drift over
+ * all commands alike, so that their ratios hold where their absolute times move by 30 % from
+ * minute to minute (a shared VM); the rotation spreads what a command leaves behind (a big
+ * process's freed memory, cold caches) over the commands after it instead of charging it to one. */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -63,7 +65,8 @@ int main(int argc, char **argv) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   for (int r = 0; r < rounds; r++)
-    for (int c = 0; c < nc; c++) {
+    for (int j = 0; j < nc; j++) {
+      int c = (r + j) % nc; /* each round starts one command later: each follows every other alike */
       pid_t pid;
       int st;
       struct rusage ru;

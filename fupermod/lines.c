@@ -107,41 +107,6 @@ const char *fupermod_lines_integer(const char *s, const char *limit, long *out) 
   return s;
 }
 
-int fupermod_lines_compose(unsigned long long m, int e, double *out) {
-#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
-  static const long double p10[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
-                                      1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
-                                      1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
-  /* rounded once each (the compiler rounds these literals correctly) */
-  static const long double n10[28] = {1e0L,   1e-1L,  1e-2L,  1e-3L,  1e-4L,  1e-5L,  1e-6L,
-                                      1e-7L,  1e-8L,  1e-9L,  1e-10L, 1e-11L, 1e-12L, 1e-13L,
-                                      1e-14L, 1e-15L, 1e-16L, 1e-17L, 1e-18L, 1e-19L, 1e-20L,
-                                      1e-21L, 1e-22L, 1e-23L, 1e-24L, 1e-25L, 1e-26L, 1e-27L};
-  unsigned long long low;
-  long double v;
-  int off;
-  if (m == 0) {
-    *out = 0.0;
-    return 0;
-  }
-  if (e < -27 || e > 27) return -1;
-  /* m and 10^e (e >= 0) are exact: one rounding, within half a unit of the 64-bit significand.
-   * 10^e (e < 0) is rounded too: within 2 units. The rounding to 53 bits is then the correct one
-   * unless the low 11 bits are within 3 units of the halfway point 0x400 (left to strtod). */
-  v = e >= 0 ? (long double)m * p10[e] : (long double)m * n10[-e];
-  memcpy(&low, &v, sizeof low); /* the 64-bit significand, explicit leading bit included */
-  off = (int)(low & 0x7FF) - 0x400;
-  if (off >= -3 && off <= 3) return -1;
-  *out = (double)v;
-  return 0;
-#else
-  (void)m;
-  (void)e;
-  (void)out;
-  return -1;
-#endif
-}
-
 const char *fupermod_lines_number(const char *s, const char *limit, double *out) {
   unsigned long long m = 0;
   int digits = 0, e = 0, neg = 0, any;

@@ -285,7 +285,7 @@ static inline const char *two_field_line(const char *s, fupermod_point *pt) {
   __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
   unsigned dig = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(a, below), _mm_cmplt_epi8(a, above))) |
                  (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(b, below), _mm_cmplt_epi8(b, above))) << 16;
-  unsigned long long x, d, whole, frac;
+  unsigned long long x, d, whole, frac, m;
   int dl, il, fl, ts, fs, end;
   double t;
   if (dig == ~0u) return NULL;
@@ -310,7 +310,8 @@ static inline const char *two_field_line(const char *s, fupermod_point *pt) {
     memcpy(&x, s + fs + 8, sizeof x);
     frac = frac * fupermod_lines_pow10[fl - 8] + fupermod_lines_value(x, fl - 8);
   }
-  if (fupermod_lines_compose(whole * fupermod_lines_pow10[fl] + frac, -fl, &t) != 0 || !(t > 0)) return NULL;
+  /* t = 0 refused on its digits (the general reader then says why) */
+  if ((m = whole * fupermod_lines_pow10[fl] + frac) == 0 || fupermod_lines_compose(m, -fl, &t) != 0) return NULL;
   set_point(pt, 2, (long)d, (double[2]){(double)d, t});
   return s + end + 1;
 }
