@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   {
-    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0, 0};
+    fupermod_precision prec = {.reps_min = 5, .reps_max = 60, .cl = 0.95, .eps = 0.02, .time_max = 20.0};
     long sizes[] = {150, 400, 1000};
     for (int s = 0; s < 3; s++) {
       fupermod_point pt;
@@ -114,7 +114,7 @@ int main(int argc, char **argv) {
   ok(allfails == 0, "%d processes x 3 sizes: emulated time and energy within the confidence interval", size);
   {
     /* a run far slower than the minimum speed is abandoned, and the others keep going */
-    fupermod_precision prec = {3, 10, 0.95, 0.02, 0, rank == 1 ? 1e6 : 0.0, 0};
+    fupermod_precision prec = {.reps_min = 3, .reps_max = 10, .cl = 0.95, .eps = 0.02, .speed_min = rank == 1 ? 1e6 : 0.0};
     fupermod_point pt;
     fupermod_precision lp = prec;
     double t0 = 0.006 * (rank + 1) * 10, slack;
@@ -132,7 +132,7 @@ int main(int argc, char **argv) {
      * the core was busy with either; their emulated devices sleep, so that is rank 3's time;
      * unbound ranks 0 and 1 keep their own */
     cpu_set_t saved;
-    fupermod_precision prec = {5, 60, 0.95, 0.02, 20.0, 0.0, 0};
+    fupermod_precision prec = {.reps_min = 5, .reps_max = 60, .cl = 0.95, .eps = 0.02, .time_max = 20.0};
     fupermod_point pt;
     int rc, good, all, bound = 1;
     double want = 0.006 * ((rank >= 2 ? 3 : rank) + 1) * 4, slack;
@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
      * are timed), when filling no more than the longest (a mean over waits would be 20 ms). */
     counting c = {0, rank == 0 ? 4000000L : 20000000L, 0, 0};
     fupermod_kernel ck = {&cnt_ops, &c, NULL, NULL};
-    fupermod_precision prec = {6, 6, 0.95, 0.5, 0, 0.0, idle};
+    fupermod_precision prec = {.reps_min = 6, .reps_max = 6, .cl = 0.95, .eps = 0.5, .idle_wait = idle};
     fupermod_point pt;
     double want = rank == 0 ? 0.004 : 0.020, own;
     int rc = fupermod_benchmark(&ck, 1, &prec, intra, &pt), good, all, nsame;

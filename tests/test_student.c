@@ -52,7 +52,7 @@ int main(void) {
     ok(hit > 0.93 * N && hit < 0.97 * N, "95%% intervals cover the true mean in %d of %d experiments", hit, N);
   }
   {
-    fupermod_precision p = {3, 1000, 0.95, 0.02, 0, 0, 0};
+    fupermod_precision p = {.reps_min = 3, .reps_max = 1000, .cl = 0.95, .eps = 0.02};
     double mean, ci;
     int early, bad = 0, total_n = 0;
     for (int k = 0; k < 500; k++) {
@@ -74,8 +74,10 @@ int main(void) {
     ok(n >= 9 && n <= 12, "time cap of 10 s stops 1-second runs after about 10 (%d)", n);
   }
   {
-    fupermod_precision bad1 = {0, 10, 0.95, 0.1, 0, 0}, bad2 = {3, 2, 0.95, 0.1, 0, 0}, bad3 = {3, 10, 1.0, 0.1, 0, 0},
-                       bad4 = {3, 10, 0.95, NAN, 0, 0};
+    fupermod_precision bad1 = {.reps_min = 0, .reps_max = 10, .cl = 0.95, .eps = 0.1},
+                       bad2 = {.reps_min = 3, .reps_max = 2, .cl = 0.95, .eps = 0.1},
+                       bad3 = {.reps_min = 3, .reps_max = 10, .cl = 1.0, .eps = 0.1},
+                       bad4 = {.reps_min = 3, .reps_max = 10, .cl = 0.95, .eps = NAN};
     ok(fupermod_precision_check(&bad1) == FUPERMOD_ERR_USAGE && fupermod_precision_check(&bad2) == FUPERMOD_ERR_USAGE &&
            fupermod_precision_check(&bad3) == FUPERMOD_ERR_USAGE && fupermod_precision_check(&bad4) == FUPERMOD_ERR_USAGE,
        "invalid precision parameters rejected");
