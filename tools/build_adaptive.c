@@ -246,14 +246,19 @@ static int grid_index(const tool_adaptive *ad, long d) {
 }
 
 /* The predicted optimum of a candidate and its half-width: the makespan (time) from every
- * process's interval, so that a near tie widens it; or the summed energy. */
+ * process's interval, so that a near tie widens it; or the summed energy. *T: the makespan of
+ * the predicted times themselves (the largest at the shares), what the gap probe's reach needs:
+ * the interval's middle lies above it by half the interpolants' disagreement, which the first
+ * rounds' few sizes make wide. */
 static void predicted(const fupermod_dist *c, const fupermod_points *F, const tool_adaptive *ad, int energy, double *v,
-                      double *hw) {
+                      double *hw, double *T) {
   double lo = 0, hi = 0, sum = 0, sumc = 0;
+  *T = 0;
   for (int i = 0; i < c->size; i++) {
     int k = c->parts[i].d > 0 ? grid_index(ad, c->parts[i].d) : -1;
     const fupermod_point *p = k >= 0 ? &F[i].pts[k] : NULL;
     if (!p) continue;
+    if (p->t > *T) *T = p->t;
     if (p->t - p->ci > lo) lo = p->t - p->ci;
     if (p->t + p->ci > hi) hi = p->t + p->ci;
     if (energy) {
@@ -466,7 +471,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
     }
     if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = candidates(ad, tp, F, size, line, cand);
     if (rc == FUPERMOD_SUCCESS && rank == 0) {
-      double change = 0, v = 0, hw = 0;
+      double change = 0, v = 0, hw = 0, T = 0;
       int nreq = 0, ngap = 0, unmeasured = 0, main = 0, most = 0;
       if (!(req = calloc((size_t)size * (size_t)ad->ngrid, 1))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
       while (main + 1 < NCAND && !cand[main]) main++;
@@ -474,7 +479,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         double m = moved(cand[c], prev[c]);
         if (m > change) change = m;
       }
-      if (cand[main]) predicted(cand[main], F, ad, main == 1, &v, &hw);
+      if (cand[main]) predicted(cand[main], F, ad, main == 1, &v, &hw, &T);
       for (int i = 0; req && i < size; i++) {
         if (all[i].count > most) most = all[i].count;
         for (int c = 0; c < NCAND; c++)
@@ -484,7 +489,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       for (int c = 0; req && c < NCAND; c++)
         for (int i = 0; cand[c] && i < size; i++)
           nreq += share_requests(ad, cand[c], all, i, round > 1 && change == 0, req + (size_t)i * ad->ngrid);
-      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, v, req + (size_t)i * ad->ngrid);
+      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, T, req + (size_t)i * ad->ngrid);
       /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
        * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
       if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
