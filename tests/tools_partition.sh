@@ -130,4 +130,11 @@ done
 expect_exit 3 "paraleph: infeasible D ends every process with status 3" -- $MPI -np 2 "$FUPERMOD" partition -a paraleph -D 100000 "$E/fast.points"
 expect_exit 1 "paraleph: a missing file ends every process with status 1" -- $MPI -np 2 "$FUPERMOD" partition -a paraleph -D 10 "$TMPD/none.points"
 stderr_has "none.points" "file named"
+# -p with hundreds of thousands of processes: the notes print a few idle reasons and count the
+# rest (each reason is a pass over the distribution: all of them took hours)
+timeout 120 "$FUPERMOD" partition -a geometric -D 8 -p 380800 "$E/fast.points" >"$TMPD/many.out" 2>&1
+rc=$?
+n=$(grep -c ' idle: ' "$TMPD/many.out")
+ok $([ $rc -eq 0 ] && [ "$n" -eq 16 ] && grep -q '^  \.\.\. and [0-9]* more processes idle$' "$TMPD/many.out" && echo 0 || echo 1) \
+  "-p 380800, D = 8: done (status $rc), $n idle reasons printed and the rest counted"
 done_testing

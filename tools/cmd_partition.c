@@ -69,23 +69,29 @@ static void print_table(const fupermod_dist *d, int energy) {
   }
 }
 
+/* Notes of each kind printed one by one, the rest counted: each idle note costs a pass over the
+ * distribution, and -p may give hundreds of thousands of processes. */
+#define NOTES_MAX 16
+
 /* What the predictions say beyond the table: the balance, why a process is idle, and which
  * shares rest on an uncalibrated model (fupermod/calib.h). */
 static void print_notes(const fupermod_dist *d, const fupermod_points *const *f, int energy_objective) {
   char why[512];
-  int warned = 0;
+  int idle = 0, warned = 0;
   printf("  load-balance efficiency %.3f (mean over max of the predicted times, idle processes at 0)\n",
          fupermod_dist_efficiency(d));
   for (int i = 0; f && i < d->size; i++) {
     fupermod_calib c;
     if (d->parts[i].d == 0) {
-      if (fupermod_dist_idle_reason(d, i, f[i], energy_objective, why, sizeof why) == FUPERMOD_SUCCESS)
+      if (idle++ < NOTES_MAX && fupermod_dist_idle_reason(d, i, f[i], energy_objective, why, sizeof why) == FUPERMOD_SUCCESS)
         printf("  process %d idle: %s\n", i, why);
     } else if (fupermod_calib_check(f[i], d->parts[i].d, &c) == FUPERMOD_SUCCESS && !c.calibrated) {
-      printf("  warning: process %d's model is not calibrated at d=%ld: %s\n", i, d->parts[i].d, c.why);
-      warned = 1;
+      if (warned++ < NOTES_MAX)
+        printf("  warning: process %d's model is not calibrated at d=%ld: %s\n", i, d->parts[i].d, c.why);
     }
   }
+  if (idle > NOTES_MAX) printf("  ... and %d more processes idle\n", idle - NOTES_MAX);
+  if (warned > NOTES_MAX) printf("  ... and %d more processes on models not calibrated at their shares\n", warned - NOTES_MAX);
   if (warned) printf("  (an uncalibrated prediction is not to be trusted: measure more sizes near the share)\n");
 }
 

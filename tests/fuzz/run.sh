@@ -36,7 +36,7 @@ for t in $targets; do
   # one result line per target: "fuzz: fuzz_T: pass, ..." or "fuzz: fuzz_T: FAIL, why"
   why=""
   if [ -d "$src/tests/fuzz/regressions/$t" ]; then
-    "$out/fuzz_$t" "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
+    "$out/fuzz_$t" -timeout=10 "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
       why="fails on a committed regression input (see $out/regress_$t.log)"
   fi
   mask=0
