@@ -27,8 +27,9 @@ int fupermod_read_file(const char *path, char **text, size_t *len) {
     close(fd);
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: is a directory, not a file", path);
   }
-  /* a pipe or a special file says 0: grown as it comes */
-  cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+  /* room for the size, the end-finding read of 1 byte and the '\0' (with one byte less, that
+   * read would first double the buffer); a pipe or a special file says 0: grown as it comes */
+  cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
   if (!(buf = malloc(cap))) {
     close(fd);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
