@@ -38,9 +38,8 @@ int tool_exec_full(void) {
  * huge page only if nothing in it was touched before the advice, and malloc writes the header of
  * its free top right after the last block it hands out: so a filler block first carries the top
  * up to the first frame boundary past what is already touched. Best effort: where any of this is
- * refused, malloc works as usual. */
-/* the blocks big_heap keeps: volatile, or the compiler drops the stores and then the filler's malloc
- * (GCC removes an allocation whose result is never read) */
+ * refused, malloc works as usual. The blocks kept are volatile: GCC removes an allocation whose
+ * result is never read, and it had dropped the filler. */
 static void *volatile held[2];
 
 static void big_heap(void) {
