@@ -8,10 +8,13 @@ cluster_up node1:0 node2:1
 pids=$(cat "$CL"/*.pid 2>/dev/null)
 ok "$([ "$("$VC" exec "$CL" node1 hostname)" = node1 ] && [ "$("$VC" exec "$CL" node2 hostname)" = node2 ]; echo $?)" \
   "each node has its own hostname"
-touch /dev/shm/fupermod-vc-host.$$
-ok "$("$VC" exec "$CL" node1 "[ ! -e /dev/shm/fupermod-vc-host.$$ ] && [ -z \"\$(ls -A /tmp)\" ]"; echo $?)" \
+touch /dev/shm/fupermod-vc-host.$$ /tmp/fupermod-vc-host.$$
+ok "$("$VC" exec "$CL" node1 "[ ! -e /dev/shm/fupermod-vc-host.$$ ] && [ ! -e /tmp/fupermod-vc-host.$$ ] && touch /tmp/fupermod-vc-node1.$$" &&
+     "$VC" exec "$CL" node2 "[ ! -e /tmp/fupermod-vc-node1.$$ ]" && [ ! -e /tmp/fupermod-vc-node1.$$ ]; echo $?)" \
   "and its own /dev/shm and /tmp"
-rm -f /dev/shm/fupermod-vc-host.$$
+rm -f /dev/shm/fupermod-vc-host.$$ /tmp/fupermod-vc-host.$$
+ok "$("$VC" exec "$CL" node1 "echo \$(hostname) >$CL/seen && [ -x $FUPERMOD ]" && "$VC" exec "$CL" node2 "grep -qx node1 $CL/seen"; echo $?)" \
+  "what the nodes share stays reachable from each (the cluster's directory and the build, here below ${CL%/tests/*})"
 ok "$("$VC" exec "$CL" node2 "grep -q 'Cpus_allowed_list:[[:space:]]*1\$' /proc/self/status"; echo $?)" \
   "node2 runs on CPU 1 only"
 

@@ -1,7 +1,9 @@
-# Shared start of the cluster tests: source after tests/tap.sh. Skips (with the reason) where the
-# virtual cluster cannot run, makes the cluster's directory $CL (not below /tmp: every node has
-# its own) and stops the cluster on exit. Then: cluster_up [--slurm] NODE[:CPUS]..., and
-# kill_ranks NODE to end the background job $job by the death of NODE's ranks.
+# Shared start of the cluster tests: source after tests/tap.sh. Skips (with the reason) only where
+# a precondition of the virtual cluster fails (not root, namespaces refused, Slurm missing), makes
+# the cluster's directory $CL in the build tree and stops the cluster on exit. Then:
+# cluster_up [--slurm] NODE[:CPUS]... (a cluster that does not come up is one failure, with its
+# log, and ends the test), and kill_ranks NODE to end the background job $job by the death of
+# NODE's ranks.
 VC="$top_srcdir/tests/cluster/vcluster"
 if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
 if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
@@ -17,9 +19,16 @@ CL=$(mktemp -d "$top_builddir/tests/vcluster.XXXXXX")
 job=""
 trap '[ -n "$job" ] && kill "$job" 2>/dev/null; "$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
 cluster_up() { # [--slurm] NODE[:CPUS]...: start the nodes (a TAP point), then work in $CL
-  "$VC" up "$CL" "$@" >"$TMPD/up" 2>&1
-  ok $? "nodes start: $*"
+  # the tree and the test's scratch directory stay visible on the nodes wherever they are (/tmp too)
+  "$VC" up "$CL" --share "$top_srcdir" --share "$top_builddir" --share "$TMPD" "$@" >"$TMPD/up" 2>&1
+  local rc=$?
+  ok $rc "nodes start: $*"
   sed 's/^/# /' "$TMPD/up"
+  if [ $rc -ne 0 ]; then
+    for f in "$CL"/*.log "$CL"/*.out; do [ -s "$f" ] && { echo "# $f:"; tail -n 20 "$f" | sed 's/^/#   /'; }; done
+    done_testing
+    exit 1
+  fi
   [ -f "$CL/env" ] && . "$CL/env"
   cd "$CL" || exit 1
 }
