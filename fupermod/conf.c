@@ -191,46 +191,81 @@ int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t 
   return 0;
 }
 
-int fupermod_bind_apply(const char *bind) {
-  hwloc_topology_t topo;
-  hwloc_bitmap_t set;
-  hwloc_obj_type_t type;
+/* The CPUs a binding names into set, on topo; *type: the kind of object its list counts. */
+static int bind_set(hwloc_topology_t topo, const char *bind, hwloc_bitmap_t set, hwloc_obj_type_t *type) {
   const char *list;
   int rc = FUPERMOD_SUCCESS;
-  if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
   if (!valid_bind(bind)) return fupermod_error(FUPERMOD_ERR_INPUT, "bad binding '%s'", bind);
-  if (strncmp(bind, "core:", 5) == 0) type = HWLOC_OBJ_CORE, list = bind + 5;
-  else if (strncmp(bind, "pu:", 3) == 0) type = HWLOC_OBJ_PU, list = bind + 3;
-  else if (strncmp(bind, "socket:", 7) == 0) type = HWLOC_OBJ_PACKAGE, list = bind + 7;
-  else type = HWLOC_OBJ_NUMANODE, list = bind + 5;
-  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
-    return fupermod_error(FUPERMOD_ERR_SYSTEM, "hwloc cannot load the topology");
-  set = hwloc_bitmap_alloc();
+  if (strncmp(bind, "core:", 5) == 0) *type = HWLOC_OBJ_CORE, list = bind + 5;
+  else if (strncmp(bind, "pu:", 3) == 0) *type = HWLOC_OBJ_PU, list = bind + 3;
+  else if (strncmp(bind, "socket:", 7) == 0) *type = HWLOC_OBJ_PACKAGE, list = bind + 7;
+  else *type = HWLOC_OBJ_NUMANODE, list = bind + 5;
   while (*list && rc == FUPERMOD_SUCCESS) {
     char *end;
     long a = strtol(list, &end, 10), b = a;
     if (*end == '-') b = strtol(end + 1, &end, 10);
     if (b < a) rc = fupermod_error(FUPERMOD_ERR_INPUT, "binding '%s': bad range", bind);
     for (long i = a; i <= b && rc == FUPERMOD_SUCCESS; i++) {
-      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, (unsigned)i);
+      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, *type, (unsigned)i);
       if (!obj) {
         char host[256] = "this host";
         gethostname(host, sizeof host - 1);
         rc = fupermod_error(FUPERMOD_ERR_INPUT,
                             "binding '%s': %.*s %ld does not exist on %s, which gives this process %d (numbered "
                             "from 0)",
-                            bind, (int)(strchr(bind, ':') - bind), bind, i, host, hwloc_get_nbobjs_by_type(topo, type));
+                            bind, (int)(strchr(bind, ':') - bind), bind, i, host, hwloc_get_nbobjs_by_type(topo, *type));
       }
       else
         hwloc_bitmap_or(set, set, obj->cpuset);
     }
     list = *end == ',' ? end + 1 : end;
   }
-  if (rc == FUPERMOD_SUCCESS && hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0)
-    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "binding '%s' failed", bind);
+  return rc;
+}
+
+/* Runs fn(topo, set, type, out) on the binding's CPUs. */
+static int with_bind_set(const char *bind, int (*fn)(hwloc_topology_t, hwloc_const_bitmap_t, hwloc_obj_type_t, int *),
+                         int *out) {
+  hwloc_topology_t topo;
+  hwloc_bitmap_t set;
+  hwloc_obj_type_t type;
+  int rc;
+  if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "hwloc cannot load the topology");
+  set = hwloc_bitmap_alloc();
+  rc = bind_set(topo, bind, set, &type);
+  if (rc == FUPERMOD_SUCCESS) rc = fn(topo, set, type, out);
   hwloc_bitmap_free(set);
   hwloc_topology_destroy(topo);
   return rc;
+}
+
+static int apply_set(hwloc_topology_t topo, hwloc_const_bitmap_t set, hwloc_obj_type_t type, int *out) {
+  (void)type, (void)out;
+  if (hwloc_set_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "the system refused it");
+  return FUPERMOD_SUCCESS;
+}
+
+static int count_set(hwloc_topology_t topo, hwloc_const_bitmap_t set, hwloc_obj_type_t type, int *out) {
+  /* a list of PUs counts its PUs (hardware threads), any other binding the cores it covers */
+  int n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, type == HWLOC_OBJ_PU ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE);
+  /* no core objects (some virtual machines): its PUs */
+  if (n <= 0) n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_PU);
+  *out = n > 0 ? n : 1;
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_bind_apply(const char *bind) {
+  int rc;
+  if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
+  rc = with_bind_set(bind, apply_set, NULL);
+  return rc == FUPERMOD_ERR_SYSTEM ? fupermod_error_prefix(rc, "binding '%s'", bind) : rc;
+}
+
+int fupermod_bind_width(const char *bind, int *cores) {
+  *cores = 0;
+  if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
+  return with_bind_set(bind, count_set, cores);
 }
 
 int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size) {

@@ -136,8 +136,10 @@ if [ "$(getconf _NPROCESSORS_ONLN)" -ge 2 ]; then
   OPENBLAS_NUM_THREADS=2 $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/shared.conf" --out "$TMPD/shared" --size 256 \
     --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q >"$TMPD/sstdout" 2>&1
   ok $? "run with two processes sharing core 1"
-  ok $(grep -q '^   BLAS threads per process: 1, as the models were measured' "$TMPD/sstdout" && echo 0 || echo 1) \
-    "with OPENBLAS_NUM_THREADS=2, SUMMA's updates run on one BLAS thread, as the models were measured"
+  ok $(grep -q '^   rank 2 on .*, bind core:1, cpus 1, threads 1$' "$TMPD/sstdout" &&
+       awk -F, 'NR == 1 { if ($18 != "threads") exit 1; next } $18 != 1 { exit 1 }' "$TMPD/shared/report-dgemm.csv" &&
+       grep -q '^# kernel: dgemm b=32,threads=1,' "$TMPD/shared/models/dgemm/localhost.2.points" && echo 0 || echo 1) \
+    "with OPENBLAS_NUM_THREADS=2, a process bound to one core measures and runs SUMMA's updates on one thread"
   for app in dgemm fft; do
     bad=$(awk -F, 'NR == 1 { if ($15 != "group" || $16 != "meas_cpu" || $17 != "meas_busy") { print "header"; exit } next }
                    { want = $4 == 0 ? 0 : 1; if ($15 != want) n++

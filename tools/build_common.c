@@ -1,6 +1,11 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
 #include "tools/build_common.h"
 
 int tool_agree(const char *sub, int rc, MPI_Comm comm) {
@@ -111,4 +116,76 @@ int tool_pareto_pick(const fupermod_problem *prob, double tradeoff, fupermod_fro
   for (int k = 0; k < front->count; k++)
     if (front->points[k].time <= front->points[0].time * (1.0 + tradeoff)) *chosen = k;
   return FUPERMOD_SUCCESS;
+}
+
+/* Who holds a lock file: what its holder wrote into it, on one line. */
+static void lock_holder(int fd, char *buf, size_t size) {
+  ssize_t n = pread(fd, buf, size - 1, 0);
+  buf[n > 0 ? n : 0] = '\0';
+  buf[strcspn(buf, "\n")] = '\0';
+  if (!buf[0]) snprintf(buf, size, "a job that has not said who it is yet");
+}
+
+static int lock_take(const char *sub, const char *dir, double wait, int *fd) {
+  char path[4200], who[512], host[256] = "";
+  double t0 = fupermod_time(), said = -1;
+  snprintf(path, sizeof path, "%s/" TOOL_DIR_LOCK, dir);
+  if ((*fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot open the lock: %s", path, strerror(errno));
+  while (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
+    double el = fupermod_time() - t0;
+    struct timespec tick = {0, 100000000};
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      close(*fd);
+      *fd = -1;
+      return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot lock: %s", path, strerror(errno));
+    }
+    lock_holder(*fd, who, sizeof who);
+    if (el >= wait) {
+      close(*fd);
+      *fd = -1;
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s is being written by another job (%s): gave up after %.0f s "
+                            "(--lock-wait)", dir, who, wait);
+    }
+    if (said < 0 || el - said >= 60) {
+      fprintf(stderr, "fupermod %s: %s is being written by another job (%s); waiting for it (%.0f of at most %.0f s)\n",
+              sub, dir, who, el, wait);
+      said = el;
+    }
+    nanosleep(&tick, NULL);
+  }
+  gethostname(host, sizeof host - 1);
+  {
+    char line[600];
+    time_t now = time(NULL);
+    struct tm tm;
+    int n;
+    gmtime_r(&now, &tm);
+    n = snprintf(line, sizeof line, "fupermod %s on %s, pid %ld, since %04d-%02d-%02d %02d:%02d:%02d UTC\n", sub, host,
+                 (long)getpid(), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (ftruncate(*fd, 0) != 0 || pwrite(*fd, line, (size_t)n, 0) != n) { /* the lock holds without it */ }
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd) {
+  int rank, rc = FUPERMOD_SUCCESS, done = 0;
+  MPI_Request req;
+  *fd = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) rc = lock_take(sub, dir, wait, fd);
+  /* the others wait without spinning: a job that waits must not slow the one that measures */
+  MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
+  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
+    struct timespec tick = {0, 10000000};
+    nanosleep(&tick, NULL);
+  }
+  return tool_agree(sub, rc, MPI_COMM_WORLD);
+}
+
+void tool_dir_unlock(int *fd) {
+  if (*fd < 0) return;
+  if (ftruncate(*fd, 0) != 0) { /* who held it no longer matters */ }
+  close(*fd);
+  *fd = -1;
 }

@@ -31,6 +31,17 @@ typedef struct tool_proc {
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
 void tool_proc_free(tool_proc *p);
 
+/* The lock of a directory of point files (DIR/.fupermod-lock): a job holds it while it reads,
+ * measures and writes the files there, so that two jobs never measure the same size twice, write
+ * a header twice or lose each other's points. One lock per directory, taken by rank 0 for the
+ * whole job, so that two multi-process jobs cannot each hold a part the other waits for. */
+#define TOOL_DIR_LOCK ".fupermod-lock"
+/* Collective over MPI_COMM_WORLD: rank 0 takes DIR's lock, waiting up to wait seconds for the job
+ * that holds it (saying which on stderr), and writes who holds it into the lock file; the other
+ * ranks wait without spinning. *fd: the lock on rank 0 (-1 elsewhere). Errors are agreed. */
+int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd);
+void tool_dir_unlock(int *fd);
+
 /* Adaptive building (tools/build_adaptive.c): measure only where the distribution is decided. */
 enum { TOOL_ADAPT_TIME = 1, TOOL_ADAPT_ENERGY = 2, TOOL_ADAPT_HIER = 4, TOOL_ADAPT_PARETO = 8 };
 

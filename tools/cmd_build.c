@@ -85,7 +85,10 @@ static void help(void) {
          "            keys, static_power=W or static_probe=SECONDS, attribution=busy|solo (docs/energy.md);\n"
          "            points then carry the dynamic energy; model-meter energies are labelled ESTIMATE;\n"
          "            external-meter points carry their runs' times, for fupermod energy import\n"
-         "  --data DIR  output directory (default fupermod-data)\n"
+         "  --data DIR  output directory (default fupermod-data); a job holds DIR's lock (DIR/.fupermod-lock)\n"
+         "              from before it reads the point files until it ends, so that jobs sharing DIR measure in\n"
+         "              turn; another job waits for it, saying which job holds it\n"
+         "  --lock-wait S  wait at most S seconds for that lock, then stop (default 3600)\n"
          "  --dist FILE measure each process at its share d of the distribution FILE and print the\n"
          "              predicted and the measured times (nothing is written)\n"
          "  -q          no progress lines\n");
@@ -248,7 +251,8 @@ int cmd_build(int argc, char **argv) {
                                        {"adapt-for", required_argument, NULL, 'F'}, {"init", required_argument, NULL, 'I'},
                                        {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
                                        {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
-                                       {"keep-outliers", no_argument, NULL, 'K'}, {NULL, 0, NULL, 0}};
+                                       {"keep-outliers", no_argument, NULL, 'K'},
+                                       {"lock-wait", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
   double gran = 1.0;
@@ -260,7 +264,8 @@ int cmd_build(int argc, char **argv) {
   double start;
   watchdog wd;
   pthread_t wd_thread;
-  int wd_on = 0, adaptive = 0;
+  int wd_on = 0, adaptive = 0, lockfd = -1;
+  double lock_wait = 3600;
   tool_adaptive ad;
   memset(&ad, 0, sizeof ad);
   ad.algorithm = "paraleph";
@@ -330,6 +335,11 @@ int cmd_build(int argc, char **argv) {
     case 'O':
       if (fupermod_parse_double(optarg, &x) || !(x >= 0)) return tool_usage(SUB, "--tol '%s' must be a number >= 0", optarg);
       ad.tol = x;
+      break;
+    case 'l':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
+        return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
+      lock_wait = x;
       break;
     case 'X':
       if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
@@ -403,11 +413,13 @@ int cmd_build(int argc, char **argv) {
     rc = check_dist(distpath, &en, &prec, rank, size);
     goto done;
   }
+  if ((rc = tool_agree(SUB, fupermod_mkdir_p(data), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  /* what another job wrote until it let go is read after the lock is taken */
+  if ((rc = tool_dir_lock(SUB, data, lock_wait, &lockfd)) != FUPERMOD_SUCCESS) goto done;
   {
     const fupermod_process_conf *pc = &en.conf.procs[en.index];
-    rc = fupermod_mkdir_p(data);
     tool_points_path(path, sizeof path, data, pc);
-    if (rc == FUPERMOD_SUCCESS && access(path, F_OK) == 0) {
+    if (access(path, F_OK) == 0) {
       int kind = 0, has_data = 0;
       rc = scan_point_file(path, &kind, &has_data);
       /* a file a run left before its first point holds nothing measured: start it again */
@@ -561,6 +573,7 @@ done:
     __atomic_store_n(&wd.stop, 1, __ATOMIC_RELEASE);
     pthread_join(wd_thread, NULL);
   }
+  tool_dir_unlock(&lockfd);
   status = fupermod_exit_status(rc);
   tool_proc_free(&en);
   fupermod_points_free(&have);

@@ -57,6 +57,7 @@ typedef struct {
   int smooth; /* half-width of the smoothing window in measured sizes; 0: the raw points */
   double tradeoff;
   fupermod_precision prec;
+  double lock_wait; /* seconds to wait for a models directory another job writes */
 } options;
 
 static void help(void) {
@@ -64,9 +65,10 @@ static void help(void) {
          "The main job. Every process finds its line in CONF, then:\n"
          "  1. builds the time and dynamic-energy functions of the DGEMM (SUMMA block update) and\n"
          "     row-FFT kernels on a grid of K sizes, all processes in parallel, adaptively: only the\n"
-         "     sizes where the distributions are decided (--full-grid: every size); reused from\n"
-         "     DIR/models when the configuration line, kernel and sizes are unchanged, and an\n"
-         "     interrupted build resumes;\n"
+         "     sizes where the distributions are decided (--full-grid: every size), each process\n"
+         "     with the threads of its line (threads=, default: the cores of its binding); reused\n"
+         "     from DIR/models when nothing that determines them changed (the line, the host, the\n"
+         "     node's lines, the kernel, the sizes, the precision), and an interrupted build resumes;\n"
          "  2. partitions with PARALEPH for time (or --algorithm), PARALEPH for energy, and HEPOPTA's\n"
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
          "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
@@ -90,6 +92,8 @@ static void help(void) {
          "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
          "  --reps R           application runs per distribution (default 5)\n"
          "  --rebuild          measure again even when the models could be reused\n"
+         "  --lock-wait S      wait at most S s (default 3600) for a models directory that another\n"
+         "                     job is writing (DIR/models/APP/.fupermod-lock), then stop\n"
          "  -r/-R/-e/-i/-T     benchmark precision as in fupermod build\n"
          "  --keep-outliers    average every benchmark repetition; by default outlying ones are\n"
          "                     rejected and counted, as in fupermod build (docs/models.md)\n"
@@ -109,20 +113,39 @@ static int parse_apps(const char *s, options *o) {
   return tool_list("--apps", s, 16, add_app, o);
 }
 
-/* FNV-1a of everything that determines a model: reuse only when it matches. */
 /* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
  * sharing cores record the union of their runs; 4: early finishers keep loading the machine;
  * 5: outlying repetitions rejected). */
 #define RUN_MODELS_REV 5
 
-static uint64_t fingerprint(const char *line, const app_t *a, const fupermod_precision *p) {
-  char buf[4096];
-  uint64_t h = 1469598103934665603ULL;
-  /* the revision of what the kernels measure: models of an older kernel must not be reused */
-  snprintf(buf, sizeof buf, "rev%d|%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g|%d", RUN_MODELS_REV, line, a->kernel,
-           a->n, a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max, p->keep_outliers);
-  for (const char *s = buf; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+/* What a process computes app a with: its threads, the kernel's options, and what determines its
+ * models besides them (the host, the node's lines, the kernel's code). */
+typedef struct {
+  int threads;   /* the line's threads=, else the cores of its binding (1 when bound to none) */
+  char sub[2048]; /* the kernel's sub-options: the app's own, then the line's */
+  char host[MPI_MAX_PROCESSOR_NAME];
+  char *node;    /* every line of this node, with its threads, in intra-node rank order */
+  uint64_t code; /* the kernel plug-in's bytes and the library it computes with */
+} run_exec;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n) {
+  const unsigned char *s = data;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
   return h;
+}
+
+/* The fingerprint of everything that determines a model: reuse only when it matches. */
+static uint64_t fingerprint(const fupermod_process_conf *pc, const run_exec *ex, const app_t *a,
+                            const fupermod_precision *p) {
+  char buf[8192];
+  uint64_t h = 1469598103934665603ULL;
+  snprintf(buf, sizeof buf, "rev%d|%s %d %s %s %s|threads=%d|%s|%s|n=%ld|b=%ld|g=%ld|K=%d|%d|%d|%g|%g|%g|%d|",
+           RUN_MODELS_REV, pc->hostname, pc->rank_intra, pc->bind, pc->device_type, pc->subopts, ex->threads, a->kernel,
+           ex->sub, a->n, a->b, a->g, a->K, p->reps_min, p->reps_max, p->cl, p->eps, p->time_max, p->keep_outliers);
+  h = fnv(h, buf, strlen(buf));
+  h = fnv(h, ex->host, strlen(ex->host) + 1);
+  h = fnv(h, ex->node, strlen(ex->node) + 1);
+  return fnv(h, &ex->code, sizeof ex->code);
 }
 
 static long *app_grid(const app_t *a) {
@@ -168,27 +191,124 @@ static void report_model_cost(const app_t *a, const fupermod_points *all, int si
   free(grid);
 }
 
+/* The kernel's code: the plug-in file's bytes and the library it computes with. */
+static int kernel_code(const app_t *a, uint64_t *code) {
+  char *path = NULL, *text = NULL;
+  size_t len = 0;
+  const char *lib = a->b ? openblas_get_config() : fftw_version;
+  int rc = fupermod_kernel_find(a->kernel, &path);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_read_file(path, &text, &len);
+  if (rc == FUPERMOD_SUCCESS) *code = fnv(fnv(1469598103934665603ULL, text, len), lib, strlen(lib));
+  free(text);
+  free(path);
+  return rc;
+}
+
+/* This process's run_exec for app a (collective over the node: the node's lines). */
+static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
+  const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
+  char mine[2048], buf[64];
+  long v = 0;
+  int rc = FUPERMOD_SUCCESS, n = 0, len = 0;
+  char *all = NULL;
+  memset(ex, 0, sizeof *ex);
+  /* the value was checked with the configuration (check_lines) */
+  if (fupermod_subopt_get(pc->subopts, "threads", buf, sizeof buf) == 1 && fupermod_parse_long(buf, &v) == 0) ex->threads = (int)v;
+  else if ((rc = fupermod_bind_width(pc->bind, &ex->threads)) != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", tp->conf.source, pc->line);
+  if (ex->threads < 1) ex->threads = 1;
+  if (a->b) snprintf(ex->sub, sizeof ex->sub, "b=%ld,threads=%d", a->b, ex->threads);
+  else snprintf(ex->sub, sizeof ex->sub, "n=%ld,threads=%d,place=in", a->n, ex->threads);
+  /* then the line's other sub-options (those the app sets agree with it: check_lines) */
+  for (const char *s = pc->subopts; *s;) {
+    size_t n = strcspn(s, ",");
+    if (!((n > 2 && strncmp(s, "b=", 2) == 0) || (n > 2 && strncmp(s, "n=", 2) == 0) ||
+          (n > 8 && strncmp(s, "threads=", 8) == 0) || (n > 6 && strncmp(s, "place=", 6) == 0)))
+      snprintf(ex->sub + strlen(ex->sub), sizeof ex->sub - strlen(ex->sub), ",%.*s", (int)n, s);
+    s += n + (s[n] == ',');
+  }
+  MPI_Get_processor_name(ex->host, &len);
+  if (rc == FUPERMOD_SUCCESS) rc = kernel_code(a, &ex->code);
+  snprintf(mine, sizeof mine, "%s %d %s %s %s, threads %d", pc->hostname, pc->rank_intra, pc->bind, pc->device_type,
+           pc->subopts, ex->threads);
+  MPI_Comm_size(tp->intra, &n);
+  all = malloc((size_t)n * sizeof mine);
+  ex->node = malloc((size_t)n * sizeof mine);
+  /* every process of the node takes part, even when it failed above */
+  MPI_Allgather(mine, sizeof mine, MPI_CHAR, all ? all : mine, all ? (int)sizeof mine : 0, MPI_CHAR, tp->intra);
+  if (!all || !ex->node) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  else {
+    ex->node[0] = '\0';
+    for (int r = 0; r < n; r++) {
+      strcat(ex->node, all + (size_t)r * sizeof mine);
+      if (r + 1 < n) strcat(ex->node, "\n");
+    }
+  }
+  free(all);
+  return rc;
+}
+
+/* Every line asks for what the job can do, or the job stops before it measures anything: a cpu
+ * process, no kernel but the applications', threads from 1 to 4096, and no kernel sub-option
+ * that contradicts what the application computes. */
+static int check_lines(const options *o) {
+  fupermod_conf conf;
+  char buf[256];
+  long v;
+  int rc = fupermod_conf_load(o->conf, &conf), loaded = rc == FUPERMOD_SUCCESS;
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < conf.count; i++) {
+    const fupermod_process_conf *pc = &conf.procs[i];
+    const char *where = o->conf;
+    int line = pc->line;
+    if (strcmp(pc->device_type, "cpu") != 0)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a %s line: fupermod run measures and runs CPU processes only (use "
+                          "fupermod build and fupermod partition for other devices)", where, line, pc->device_type);
+    else if (fupermod_subopt_get(pc->subopts, "kernel", buf, sizeof buf) == 1 && strcmp(buf, "dgemm") != 0 &&
+             strcmp(buf, "fft-rows") != 0)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: kernel=%s computes neither of fupermod run's applications (SUMMA "
+                          "DGEMM: kernel dgemm; 2D-FFT: kernel fft-rows)", where, line, buf);
+    else if (fupermod_subopt_get(pc->subopts, "threads", buf, sizeof buf) == 1 &&
+             (fupermod_parse_long(buf, &v) != 0 || v < 1 || v > 4096))
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: threads=%s must be an integer from 1 to 4096", where, line, buf);
+    else if (o->apps_dgemm && fupermod_subopt_get(pc->subopts, "b", buf, sizeof buf) == 1 &&
+             (fupermod_parse_long(buf, &v) != 0 || v != o->dgemm_b))
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: b=%s: SUMMA multiplies blocks of %ld (--dgemm-b), which the DGEMM "
+                          "kernel measures", where, line, buf, o->dgemm_b);
+    else if (o->apps_fft && fupermod_subopt_get(pc->subopts, "n", buf, sizeof buf) == 1 &&
+             (fupermod_parse_long(buf, &v) != 0 || v != o->fft_n))
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: n=%s: the 2D-FFT transforms rows of %ld (--fft-n), which the FFT "
+                          "kernel measures", where, line, buf, o->fft_n);
+    else if (o->apps_fft && fupermod_subopt_get(pc->subopts, "place", buf, sizeof buf) == 1 && strcmp(buf, "in") != 0)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: place=%s: the 2D-FFT transforms in place", where, line, buf);
+    else if (o->apps_fft && fupermod_subopt_get(pc->subopts, "wisdom", buf, sizeof buf) == 1)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: wisdom=%s: the 2D-FFT plans without wisdom (FFTW_ESTIMATE)", where,
+                          line, buf);
+  }
+  if (loaded) fupermod_conf_free(&conf);
+  return rc;
+}
+
 /* Build or reuse this process's function for app a: every size is measured with the node's
  * processes in step; each point is appended at once so an interrupted run resumes. */
-static int build_function(const options *o, tool_proc *tp, const app_t *a, fupermod_points *pts, double *elapsed) {
+static int build_function(const options *o, tool_proc *tp, const app_t *a, const run_exec *ex, fupermod_points *pts,
+                          double *elapsed) {
   const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
-  char dir[4096], path[4200], sub[2048], head[256];
-  uint64_t fp = fingerprint(pc->subopts, a, &o->prec);
+  char dir[4096], path[4200], head[256];
+  const char *sub = ex->sub;
+  uint64_t fp = fingerprint(pc, ex, a, &o->prec);
   fupermod_kernel *k = NULL;
-  int rc = FUPERMOD_SUCCESS, rank, reuse = 0;
+  int rc = FUPERMOD_SUCCESS, rank, reuse = 0, lockfd = -1;
   double t0 = fupermod_time();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   snprintf(dir, sizeof dir, "%s/models/%s", o->out, a->name);
   snprintf(path, sizeof path, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
   snprintf(head, sizeof head, "# fupermod run model: app %s kernel %s fingerprint %016llx", a->name, a->kernel,
            (unsigned long long)fp);
-  /* the app's own kernel options first: the first occurrence of a key wins */
-  if (a->b > 0) snprintf(sub, sizeof sub, "b=%ld,threads=1,%s", a->b, pc->subopts);
-  else snprintf(sub, sizeof sub, "n=%ld,threads=1,%s", a->n, pc->subopts);
-  rc = fupermod_mkdir_p(dir);
   pts->count = 0;
   pts->pts = NULL;
-  if (rc == FUPERMOD_SUCCESS && !o->rebuild && access(path, F_OK) == 0) {
+  if ((rc = tool_agree(SUB, fupermod_mkdir_p(dir), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  /* another job's models are read once it let go of them (tool_dir_lock) */
+  if ((rc = tool_dir_lock(SUB, dir, o->lock_wait, &lockfd)) != FUPERMOD_SUCCESS) goto done;
+  if (!o->rebuild && access(path, F_OK) == 0) {
     char *text = NULL;
     size_t len;
     if (fupermod_read_file(path, &text, &len) == FUPERMOD_SUCCESS && strstr(text, head) &&
@@ -205,6 +325,13 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, fuper
       /* for fupermod model list/show/plot: the kernel (its complexity) and the configuration line */
       fprintf(af.fp, "# kernel: %s %s\n# line: %s %d %s %s %s\n", a->kernel, sub, pc->hostname, pc->rank_intra, pc->bind,
               pc->device_type, pc->subopts);
+      /* what else the fingerprint covers, for a reader */
+      fprintf(af.fp, "# measured on host %s with %d thread%s, beside the node's lines:\n# | ", ex->host, ex->threads,
+              ex->threads == 1 ? "" : "s");
+      for (const char *c = ex->node; *c; c++)
+        if (*c == '\n') fputs("\n# | ", af.fp);
+        else fputc(*c, af.fp);
+      fputc('\n', af.fp);
       rc = fupermod_atomic_commit(&af);
     }
   }
@@ -233,6 +360,7 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, fuper
   if (rank == 0 && !o->quiet && reuse)
     fprintf(stderr, "fupermod run: %s models reused from %s/models/%s\n", a->name, o->out, a->name);
 done:
+  tool_dir_unlock(&lockfd);
   fupermod_kernel_unload(k);
   *elapsed = fupermod_time() - t0;
   return rc;
@@ -555,7 +683,7 @@ done:
 }
 
 /* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
-static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, int threads, MPI_Comm share, run_t *r) {
   int rank, size, rc;
   fupermod_fft2d *plan = NULL;
   double *data;
@@ -563,7 +691,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
   fupermod_trace phases = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, 1, FFTW_ESTIMATE, &plan);
+  rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, threads, FFTW_ESTIMATE, &plan);
   if (rc != FUPERMOD_SUCCESS) return tool_agree(SUB, rc, MPI_COMM_WORLD);
   data = fupermod_fft2d_local(plan);
   rows = r->dist->parts[rank].d;
@@ -752,7 +880,7 @@ static int run_agrees(const run_t *r, int i, const app_t *a) {
 
 static void write_reports(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
                           const fupermod_points *measured, const double *scatter, int size, const fupermod_front *front,
-                          int chosen, const tool_proc *tp, const char **hosts, const int *leader) {
+                          int chosen, const tool_proc *tp, const char **hosts, const int *leader, const int *threads) {
   char path[4200], script[4200];
   fupermod_atomic_file af;
   const run_t *even = &runs[nruns - 1], *best = &runs[0];
@@ -760,8 +888,9 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   /* terminal table */
   printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
          a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
+  printf("   kernel %s; each process computes with the threads of its line (thr below), as its model was measured\n",
+         a->kernel);
   if (a->b) {
-    printf("   BLAS threads per process: %d, as the models were measured\n", openblas_get_num_threads());
     printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
            "   to the models for their arrangement (docs/matrix.md)\n");
   }
@@ -796,7 +925,7 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
            "   +- its confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same\n"
            "   for the runs); they agree when the two intervals overlap\n",
            best->label, a->iters, o->reps);
-  printf("   %-6s %-14s %5s %7s %6s %11s %9s %11s %9s %7s %10s %10s\n", "rank", "host", "group", "share", "d",
+  printf("   %-6s %-14s %5s %4s %7s %6s %11s %9s %11s %9s %7s %10s %10s\n", "rank", "host", "group", "thr", "share", "d",
          "pred t(s)", "+-", "meas t(s)", "+-", "agree", "busy t(s)", "cpu t(s)");
   {
     int agree = 0, busy = 0, grouped = 0;
@@ -806,8 +935,8 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
       busy += best->dist->parts[i].d > 0;
       agree += best->dist->parts[i].d > 0 && in;
       grouped += leader[i] != i;
-      printf("   %-6d %-14s %5d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g %10.4g\n", i, hosts[i], leader[i],
-             100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt, best->pred_ci[i], mt, best->meas_ci[i],
+      printf("   %-6d %-14s %5d %4d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g %10.4g\n", i, hosts[i], leader[i],
+             threads[i], 100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt, best->pred_ci[i], mt, best->meas_ci[i],
              best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no", best->meas_wall[i], best->meas_cpu[i]);
     }
     if (grouped)
@@ -824,15 +953,15 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   /* CSV per process and distribution */
   snprintf(path, sizeof path, "%s/report-%s.csv", o->out, a->name);
   if (fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
-    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu,meas_busy\n");
+    fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu,meas_busy,threads\n");
     for (int k = 0; k < nruns; k++)
       for (int i = 0; i < size; i++)
-        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g\n", a->name, a->n, runs[k].label, i,
+        fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g,%d\n", a->name, a->n, runs[k].label, i,
                 hosts[i], runs[k].dist->parts[i].d, (double)runs[k].dist->parts[i].d / a->D,
                 runs[k].dist->parts[i].t * a->iters, runs[k].meas_proc[i], runs[k].pred_ci[i], runs[k].meas_ci[i],
                 runs[k].dist->parts[i].d > 0 && run_agrees(&runs[k], i, a),
                 has_e ? runs[k].dist->parts[i].e * a->iters : NAN, runs[k].meas_proc_e[i], leader[i], runs[k].meas_cpu[i],
-                runs[k].meas_wall[i]);
+                runs[k].meas_wall[i], threads[i]);
     fupermod_atomic_commit(&af);
   }
   snprintf(path, sizeof path, "%s/summary-%s.csv", o->out, a->name);
@@ -945,8 +1074,9 @@ static int run_app(const options *o, app_t *a) {
   double el;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
-  int *leader = NULL;
+  int *leader = NULL, *threads = NULL;
   MPI_Comm share = MPI_COMM_NULL;
+  run_exec ex = {0};
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
@@ -955,14 +1085,21 @@ static int run_app(const options *o, app_t *a) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: meter=external has energies only after the job: use fupermod build, "
                         "fupermod energy import, then fupermod partition", o->conf, tp.conf.procs[tp.index].line);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = tool_agree(SUB, exec_setup(&tp, a, &ex), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  /* the process's threads, for the application's BLAS as for its models (OpenBLAS's own default
+   * would split every update over threads sharing the cores the process is bound to) */
+  openblas_set_num_threads(ex.threads);
+  if (rank == 0 && !(threads = malloc((size_t)size * sizeof *threads))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  MPI_Gather(&ex.threads, 1, MPI_INT, threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0 && !map_shown) {
     map_shown = 1;
     printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
     for (int r = 0; r < tp.nmap; r++)
-      printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", r, tp.map[r].host,
-             tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus);
+      printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n", r, tp.map[r].host,
+             tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r]);
   }
-  if ((rc = build_function(o, &tp, a, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = build_function(o, &tp, a, &ex, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
   if (rank == 0) report_model_cost(a, all, size);
   scatter = calloc((size_t)size, sizeof *scatter);
@@ -994,13 +1131,13 @@ static int run_app(const options *o, app_t *a) {
       fprintf(stderr, "fupermod run: %s round %d of %d (a run on each of %d distributions)\n", a->name, round + 1, o->reps,
               nruns);
     for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
-      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
+      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, ex.threads, share, &runs[k]);
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) gather_reps(o, &runs[k], rank, size);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
-    write_reports(o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader);
+    write_reports(o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads);
   }
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);
@@ -1015,6 +1152,8 @@ done:
   free(all);
   free(hosts);
   free(leader);
+  free(threads);
+  free(ex.node);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   free(hostbuf);
   fupermod_front_free(&front);
@@ -1031,8 +1170,9 @@ int cmd_run(int argc, char **argv) {
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
     {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
-    {"keep-outliers", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT};
+    {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
   double t0;
@@ -1063,6 +1203,11 @@ int cmd_run(int argc, char **argv) {
     }
     case 'q': o.quiet = 1; break;
     case 'h': help(); return 0;
+    case 'l':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
+        return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
+      o.lock_wait = x;
+      break;
     case 'X': case 'e': case 'i': case 'T':
       if (fupermod_parse_double(optarg, &x) || x < 0) return tool_usage(SUB, "-%c '%s' must be a number >= 0", c, optarg);
       if (c == 'X') o.tradeoff = x;
@@ -1102,13 +1247,10 @@ int cmd_run(int argc, char **argv) {
       return tool_usage(SUB, "fft: n=%ld must be a multiple of --points %ld", o.fft_n, o.K);
     (void)d;
   }
+  if (check_lines(&o) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_INPUT);
   if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  /* one BLAS thread, as the models are measured (threads=1): OpenBLAS's own default, chosen when
-   * it loaded, would split every SUMMA update over threads sharing the one core the process is
-   * bound to (and its CPU time, the main thread's, would then count half the work) */
-  openblas_set_num_threads(1);
   t0 = fupermod_time();
   rc = tool_agree(SUB, rank == 0 ? fupermod_mkdir_p(o.out) : FUPERMOD_SUCCESS, MPI_COMM_WORLD);
   if (rc == FUPERMOD_SUCCESS && rank == 0)
