@@ -152,6 +152,8 @@ typedef struct fupermod_hscale_result {
   double bound;      /* energy: Lagrangian lower bound on the optimum; time: the optimum */
   double stage_s[3]; /* seconds: node functions, between nodes, inside nodes */
   long exact_checks; /* reductions that needed the exact subset-sum check */
+  int repair;        /* energy: how the units left inside a hull edge were placed: 0 none left, 1 one
+                        or two moves, 2 the exact repair, 3 from the minimum-makespan distribution */
 } fupermod_hscale_result;
 
 void fupermod_hscale_result_free(fupermod_hscale_result *res);
@@ -172,7 +174,8 @@ int fupermod_hscale_node_time(const fupermod_hscale_problem *prob, int k, long w
  * sums of their devices' lower convex hulls (points with t <= budget), the multiplier is found
  * between nodes, then each node splits its share. The distribution is feasible (measured sizes,
  * sum D); res->bound is a lower bound on the exact minimum energy, so
- * bound <= optimum <= res->energy. Same comm semantics as fupermod_hscale_time. */
+ * bound <= optimum <= res->energy. FUPERMOD_ERR_INFEASIBLE when no distribution exists within
+ * the budget. Same comm semantics as fupermod_hscale_time. */
 int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res);
 
 /* A device callback over fupermod_points (ctx: fupermod_hscale_points_ctx). */

@@ -10,6 +10,7 @@
  * bisection over tau, each node's largest share under tau a binary search in its suffix minima. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -247,6 +248,17 @@ void fupermod_hs_block(MPI_Comm comm, int q, int *k0, int *k1) {
   }
   *k0 = (int)((long)q * rank / size);
   *k1 = (int)((long)q * (rank + 1) / size);
+}
+
+void fupermod_hs_fail_keep(fupermod_hs_fail *f, int trc) {
+  if (trc == FUPERMOD_SUCCESS || f->rc != FUPERMOD_SUCCESS) return;
+  f->rc = trc;
+  snprintf(f->msg, sizeof f->msg, "%s", fupermod_error_message());
+}
+
+int fupermod_hs_fail_take(const fupermod_hs_fail *f, int rc) {
+  if (rc != FUPERMOD_SUCCESS || f->rc == FUPERMOD_SUCCESS) return rc;
+  return fupermod_error(f->rc, "%s", f->msg);
 }
 
 int fupermod_hs_agree(MPI_Comm comm, int rc) {
@@ -616,6 +628,7 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
   }
   for (int k = 0; k < q; k++) first[k + 1] = first[k] + prob->devices[k];
   /* 1. node functions of this rank's nodes */
+  fupermod_hs_fail fail2 = {FUPERMOD_SUCCESS, ""};
 #pragma omp parallel
   {
     fupermod_hs_node nd;
@@ -632,12 +645,12 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
     }
 #pragma omp critical
     {
-      if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+      fupermod_hs_fail_keep(&fail2, trc);
       exact += ex;
     }
     fupermod_hs_node_free(&nd);
   }
-  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail2, rc))) != FUPERMOD_SUCCESS) goto done;
   if (comm != MPI_COMM_NULL) {
     /* gathered: every rank holds every node function, in one array */
     void *all;
@@ -706,6 +719,7 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
   {
     double tmax = 0.0, esum = 0.0;
     int has_e = 1;
+    fupermod_hs_fail fail1 = {FUPERMOD_SUCCESS, ""};
 #pragma omp parallel
     {
       fupermod_hs_node nd;
@@ -728,12 +742,12 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
       }
 #pragma omp critical
       {
-        if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+        fupermod_hs_fail_keep(&fail1, trc);
         exact += ex;
       }
       fupermod_hs_node_free(&nd);
     }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+    if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail1, rc))) != FUPERMOD_SUCCESS) goto done;
     if (comm != MPI_COMM_NULL) {
       void *all;
       double tl = tmax, el = has_e ? esum : NAN;

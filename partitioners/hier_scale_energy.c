@@ -5,7 +5,8 @@
  * hull decides; a node's hull is the Minkowski sum of its devices' hulls (their edges merged by
  * slope). Between nodes, the least lambda whose largest minimisers reach D is found by bisection;
  * then each node splits its share along the same edges. At most one device ends inside an edge;
- * its units go to the measured size that fits, else to the device whose move costs least. The
+ * it takes that size if it was measured, else its units are placed by the repair below (one or
+ * two moves, an exact dp over the cheapest moves, or the minimum-makespan distribution). The
  * dual value lambda D + sum_i min_x (e_i(x) - lambda x) bounds the exact optimum from below. */
 #include <math.h>
 #include <stdlib.h>
@@ -153,59 +154,393 @@ static double dual_term(const fupermod_hscale_fn *f, double budget, double lambd
   return m;
 }
 
-typedef struct {
-  double de;
-  long node, dev, size;
-  double t, told;
-} move_t;
-
-/* Keep the two best moves of one amount, on different devices (least energy, then node and device). */
-static int move_better(const move_t *a, const move_t *b) {
-  if (a->de != b->de) return a->de < b->de;
-  if (b->node < 0) return a->node >= 0;
-  return a->node >= 0 && (a->node < b->node || (a->node == b->node && a->dev < b->dev));
+/* energy and max time of one node's shares x (measured sizes) */
+static void node_value(const fupermod_hs_node *nd, const long *x, double *esum, double *tmax) {
+  for (int i = 0; i < nd->p; i++)
+    if (x[i] > 0) {
+      const int j = nd->idx[i][x[i]];
+      *esum += nd->fn[i].e[j];
+      if (nd->fn[i].t[j] > *tmax) *tmax = nd->fn[i].t[j];
+    }
 }
 
-static void offer(move_t *top2, move_t m) {
-  if (top2[0].node == m.node && top2[0].dev == m.dev) {
-    if (move_better(&m, &top2[0])) top2[0] = m;
-  } else if (move_better(&m, &top2[0])) {
-    top2[1] = top2[0];
-    top2[0] = m;
-  } else if (move_better(&m, &top2[1]))
-    top2[1] = m;
-}
-
-/* max device time of the shares (a pass over the functions) */
-static int shares_time(MPI_Comm comm, const fupermod_hscale_problem *prob, int k0, int k1, const long *first,
-                       const long *share, double *tmax_out) {
-  double tmax = 0.0;
+/* max device time and the energy of the shares (a pass over the functions) */
+static int shares_value(MPI_Comm comm, const fupermod_hscale_problem *prob, int k0, int k1, const long *first,
+                        const long *share, double *tmax_out, double *esum_out) {
+  double tmax = 0.0, esum = 0.0;
   int rc = FUPERMOD_SUCCESS;
+  fupermod_hs_fail fail4 = {FUPERMOD_SUCCESS, ""};
 #pragma omp parallel
   {
     fupermod_hs_node nd;
     int trc = FUPERMOD_SUCCESS;
     memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8) reduction(max : tmax)
+#pragma omp for schedule(dynamic, 8) reduction(max : tmax) reduction(+ : esum)
     for (int k = k0; k < k1; k++) {
       if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
-      for (int i = 0; i < nd.p; i++)
-        if (share[first[k] + i] > 0 && nd.fn[i].t[nd.idx[i][share[first[k] + i]]] > tmax)
-          tmax = nd.fn[i].t[nd.idx[i][share[first[k] + i]]];
+      node_value(&nd, share + first[k], &esum, &tmax);
     }
 #pragma omp critical
-    if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+    fupermod_hs_fail_keep(&fail4, trc);
     fupermod_hs_node_free(&nd);
   }
-  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail4, rc))) != FUPERMOD_SUCCESS) return rc;
+  if (comm != MPI_COMM_NULL) {
+    MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &esum, 1, MPI_DOUBLE, MPI_SUM, comm);
+  }
   *tmax_out = tmax;
+  *esum_out = esum;
   return FUPERMOD_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the last units
+ *
+ * r units are left over: the shares x sum to D - r, and every device sits at a minimiser of
+ * e_i(x) - lambda x. So a repair y (measured sizes within the budget, or idle, summing to D) has
+ * energy bound + sum_i rc_i(y_i), with rc_i >= 0 that function less its minimum: any repair is
+ * the moves d_i = y_i - x_i (sum r), each costing rc_i >= 0. Taken in the order "a positive move
+ * while the sum is below r, else a negative one", their partial sums stay in [r - M, r + M), M
+ * the largest size within the budget. So more than 2M - 1 moves contain a run summing to 0, which
+ * can be dropped, at no extra energy: some optimal repair moves at most min(P, 2M - 1) devices, by
+ * at most M each. If a repair makes at most c moves, only the c cheapest moves of each amount (on
+ * distinct devices) are needed: a move outside them can be swapped for one of them on a device
+ * the others do not use. */
+
+/* The dp's extent: c W <= REPAIR_SPAN, c candidates per amount |d| <= W, partial sums in
+ * [-cW, cW]. Time (2cW + 1) x (moves + devices) <= 2,049 x 4,096 steps, memory (2cW + 1) x
+ * devices <= 2,049 x 2,048 ints (17 MB). */
+#define REPAIR_SPAN 1024L
+/* Amounts kept for the single moves and pairs (beyond the leftover r): 2 moves each. */
+#define REPAIR_PAIRS (1L << 14)
+
+typedef struct {
+  double de;             /* extra energy */
+  long node, dev, size;  /* the device and its new size (0: idle) */
+  long d;                /* size - share */
+  double t, told;        /* the device's new and old time */
+} move_t;
+
+static const move_t no_move = {INFINITY, -1, -1, -1, 0, 0.0, 0.0};
+
+/* least energy, then node and device: a total order, so that merges in any order agree */
+static int move_better(const move_t *a, const move_t *b) {
+  if (b->node < 0) return a->node >= 0;
+  if (a->node < 0) return 0;
+  if (a->de != b->de) return a->de < b->de;
+  return a->node < b->node || (a->node == b->node && a->dev < b->dev);
+}
+
+/* list[0..cap): the cap best moves offered, best first (a device has one move per amount) */
+static void offer(move_t *list, long cap, const move_t *m) {
+  long j = cap;
+  if (cap < 1 || !move_better(m, &list[cap - 1])) return;
+  for (; j > 0 && move_better(m, &list[j - 1]); j--)
+    if (j < cap) list[j] = list[j - 1];
+  list[j] = *m;
+}
+
+/* Candidate moves by amount d, in one buffer (merged and gathered whole): the 2 cheapest for
+ * |d| <= M2 (single moves and pairs), the c cheapest for |d| <= W (the dp). */
+typedef struct {
+  long M2, W, c;
+  size_t n;
+} cands_t;
+
+static size_t two_at(const cands_t *cd, long d) { return 2 * (size_t)(d + cd->M2); }
+static size_t near_at(const cands_t *cd, long d) {
+  return 2 * (size_t)(2 * cd->M2 + 1) + (size_t)cd->c * (size_t)(d + cd->W);
+}
+
+static void cands_offer(const cands_t *cd, move_t *s, const move_t *m) {
+  if (labs(m->d) <= cd->M2) offer(s + two_at(cd, m->d), 2, m);
+  if (labs(m->d) <= cd->W) offer(s + near_at(cd, m->d), cd->c, m);
+}
+
+static void cands_merge(const cands_t *cd, move_t *into, const move_t *from) {
+  for (long d = -cd->M2; d <= cd->M2; d++)
+    for (long u = 0; u < 2 && from[two_at(cd, d) + u].node >= 0; u++) offer(into + two_at(cd, d), 2, &from[two_at(cd, d) + u]);
+  for (long d = -cd->W; d <= cd->W; d++)
+    for (long u = 0; u < cd->c && from[near_at(cd, d) + u].node >= 0; u++)
+      offer(into + near_at(cd, d), cd->c, &from[near_at(cd, d) + u]);
+}
+
+/* Every device's moves to its other sizes within the budget and to idle (collective: every rank
+ * gets the merged lists). One pass over the functions, O(c) per kept move. */
+static int collect_moves(MPI_Comm comm, const fupermod_hscale_problem *prob, int k0, int k1, const long *first,
+                         const long *share, double budget, const cands_t *cd, move_t *slots) {
+  int rc = FUPERMOD_SUCCESS;
+  for (size_t a = 0; a < cd->n; a++) slots[a] = no_move;
+  fupermod_hs_fail fail3 = {FUPERMOD_SUCCESS, ""};
+#pragma omp parallel
+  {
+    fupermod_hs_node nd;
+    move_t *mine = malloc(cd->n * sizeof *mine);
+    int trc = mine ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the repair");
+    memset(&nd, 0, sizeof nd);
+    for (size_t a = 0; mine && a < cd->n; a++) mine[a] = no_move;
+#pragma omp for schedule(dynamic, 8)
+    for (int k = k0; k < k1; k++) {
+      if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
+      for (int i = 0; i < nd.p; i++) {
+        const fupermod_hscale_fn *f = &nd.fn[i];
+        const long x = share[first[k] + i];
+        const double ex = x > 0 ? f->e[nd.idx[i][x]] : 0.0, tx = x > 0 ? f->t[nd.idx[i][x]] : 0.0;
+        if (x > 0) cands_offer(cd, mine, &(move_t){-ex, k, i, 0, -x, 0.0, tx});
+        for (int j = 0; j < f->count; j++)
+          if (f->x[j] != x && f->t[j] <= budget)
+            cands_offer(cd, mine, &(move_t){f->e[j] - ex, k, i, f->x[j], f->x[j] - x, f->t[j], tx});
+      }
+    }
+#pragma omp critical
+    {
+      fupermod_hs_fail_keep(&fail3, trc);
+      if (mine) cands_merge(cd, slots, mine);
+    }
+    free(mine);
+    fupermod_hs_node_free(&nd);
+  }
+  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail3, rc))) != FUPERMOD_SUCCESS) return rc;
+  if (comm != MPI_COMM_NULL) {
+    void *all = NULL;
+    int np;
+    MPI_Comm_size(comm, &np);
+    rc = fupermod_hs_gather(comm, slots, (long)(cd->n * sizeof *slots), MPI_BYTE, 1, &all);
+    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) {
+      free(all);
+      return rc;
+    }
+    for (size_t a = 0; a < cd->n; a++) slots[a] = no_move;
+    for (int r = 0; r < np; r++) cands_merge(cd, slots, (const move_t *)all + (size_t)r * cd->n);
+    free(all);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* The cheapest single move of r, or pair of moves on two devices summing to r: O(M2). */
+static double best_pair(const cands_t *cd, const move_t *s, long r, move_t *out, int *nout) {
+  double best = INFINITY;
+  *nout = 0;
+  if (r <= cd->M2 && s[two_at(cd, r)].node >= 0) {
+    out[0] = s[two_at(cd, r)];
+    best = out[0].de;
+    *nout = 1;
+  }
+  for (long a = r - cd->M2; a <= r / 2; a++)
+    for (int u = 0; u < 2 && a != 0; u++)
+      for (int v = a == r - a ? u + 1 : 0; v < 2; v++) {
+        const move_t *p1 = &s[two_at(cd, a) + u], *p2 = &s[two_at(cd, r - a) + v];
+        if (p1->node < 0 || p2->node < 0 || (p1->node == p2->node && p1->dev == p2->dev)) continue;
+        if (p1->de + p2->de < best) {
+          best = p1->de + p2->de;
+          out[0] = *p1;
+          out[1] = *p2;
+          *nout = 2;
+        }
+      }
+  return best;
+}
+
+static int by_device(const void *a, const void *b) {
+  const move_t *m = a, *n = b;
+  if (m->node != n->node) return m->node < n->node ? -1 : 1;
+  if (m->dev != n->dev) return m->dev < n->dev ? -1 : 1;
+  return (m->d > n->d) - (m->d < n->d);
+}
+
+/* Exact: the least extra energy of moves from the c-lists (|d| <= W), at most one per device,
+ * summing to r with partial sums in [-cW, cW]. 1 found (out, *nout, *de), 0 none, < 0 error. */
+static int best_dp(const cands_t *cd, const move_t *s, long r, move_t *out, int *nout, double *de) {
+  const long L = cd->c * cd->W, S = 2 * L + 1;
+  long nm = 0, ng = 0, g = 0, st;
+  move_t *mv = malloc((size_t)cd->c * (size_t)(2 * cd->W + 1) * sizeof *mv);
+  double *cur = malloc((size_t)S * sizeof *cur), *nxt = malloc((size_t)S * sizeof *nxt);
+  int *choice = NULL, rc = 0;
+  if (!mv || !cur || !nxt) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the repair");
+    goto out;
+  }
+  for (long d = -cd->W; d <= cd->W; d++)
+    for (long u = 0; u < cd->c && s[near_at(cd, d) + u].node >= 0; u++) mv[nm++] = s[near_at(cd, d) + u];
+  qsort(mv, (size_t)nm, sizeof *mv, by_device);
+  for (long j = 0; j < nm; j++) ng += j == 0 || mv[j].node != mv[j - 1].node || mv[j].dev != mv[j - 1].dev;
+  if (r > L || nm == 0) goto out;
+  if (!(choice = malloc((size_t)ng * (size_t)S * sizeof *choice))) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the repair");
+    goto out;
+  }
+  for (long a = 0; a < S; a++) cur[a] = INFINITY;
+  cur[L] = 0.0;
+  for (long j = 0; j < nm; g++) { /* one device: stay, or one of its moves */
+    int *ch = choice + (size_t)g * (size_t)S;
+    const long j0 = j;
+    for (long a = 0; a < S; a++) {
+      nxt[a] = cur[a];
+      ch[a] = -1;
+    }
+    for (; j < nm && mv[j].node == mv[j0].node && mv[j].dev == mv[j0].dev; j++)
+      for (long a = mv[j].d > 0 ? mv[j].d : 0; a < S + (mv[j].d < 0 ? mv[j].d : 0); a++)
+        if (cur[a - mv[j].d] + mv[j].de < nxt[a]) {
+          nxt[a] = cur[a - mv[j].d] + mv[j].de;
+          ch[a] = (int)j;
+        }
+    {
+      double *t = cur;
+      cur = nxt;
+      nxt = t;
+    }
+  }
+  if (cur[r + L] == INFINITY) goto out;
+  *de = cur[r + L];
+  *nout = 0;
+  for (st = r + L, g = ng - 1; g >= 0; g--) {
+    const int j = choice[(size_t)g * (size_t)S + (size_t)st];
+    if (j >= 0) {
+      out[(*nout)++] = mv[j];
+      st -= mv[j].d;
+    }
+  }
+  rc = 1;
+out:
+  free(mv);
+  free(cur);
+  free(nxt);
+  free(choice);
+  return rc;
+}
+
+/* No repair found and none proven impossible: the minimum-makespan distribution y decides (a
+ * distribution within the budget exists iff its makespan is within it). Its moves from the shares,
+ * taken in the order above with every run summing to 0 dropped, are the repair: at most 2M - 1
+ * devices change, at no more energy than y's (which is kept if lower). */
+static int via_min_makespan(MPI_Comm comm, const fupermod_hscale_problem *prob, double budget, long M, long r, int k0,
+                            int k1, const long *first, fupermod_hscale_result *res) {
+  fupermod_hscale_result y;
+  const int P = res->total;
+  int *pos = NULL, *neg = NULL, *stk = NULL, np = 0, nn = 0, ip = 0, in = 0, depth = 0;
+  long *at = NULL, *psum = NULL, *z = NULL, s = 0;
+  double tz, ez;
+  int rc = fupermod_hscale_time(comm, prob, &y);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (y.time > budget) {
+    rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE,
+                        "hiscale: no distribution of D = %ld within the time budget %.17g (the least makespan is %.17g)",
+                        prob->D, budget, y.time);
+    goto done;
+  }
+  rc = (pos = malloc((size_t)P * sizeof *pos)) && (neg = malloc((size_t)P * sizeof *neg)) &&
+               (stk = malloc((size_t)P * sizeof *stk)) && (psum = malloc(((size_t)P + 1) * sizeof *psum)) &&
+               (at = malloc((2 * (size_t)M + 1) * sizeof *at)) && (z = malloc((size_t)P * sizeof *z))
+           ? FUPERMOD_SUCCESS
+           : fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the repair");
+  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  for (int i = 0; i < P; i++) {
+    if (y.share[i] > res->share[i]) pos[np++] = i;
+    if (y.share[i] < res->share[i]) neg[nn++] = i;
+  }
+  for (long a = 0; a <= 2 * M; a++) at[a] = -1;
+  psum[0] = 0;
+  at[M - r] = 0; /* at[s - (r - M)]: the depth where the partial sum s stands */
+  while (ip < np || in < nn) {
+    const int i = (s < r ? ip < np : in >= nn) ? pos[ip++] : neg[in++];
+    s += y.share[i] - res->share[i];
+    if (s < r - M || s >= r + M) break; /* cannot happen: s + the moves left = r */
+    if (at[s - r + M] >= 0) /* the moves since then sum to 0: drop them and this one */
+      for (; depth > at[s - r + M]; depth--) at[psum[depth] - r + M] = -1;
+    else {
+      stk[depth++] = i;
+      psum[depth] = s;
+      at[s - r + M] = depth;
+    }
+  }
+  if (s != r) {
+    rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: the repair moves %ld units, not %ld", s, r);
+    goto done;
+  }
+  memcpy(z, res->share, (size_t)P * sizeof *z);
+  for (int d = 0; d < depth; d++) z[stk[d]] = y.share[stk[d]];
+  if ((rc = shares_value(comm, prob, k0, k1, first, z, &tz, &ez)) != FUPERMOD_SUCCESS) goto done;
+  if (y.energy < ez) {
+    memcpy(res->share, y.share, (size_t)P * sizeof *z);
+    res->time = y.time;
+    res->energy = y.energy;
+  } else {
+    memcpy(res->share, z, (size_t)P * sizeof *z);
+    res->time = tz;
+    res->energy = ez;
+  }
+done:
+  fupermod_hscale_result_free(&y);
+  free(pos);
+  free(neg);
+  free(stk);
+  free(psum);
+  free(at);
+  free(z);
+  return rc;
+}
+
+/* Place the r units left inside a hull edge (the shares sum to D - r): the cheapest of one or two
+ * moves and the exact dp; else, when the dp covered every repair, there is none; else the
+ * minimum-makespan fallback. */
+static int last_units(MPI_Comm comm, const fupermod_hscale_problem *prob, double budget, long M, long r, int k0, int k1,
+                      const long *first, fupermod_hscale_result *res) {
+  const long P = res->total, cneed = P < 2 * M - 1 ? P : 2 * M - 1;
+  cands_t cd = {r > REPAIR_PAIRS ? r : REPAIR_PAIRS, M, cneed, 0};
+  move_t *slots = NULL, *m = NULL, pair[2];
+  int complete = 1, nm = 0, np = 0, rc, slowest = 0;
+  double de = INFINITY, dpe = INFINITY;
+  if (cd.M2 > M) cd.M2 = M;
+  if (cneed > REPAIR_SPAN / M) { /* too large to cover every repair: a window of amounts */
+    complete = 0;
+    cd.W = r > REPAIR_SPAN / 8 ? r : REPAIR_SPAN / 8;
+    if (cd.W > M) cd.W = M;
+    cd.c = REPAIR_SPAN / cd.W < cneed ? REPAIR_SPAN / cd.W : cneed;
+  }
+  cd.n = 2 * (2 * (size_t)cd.M2 + 1) + (size_t)cd.c * (2 * (size_t)cd.W + 1);
+  rc = (slots = malloc(cd.n * sizeof *slots)) && (m = malloc(((size_t)cd.c * (2 * (size_t)cd.W + 1) + 2) * sizeof *m))
+           ? FUPERMOD_SUCCESS
+           : fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the repair");
+  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = collect_moves(comm, prob, k0, k1, first, res->share, budget, &cd, slots)) != FUPERMOD_SUCCESS) goto done;
+  de = best_pair(&cd, slots, r, pair, &np);
+  rc = cd.c > 0 ? best_dp(&cd, slots, r, m, &nm, &dpe) : FUPERMOD_SUCCESS;
+  if ((rc = fupermod_hs_agree(comm, rc < 0 ? rc : FUPERMOD_SUCCESS)) != FUPERMOD_SUCCESS) goto done;
+  if (np > 0 && !(nm > 0 && dpe < de)) {
+    memcpy(m, pair, sizeof pair);
+    nm = np;
+    res->repair = 1;
+  } else if (nm > 0) {
+    de = dpe;
+    res->repair = 2;
+  } else if (complete) {
+    rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "hiscale: no distribution of D = %ld on measured sizes%s", prob->D,
+                        isinf(budget) ? "" : " within the time budget");
+    goto done;
+  } else {
+    res->repair = 3;
+    rc = via_min_makespan(comm, prob, budget, M, r, k0, k1, first, res);
+    goto done;
+  }
+  for (int u = 0; u < nm; u++) {
+    res->share[first[m[u].node] + m[u].dev] = m[u].size;
+    slowest |= m[u].told >= res->time;
+  }
+  if (slowest) /* a moved device may have been the slowest */
+    rc = shares_value(comm, prob, k0, k1, first, res->share, &res->time, &res->energy);
+  else {
+    res->energy += de;
+    for (int u = 0; u < nm; u++) res->time = m[u].t > res->time ? m[u].t : res->time;
+  }
+done:
+  free(slots);
+  free(m);
+  return rc;
 }
 
 int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
   int total, k0, k1, q, rc, nloc;
-  long *ne = NULL, *first = NULL, *w = NULL, resid = 0, resid_node = -1, exact = 0;
+  long *ne = NULL, *first = NULL, *w = NULL, resid = 0, exact = 0, xtop = 0;
   double **S = NULL, *Sall = NULL, *Sloc = NULL, t0, lambda = 0.0, budget;
   long **CW = NULL, *CWall = NULL, *CWloc = NULL;
   size_t *off = NULL;
@@ -236,23 +571,30 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node hulls");
     goto done;
   }
+  fupermod_hs_fail fail2 = {FUPERMOD_SUCCESS, ""};
 #pragma omp parallel
   {
     fupermod_hs_node nd;
     hulls_t h = {0};
     int trc = FUPERMOD_SUCCESS;
     memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8)
+#pragma omp for schedule(dynamic, 8) reduction(max : xtop)
     for (int k = k0; k < k1; k++)
       if (trc == FUPERMOD_SUCCESS && (trc = fupermod_hs_node_load(prob, k, 1, &nd)) == FUPERMOD_SUCCESS &&
-          (trc = hulls_make(&nd, budget, &h)) == FUPERMOD_SUCCESS)
+          (trc = hulls_make(&nd, budget, &h)) == FUPERMOD_SUCCESS) {
         ne[k] = node_edges(&nd, &h, Sloc + off[k - k0], CWloc + off[k - k0] + (k - k0));
+        for (int i = 0; i < nd.p; i++) { /* the last hull vertex: the largest size within the budget */
+          const long top = hx(&nd, i, h.v[(size_t)i * (nd.mcap + 1) + h.nv[i] - 1]);
+          if (top > xtop) xtop = top;
+        }
+      }
 #pragma omp critical
-    if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+    fupermod_hs_fail_keep(&fail2, trc);
     hulls_free(&h);
     fupermod_hs_node_free(&nd);
   }
-  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail2, rc))) != FUPERMOD_SUCCESS) goto done;
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &xtop, 1, MPI_LONG, MPI_MAX, comm);
   /* compact, so that only the edges travel */
   {
     size_t o = 0, oc = 0;
@@ -326,6 +668,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
   t0 = fupermod_hs_now();
   {
     double dual = 0.0, tmax = 0.0, esum = 0.0;
+    fupermod_hs_fail fail1 = {FUPERMOD_SUCCESS, ""};
 #pragma omp parallel
     {
       fupermod_hs_node nd;
@@ -342,26 +685,17 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
         if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, budget, x, &r);
         if (r > 0)
 #pragma omp critical
-        {
           resid = r;
-          resid_node = k;
-        }
-        for (int i = 0; i < nd.p; i++)
-          if (x[i] > 0) { /* hull vertices or checked sizes: measured, within the budget */
-            const int j = nd.idx[i][x[i]];
-            esum += nd.fn[i].e[j];
-            if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
-          }
+        node_value(&nd, x, &esum, &tmax); /* hull vertices or checked sizes: measured, within the budget */
       }
 #pragma omp critical
-      if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
+      fupermod_hs_fail_keep(&fail1, trc);
       hulls_free(&h);
       fupermod_hs_node_free(&nd);
     }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+    if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail1, rc))) != FUPERMOD_SUCCESS) goto done;
     if (comm != MPI_COMM_NULL) {
       void *all;
-      long rr[2] = {resid, resid_node}, rmax[2];
       double sums[2] = {dual, esum};
       if ((rc = fupermod_hs_gather(comm, res->share + first[k0], first[k1] - first[k0], MPI_LONG, sizeof(long),
                                    &all)) != FUPERMOD_SUCCESS)
@@ -370,106 +704,17 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
       free(all);
       MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
       MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-      MPI_Allreduce(rr, rmax, 2, MPI_LONG, MPI_MAX, comm);
+      MPI_Allreduce(MPI_IN_PLACE, &resid, 1, MPI_LONG, MPI_MAX, comm);
       dual = sums[0];
       esum = sums[1];
-      resid = rmax[0];
-      resid_node = rmax[1];
     }
     res->bound = lambda * (double)prob->D + dual;
     res->energy = esum;
     res->time = tmax;
   }
-  /* the units left inside an edge: the cheapest single move, or pair of moves on two devices,
-   * that takes them exactly (every device's cheapest two moves by amount) */
   if (resid > 0) {
-    const size_t slots = 2 * ((size_t)resid + 1);
-    move_t *top = malloc(slots * sizeof *top), *m[2] = {NULL, NULL};
-    double de = INFINITY;
     exact++;
-    if (!top) {
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
-      goto done;
-    }
-    for (size_t a = 0; a < slots; a++) top[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
-#pragma omp parallel
-    {
-      fupermod_hs_node nd;
-      move_t *mine = malloc(slots * sizeof *mine);
-      int trc = mine ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
-      memset(&nd, 0, sizeof nd);
-      for (size_t a = 0; mine && a < slots; a++) mine[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
-#pragma omp for schedule(dynamic, 8)
-      for (int k = k0; k < k1; k++) {
-        if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
-        for (int i = 0; i < nd.p; i++) {
-          const long x = res->share[first[k] + i];
-          const double ex = x > 0 ? nd.fn[i].e[nd.idx[i][x]] : 0.0, tx = x > 0 ? nd.fn[i].t[nd.idx[i][x]] : 0.0;
-          for (long a = 1; a <= resid && x + a <= nd.xmax[i]; a++) {
-            const int j = nd.idx[i][x + a];
-            if (j >= 0 && nd.fn[i].t[j] <= budget)
-              offer(mine + 2 * a, (move_t){nd.fn[i].e[j] - ex, k, i, x + a, nd.fn[i].t[j], tx});
-          }
-        }
-      }
-#pragma omp critical
-      {
-        if (trc != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = trc;
-        for (size_t a = 0; mine && a < slots; a++)
-          if (mine[a].node >= 0) offer(top + 2 * (a / 2), mine[a]);
-      }
-      free(mine);
-      fupermod_hs_node_free(&nd);
-    }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) {
-      free(top);
-      goto done;
-    }
-    if (comm != MPI_COMM_NULL) {
-      void *all = NULL;
-      int np;
-      MPI_Comm_size(comm, &np);
-      if ((rc = fupermod_hs_gather(comm, top, (long)(slots * sizeof *top), MPI_BYTE, 1, &all)) != FUPERMOD_SUCCESS) {
-        free(top);
-        goto done;
-      }
-      for (size_t a = 0; a < slots; a++) top[a] = (move_t){INFINITY, -1, -1, -1, 0.0, 0.0};
-      for (int r = 0; r < np; r++)
-        for (size_t a = 0; a < slots; a++)
-          if (((move_t *)all)[(size_t)r * slots + a].node >= 0) offer(top + 2 * (a / 2), ((move_t *)all)[(size_t)r * slots + a]);
-      free(all);
-    }
-    if (top[2 * resid].node >= 0) {
-      m[0] = &top[2 * resid];
-      de = m[0]->de;
-    }
-    for (long a = 1; a <= resid - a; a++)
-      for (int u = 0; u < 2; u++)
-        for (int v = 0; v < 2; v++) {
-          move_t *p1 = &top[2 * a + u], *p2 = &top[2 * (resid - a) + v];
-          if (p1->node < 0 || p2->node < 0 || (p1->node == p2->node && p1->dev == p2->dev)) continue;
-          if (p1->de + p2->de < de) {
-            de = p1->de + p2->de;
-            m[0] = p1;
-            m[1] = p2;
-          }
-        }
-    if (!m[0]) {
-      free(top);
-      rc = fupermod_error(FUPERMOD_ERR_NUMERIC,
-                          "hiscale energy: %ld units of node %ld fall inside a hull edge and no one or two devices "
-                          "can take them on measured sizes",
-                          resid, resid_node);
-      goto done;
-    }
-    for (int u = 0; u < 2 && m[u]; u++) res->share[first[m[u]->node] + m[u]->dev] = m[u]->size;
-    res->energy += de;
-    if (!m[1] && m[0]->told < res->time) res->time = m[0]->t > res->time ? m[0]->t : res->time;
-    else if ((rc = shares_time(comm, prob, k0, k1, first, res->share, &res->time)) != FUPERMOD_SUCCESS) {
-      free(top);
-      goto done; /* a moved device may have been the slowest */
-    }
-    free(top);
+    if ((rc = last_units(comm, prob, budget, xtop, resid, k0, k1, first, res)) != FUPERMOD_SUCCESS) goto done;
   }
   {
     long sum = 0;

@@ -38,6 +38,15 @@ int fupermod_hs_fewest(int n, const long *M, fupermod_hs_member in, const void *
 void fupermod_hs_block(MPI_Comm comm, int q, int *k0, int *k1);
 /* Agreed status: the first error by rank order, or success. */
 int fupermod_hs_agree(MPI_Comm comm, int rc);
+/* The first failure of the worker threads of a parallel region, with its message, which
+ * fupermod_error records for the failing thread only: kept (inside the region, in a critical
+ * section), then recorded again for the calling thread after it unless rc already failed. */
+typedef struct fupermod_hs_fail {
+  int rc;
+  char msg[1024];
+} fupermod_hs_fail;
+void fupermod_hs_fail_keep(fupermod_hs_fail *f, int trc);
+int fupermod_hs_fail_take(const fupermod_hs_fail *f, int rc);
 /* Concatenation by rank of every rank's n doubles (or longs) into *all (malloc). */
 int fupermod_hs_gather(MPI_Comm comm, const void *mine, long n, MPI_Datatype type, size_t size, void **all);
 double fupermod_hs_now(void);

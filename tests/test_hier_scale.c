@@ -26,7 +26,9 @@ static void sfree(sinst *h) {
   memset(h, 0, sizeof *h);
 }
 
-static void srandom_inst(sinst *h, long maxsize) {
+/* sizes are multiples of g (g > 1: the same structure at a scale where the repair of the last
+ * energy units cannot cover every case and falls back to the minimum-makespan distribution) */
+static void srandom_inst(sinst *h, long maxsize, long g) {
   double hole = ot_unit() < 0.3 ? 0.0 : 0.5 * ot_unit();
   long ties = ot_unit() < 0.5 ? ot_int(1, 6) : 0;
   int real_e = ot_unit() < 0.5, mp = 0;
@@ -38,13 +40,14 @@ static void srandom_inst(sinst *h, long maxsize) {
     h->first[k + 1] = h->first[k] + h->devices[k];
     for (int j = 0; j < h->devices[k]; j++, h->total++) {
       fupermod_points *f = &h->fn[h->total];
-      ot_random_fn(f, ot_unit() < 0.1 ? 1 : ot_int(1, maxsize), hole, ties, real_e, 1);
+      ot_random_fn(f, ot_unit() < 0.1 ? 1 : ot_int(1, maxsize), hole, ties, real_e, g);
       h->f[h->total] = f;
       smax += f->pts[f->count - 1].d;
       if (f->count > mp) mp = f->count;
     }
   }
-  h->D = ot_unit() < 0.1 ? ot_int(0, 3) : ot_int(0, smax + 2);
+  h->D = ot_unit() < 0.1 ? ot_int(0, 3) * g : ot_int(0, smax / g + 2) * g;
+  if (g > 1 && ot_unit() < 0.05) h->D += ot_int(1, g - 1); /* no distribution */
   h->budget = ot_unit() < 0.5 ? INFINITY : (ties ? (double)ot_int(1, ties) : 1.0 + 99.0 * ot_unit());
   h->ctx.f = h->f;
   h->ctx.first = h->first;
@@ -138,7 +141,7 @@ static void node_functions(int n) {
     sinst h;
     double T[512];
     long wmax;
-    srandom_inst(&h, 12);
+    srandom_inst(&h, 12, 1);
     wmax = 0;
     for (int i = h.first[0]; i < h.first[1]; i++) wmax += h.fn[i].pts[h.fn[i].count - 1].d;
     if (fupermod_hscale_node_time(&h.prob, 0, wmax + 1, T) != FUPERMOD_SUCCESS) {
@@ -171,7 +174,7 @@ static void time_vs_flat(MPI_Comm comm, int n, long maxsize) {
     double opt = NAN;
     char why[256] = "";
     int rcf, rc;
-    srandom_inst(&h, maxsize);
+    srandom_inst(&h, maxsize, 1);
     rcf = flat(&h, (1U << h.q) - 1, FUPERMOD_OBJ_TIME, INFINITY, &opt);
     rc = fupermod_hscale_time(comm, &h.prob, &r);
     if (rcf == FUPERMOD_ERR_INFEASIBLE) {
@@ -233,30 +236,38 @@ static void time_vs_flat(MPI_Comm comm, int n, long maxsize) {
      n, feasible, minimal, infeasible, exact, bad);
 }
 
-static void energy_vs_flat(MPI_Comm comm, int n) {
-  long bad = 0, solved = 0, optimal = 0, unplaced = 0, infeasible = 0;
+/* Every feasible instance gets a distribution (the last units placed by one or two moves, the
+ * exact repair or from the minimum-makespan distribution), within bound <= flat optimum <= energy;
+ * every infeasible one is reported infeasible. With g = 1 (sizes <= 10, <= 12 devices) the repair
+ * covers every repair, so a repaired distribution is optimal. */
+static void energy_vs_flat(MPI_Comm comm, int n, long g) {
+  long bad = 0, solved = 0, optimal = 0, unplaced = 0, infeasible = 0, repair[4] = {0}, repaired_opt = 0;
   for (int it = 0; it < n; it++) {
     sinst h;
     fupermod_hscale_result r;
     double opt = NAN;
     char why[256] = "";
     int rcf, rc;
-    srandom_inst(&h, 10);
+    srandom_inst(&h, 10, g);
     rcf = flat(&h, (1U << h.q) - 1, FUPERMOD_OBJ_ENERGY, h.budget, &opt);
     rc = fupermod_hscale_energy(comm, &h.prob, &r);
     if (rc == FUPERMOD_SUCCESS) {
       solved++;
       if (rcf != FUPERMOD_SUCCESS) snprintf(why, sizeof why, "solved, but flat rc=%d", rcf);
+      else if (r.repair < 0 || r.repair > 3) snprintf(why, sizeof why, "repair %d", r.repair);
       else if (valid(&h, &r, h.budget, why, sizeof why)) {
         const double tol = 1e-9 * (fabs(opt) + 1.0);
         if (!(r.bound <= opt + tol) || !(r.energy >= opt - tol))
           snprintf(why, sizeof why, "bound %.17g, flat optimum %.17g, energy %.17g", r.bound, opt, r.energy);
         optimal += fabs(r.energy - opt) <= tol;
+        repaired_opt += r.repair > 0 && fabs(r.energy - opt) <= tol;
+        repair[r.repair]++;
       }
       fupermod_hscale_result_free(&r);
-    } else if (rc == FUPERMOD_ERR_NUMERIC && strstr(fupermod_error_message(), "inside a hull edge"))
+    } else if (rcf == FUPERMOD_SUCCESS) {
       unplaced++;
-    else if (rc == FUPERMOD_ERR_INFEASIBLE) {
+      snprintf(why, sizeof why, "flat optimum %.17g, but rc=%d: %s", opt, rc, fupermod_error_message());
+    } else if (rc == FUPERMOD_ERR_INFEASIBLE) {
       infeasible++;
       if (rcf != FUPERMOD_ERR_INFEASIBLE) snprintf(why, sizeof why, "hiscale infeasible, flat rc=%d", rcf);
     } else
@@ -264,10 +275,68 @@ static void energy_vs_flat(MPI_Comm comm, int n) {
     if (why[0]) report("energy", &bad, &h, why);
     sfree(&h);
   }
-  ok(bad == 0 && solved > n / 2,
-     "energy: %d instances, %ld solved with bound <= flat optimum <= energy (%ld at the optimum), %ld infeasible, "
-     "%ld with units no one or two moves place (%ld wrong)",
-     n, solved, optimal, infeasible, unplaced, bad);
+  ok(bad == 0 && unplaced == 0 && solved > n / 2 && infeasible > 0 &&
+         (g > 1 || repaired_opt == repair[1] + repair[2] + repair[3]),
+     "energy, sizes x%ld: %d instances, %ld solved with bound <= flat optimum <= energy (%ld at the optimum), %ld "
+     "infeasible, %ld feasible without a distribution; last units placed by one or two moves in %ld, the exact "
+     "repair in %ld, from the minimum-makespan distribution in %ld, %ld of these at the optimum (%ld wrong)",
+     g, n, solved, optimal, infeasible, unplaced, repair[1], repair[2], repair[3], repaired_opt, bad);
+}
+
+/* Single-size devices of 7, 5, 3 and 3 (times g) units, energy per unit rising in that order: the
+ * relaxation takes 7 and 5 and leaves 1 (times g) of D = 13 (times g). Every move is an odd
+ * multiple of g, so no one or two moves place it; three do (7 + 3 + 3, the only distribution).
+ * With g = 1 the exact repair covers every repair; with g = 100 it does not, and the
+ * minimum-makespan distribution decides. D = 9 has no distribution; nor has D = 13 under a time
+ * budget that the second 3 exceeds, with a device of 9 added to keep the capacity above D. */
+static void last_units_case(MPI_Comm comm, long g) {
+  static const long size[5] = {7, 3, 9, 5, 3};
+  static const int node[5] = {0, 0, 0, 1, 1};
+  static const double slope[5] = {1.0, 3.0, 6.0, 2.0, 4.0}, time[5] = {1.0, 2.0, 1.0, 1.0, 9.0};
+  const char *what[3] = {"D = 13", "D = 9", "D = 13 within the budget"};
+  int good = 1, repair = -1;
+  char why[256] = "";
+  for (int c = 0; c < 3 && good; c++) {
+    sinst h;
+    fupermod_hscale_result r;
+    double opt = NAN;
+    int rcf, rc;
+    memset(&h, 0, sizeof h);
+    h.q = 2;
+    for (int i = 0; i < 5; i++) {
+      const long d = size[i] * g;
+      const double e = slope[i] * (double)d;
+      if (i == 2 && c != 2) continue; /* the device of 9: only in the budget case */
+      ot_set_fn(&h.fn[h.total], 1, &d, &time[i], &e);
+      h.f[h.total] = &h.fn[h.total];
+      h.total++;
+      h.devices[node[i]]++;
+    }
+    h.first[1] = h.devices[0];
+    h.first[2] = h.total;
+    h.D = (c == 1 ? 9 : 13) * g;
+    h.budget = c == 2 ? 5.0 : INFINITY;
+    h.ctx.f = h.f;
+    h.ctx.first = h.first;
+    h.prob = (fupermod_hscale_problem){h.D, h.q, h.devices, 1, fupermod_hscale_points, &h.ctx, h.budget};
+    rcf = flat(&h, 3U, FUPERMOD_OBJ_ENERGY, h.budget, &opt);
+    rc = fupermod_hscale_energy(comm, &h.prob, &r);
+    if (c == 0) {
+      if (rc != FUPERMOD_SUCCESS || rcf != FUPERMOD_SUCCESS)
+        snprintf(why, sizeof why, "%s: rc=%d (%s), flat rc=%d", what[c], rc, fupermod_error_message(), rcf);
+      else if (valid(&h, &r, h.budget, why, sizeof why) && (r.energy != opt || r.repair != (g == 1 ? 2 : 3)))
+        snprintf(why, sizeof why, "%s: energy %g (flat optimum %g), repair %d", what[c], r.energy, opt, r.repair);
+      repair = rc == FUPERMOD_SUCCESS ? r.repair : -1;
+      if (rc == FUPERMOD_SUCCESS) fupermod_hscale_result_free(&r);
+    } else if (rc != FUPERMOD_ERR_INFEASIBLE || rcf != FUPERMOD_ERR_INFEASIBLE) {
+      snprintf(why, sizeof why, "%s: rc=%d (%s), flat rc=%d", what[c], rc, fupermod_error_message(), rcf);
+      if (rc == FUPERMOD_SUCCESS) fupermod_hscale_result_free(&r);
+    }
+    good = !why[0];
+    sfree(&h);
+  }
+  ok(good, "energy, sizes x%ld: 13 = 7 + 3 + 3 placed at the optimum (repair %d), 9 and 13 within the budget "
+     "infeasible%s%s", g, repair, why[0] ? ": " : "", why);
 }
 
 static int fail_fn(int node, int device, fupermod_hscale_fn *fn, void *ctx) {
@@ -302,7 +371,10 @@ int main(int argc, char **argv) {
   if (comm == MPI_COMM_NULL) node_functions(400);
   time_vs_flat(comm, comm == MPI_COMM_NULL ? 2000 : 300, 10);
   time_vs_flat(comm, comm == MPI_COMM_NULL ? 200 : 30, 60);
-  energy_vs_flat(comm, comm == MPI_COMM_NULL ? 2000 : 300);
+  energy_vs_flat(comm, comm == MPI_COMM_NULL ? 2000 : 300, 1);
+  energy_vs_flat(comm, comm == MPI_COMM_NULL ? 600 : 100, 100);
+  last_units_case(comm, 1);
+  last_units_case(comm, 100);
   errors(comm);
   if (!tap_silent) printf("1..%d\n", tap_n);
   MPI_Finalize();
