@@ -14,7 +14,7 @@ extern "C" {
 
 /* The calibration rule: at least FUPERMOD_CALIB_NEAR measured sizes within a factor
  * FUPERMOD_CALIB_FACTOR of the share (or the share itself measured), and a relative scatter about
- * the smoothed function (window 2 FUPERMOD_CALIB_WINDOW + 1) of at most FUPERMOD_CALIB_SCATTER,
+ * the smoothed function (fupermod_points_smooth with w = FUPERMOD_CALIB_WINDOW) of at most FUPERMOD_CALIB_SCATTER,
  * outlying points left out. At a share, the scatter is that of the FUPERMOD_CALIB_LOCAL measured
  * sizes nearest it (all of them when there are fewer): a prediction rests on its neighbours, and
  * the check then costs the same on a model of a thousand sizes as on one of thirty. */

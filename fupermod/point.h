@@ -91,12 +91,23 @@ int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt);
 int fupermod_points_find(const fupermod_points *set, long d);
 int fupermod_points_copy(fupermod_points *dst, const fupermod_points *src);
 void fupermod_points_free(fupermod_points *set);
-/* Smoothed copy of in (same sizes, docs/models.md): each t (and e, when in has energy) is the
- * local linear least-squares fit over the 2w+1 measured sizes around it (fewer at the ends: the
- * window shifts inwards); ci (e_ci) becomes the half-width of the cl prediction interval for a new
- * run at that size, from the points' relative scatter about the fit pooled over the set. A fit
- * <= 0 keeps the measured value. *scatter (*escatter, NaN without energy) = that relative scatter
- * (may be NULL). Needs w >= 1, 0 < cl < 1 and at least 3 points; out is freed by the caller. */
+/* How far a smoothed point's fit reaches: a factor of the size either side at most, and the span
+ * of its bandwidth over the distance to its 2w-th nearest size (fupermod_points_smooth). */
+#define FUPERMOD_SMOOTH_REACH 4.0
+#define FUPERMOD_SMOOTH_SPAN 2.0
+/* Smoothed copy of in (same sizes, docs/models.md "Smoothing"): each t (and e, when in has
+ * energy) is the local line in log t against log d at that size (its exponential, made a mean),
+ * fitted with tricube weights in the distance in log size. The bandwidth is
+ * FUPERMOD_SMOOTH_SPAN times the distance to the 2w-th nearest other size, at most a factor
+ * FUPERMOD_SMOOTH_REACH either side, so the fit is carried by sizes around d and by d itself,
+ * never extrapolated from far ones. Where fewer than 3 sizes fall within the bandwidth (a sparse
+ * edge) the smoothed point is the measured one. ci (e_ci) becomes the half-width of the cl
+ * prediction interval for a new run at that size, from the points' relative scatter about the
+ * fits pooled over the set. A field with a value <= 0 is fitted in t (e) against log d instead,
+ * and a fit <= 0 there keeps the measured value. *scatter (*escatter, NaN without energy) = that
+ * relative scatter (may be NULL); NaN when no size has 2 others within its bandwidth: out is then
+ * the measured points, their own half-widths included. Needs w >= 1, 0 < cl < 1, at least 3
+ * points and sizes >= 1; out is freed by the caller. */
 int fupermod_points_smooth(const fupermod_points *in, int w, double cl, fupermod_points *out, double *scatter,
                            double *escatter);
 /* The relative scatter of the times about that fit alone (no copy, no intervals): what

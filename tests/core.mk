@@ -1,5 +1,5 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
-CORE_TESTS = tests/test_points tests/test_parse tests/test_lines tests/test_smooth tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
+CORE_TESTS = tests/test_points tests/test_parse tests/test_lines tests/test_smooth tests/test_smooth_edges tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
   tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4 tests/test_point_flags \
   tests/mpi_abandon_np2 tests/mpi_outliers_np2
 check_PROGRAMS += $(CORE_TESTS)
@@ -13,6 +13,8 @@ tests_test_parse_SOURCES = tests/test_parse.c tests/tap.h
 tests_test_parse_LDADD = $(TEST_LDADD)
 tests_test_smooth_SOURCES = tests/test_smooth.c tests/tap.h
 tests_test_smooth_LDADD = $(TEST_LDADD)
+tests_test_smooth_edges_SOURCES = tests/test_smooth_edges.c tests/tap.h
+tests_test_smooth_edges_LDADD = $(TEST_LDADD)
 tests_test_dist_SOURCES = tests/test_dist.c tests/tap.h
 tests_test_dist_LDADD = $(TEST_LDADD)
 tests_test_student_SOURCES = tests/test_student.c tests/tap.h

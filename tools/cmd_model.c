@@ -403,8 +403,8 @@ static void show_one(const stored *s, long share) {
            c.calibrated ? "yes" : "no", c.calibrated ? "" : ": ", c.why, c.near, FUPERMOD_CALIB_FACTOR);
   else
     printf("# calibrated: %s%s%s\n", c.calibrated ? "yes" : "no", c.calibrated ? "" : ": ", c.why);
-  printf("# scatter about the smoothed function (local linear fits over %d sizes, outlying points left out): %.2f %%\n",
-         2 * FUPERMOD_CALIB_WINDOW + 1, 100 * c.scatter);
+  printf("# scatter about the smoothed function (local fits, --smooth %d, outlying points left out): %.2f %%\n",
+         FUPERMOD_CALIB_WINDOW, 100 * c.scatter);
   if (outliers >= 0)
     printf("# outlying points (time off its neighbours' median speed by more than %g MADs x 1.4826): %d\n", FUPERMOD_CALIB_OUTLIER_K,
            outliers);

@@ -85,10 +85,10 @@ static void help(void) {
          "                     multiples of K)\n"
          "  --full-grid        measure every grid size (default: adaptive, docs/models.md)\n"
          "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
-         "  --smooth W         partition and predict on smoothed functions: local linear fits over the\n"
-         "                     2W+1 measured sizes around each, with a prediction interval from the\n"
-         "                     points' scatter about them (default 3; 0: the raw points and their\n"
-         "                     benchmark confidence)\n"
+         "  --smooth W         partition and predict on smoothed functions: local fits of log time over\n"
+         "                     the measured sizes near each (weighted as 2W+1 sizes around it, within\n"
+         "                     a factor of 4), with a prediction interval from the points' scatter\n"
+         "                     about them (default 3; 0: the raw points and their benchmark confidence)\n"
          "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
          "  --reps R           application runs per distribution (default 5)\n"
          "  --rebuild          measure again even when the models could be reused\n"
@@ -914,11 +914,11 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   }
   run_notes(runs, nruns, measured, size);
   if (o->smooth > 0) {
-    printf("   per process on the %s distribution: computation predicted by the smoothed function (local linear\n"
-           "   fit over %d measured sizes, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
+    printf("   per process on the %s distribution: computation predicted by the smoothed function (local fit\n"
+           "   over the measured sizes near it, --smooth %d, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
            "   measured inside the run (mean of %d +- its Student-t half-width); they agree when the intervals\n"
            "   overlap. The points scatter about the fits by (relative sd, the machine's drift while measuring):",
-           best->label, 2 * o->smooth + 1, a->iters, 100 * o->prec.cl, o->reps);
+           best->label, o->smooth, a->iters, 100 * o->prec.cl, o->reps);
     for (int i = 0; i < size; i++) printf(" %.1f %%%s", 100 * scatter[i], i + 1 < size ? "," : "\n");
   } else
     printf("   per process on the %s distribution: computation predicted by the measured points (benchmark mean\n"
