@@ -42,6 +42,28 @@ void tool_proc_free(tool_proc *p);
 int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd);
 void tool_dir_unlock(int *fd);
 
+/* Combinations of sizes of fupermod build --additivity: one size for every process, or one per
+ * process in rank order ("d" or "d0:d1:..."). */
+typedef struct tool_combo {
+  long *d;
+  int n;
+} tool_combo;
+typedef struct tool_combos {
+  tool_combo *c;
+  int n;
+} tool_combos;
+/* Parse a comma-separated list of combinations (FUPERMOD_ERR_USAGE naming a bad item). */
+int tool_combos_parse(const char *spec, tool_combos *out);
+void tool_combos_free(tool_combos *c);
+/* The additivity check (tools/build_additivity.c), collective over MPI_COMM_WORLD: at each
+ * combination, each process of a node runs alone (the others idle), then all together, each
+ * phase repeated to prec; a meter of the whole node, read by every process of it, measures them.
+ * Writes DIR/additivity.csv (per node and combination: the sum of the alone energies, the
+ * energy together, the error (together - sum) / sum, their half-widths, additive within them) and
+ * DIR/additivity-alone.csv, and prints a table with the min/average/max error. */
+int tool_additivity(const char *sub, const char *confpath, tool_proc *tp, const tool_combos *combos,
+                    const fupermod_precision *prec, const char *dir, int quiet);
+
 /* Adaptive building (tools/build_adaptive.c): measure only where the distribution is decided. */
 enum { TOOL_ADAPT_TIME = 1, TOOL_ADAPT_ENERGY = 2, TOOL_ADAPT_HIER = 4, TOOL_ADAPT_PARETO = 8 };
 

@@ -89,6 +89,13 @@ static void help(void) {
          "              from before it reads the point files until it ends, so that jobs sharing DIR measure in\n"
          "              turn; another job waits for it, saying which job holds it\n"
          "  --lock-wait S  wait at most S seconds for that lock, then stop (default 3600)\n"
+         "ADDITIVITY: --additivity LIST  instead of building: does the node's dynamic energy add up over its\n"
+         "            processes? At each combination of LIST (comma-separated; an item is one size for every\n"
+         "            process, or d0:d1:... one per process in rank order) each process of a node runs alone,\n"
+         "            then all together, to PRECISION; a meter of the whole node read by all its processes\n"
+         "            (meter=command, or an emulated node meter) measures both. Writes DIR/additivity.csv,\n"
+         "            DIR/additivity-alone.csv and a table of the error (together - sum alone) / sum alone\n"
+         "            with its confidence (docs/energy.md, \"Additivity\")\n"
          "  --dist FILE measure each process at its share d of the distribution FILE and print the\n"
          "              predicted and the measured times (nothing is written)\n"
          "  -q          no progress lines\n");
@@ -252,7 +259,8 @@ int cmd_build(int argc, char **argv) {
                                        {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
                                        {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
                                        {"keep-outliers", no_argument, NULL, 'K'},
-                                       {"lock-wait", required_argument, NULL, 'l'}, {NULL, 0, NULL, 0}};
+                                       {"lock-wait", required_argument, NULL, 'l'},
+                                       {"additivity", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
   long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
   double gran = 1.0;
@@ -265,6 +273,7 @@ int cmd_build(int argc, char **argv) {
   watchdog wd;
   pthread_t wd_thread;
   int wd_on = 0, adaptive = 0, lockfd = -1;
+  tool_combos combos = {NULL, 0};
   double lock_wait = 3600;
   tool_adaptive ad;
   memset(&ad, 0, sizeof ad);
@@ -341,6 +350,10 @@ int cmd_build(int argc, char **argv) {
         return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
       lock_wait = x;
       break;
+    case 'Y':
+      tool_combos_free(&combos);
+      if (tool_combos_parse(optarg, &combos) != FUPERMOD_SUCCESS) return tool_usage(SUB, "%s", fupermod_error_message());
+      break;
     case 'X':
       if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
         return tool_usage(SUB, "--tradeoff '%s' must be a number >= 0", optarg);
@@ -353,10 +366,15 @@ int cmd_build(int argc, char **argv) {
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (combos.n && (adaptive || distpath || sizes_arg || L || U || steps || method)) {
+    tool_combos_free(&combos);
+    return tool_usage(SUB, "--additivity gives the sizes itself: not with --adaptive, --dist, --sizes or -L/-U/-s/-m");
+  }
   if (adaptive && (distpath || method == 1))
     return tool_usage(SUB, "--adaptive chooses sizes from the grid of -L/-U/-s or --sizes (not --dist, not -m 1)");
   if (distpath) {
     if (sizes_arg || L || U || steps || method) return tool_usage(SUB, "--dist replaces the sizes; give one or the other");
+  } else if (combos.n) {
   } else if (sizes_arg) {
     if (L || U || steps || method) return tool_usage(SUB, "give --sizes or -L/-U/-s/-m, not both");
     if ((rc = parse_sizes(sizes_arg, &sizes, &nsizes)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
@@ -416,6 +434,10 @@ int cmd_build(int argc, char **argv) {
   if ((rc = tool_agree(SUB, fupermod_mkdir_p(data), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* what another job wrote until it let go is read after the lock is taken */
   if ((rc = tool_dir_lock(SUB, data, lock_wait, &lockfd)) != FUPERMOD_SUCCESS) goto done;
+  if (combos.n) {
+    rc = tool_additivity(SUB, confpath, &en, &combos, &prec, data, quiet);
+    goto done;
+  }
   {
     const fupermod_process_conf *pc = &en.conf.procs[en.index];
     tool_points_path(path, sizeof path, data, pc);
@@ -578,6 +600,7 @@ done:
   tool_proc_free(&en);
   fupermod_points_free(&have);
   tool_adaptive_free(&ad);
+  tool_combos_free(&combos);
   free(sizes);
   MPI_Finalize();
   return status;

@@ -24,7 +24,7 @@ tools_fupermod_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
 tools_fupermod_mpi_LDADD = libfupermod.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(HWLOC_LIBS) $(LIBS)
 tools_fupermod_mpi_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/build_common.h
 # fupermod build --adaptive, and fupermod run by default
-tools_fupermod_mpi_SOURCES += tools/build_adaptive.c
+tools_fupermod_mpi_SOURCES += tools/build_adaptive.c tools/build_additivity.c
 # fupermod run links the applications (SUMMA, 2D-FFT)
 tools_fupermod_mpi_SOURCES += tools/cmd_run.c
 tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
