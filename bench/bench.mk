@@ -10,6 +10,13 @@ include bench/fft2d.mk
 include bench/fft_panels.mk
 include bench/scale.mk
 include bench/model_cost.mk
+# fupermod sweep against one fupermod partition per workload (a script; --help; docs/performance.md)
+BENCH_BINS += bench/sweep
+EXTRA_DIST += bench/sweep.sh
+CLEANFILES += bench/sweep
+check_SCRIPTS += bench/sweep
+bench/sweep: $(srcdir)/bench/sweep.sh
+	$(BENCH_SCRIPT)
 bench: $(BENCH_BINS)
 .PHONY: bench
 # bench/cluster.sh: bench/summa and bench/fft2d on one node and on two virtual nodes (root)

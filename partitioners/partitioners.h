@@ -90,6 +90,17 @@ int fupermod_problem_evaluate(const fupermod_problem *prob, const long *d, doubl
  * aleph/hepopta/htpopta; objective PARETO or PARETO_TOTAL. */
 int fupermod_dp_pareto(const fupermod_problem *prob, fupermod_front *out);
 
+/* dp for every workload up to prob->D at once (partitioners/dp.c), objective TIME or ENERGY: one
+ * table of about p x (D/g + 1) values (g: the granule), built once; each workload then costs one
+ * witness, O(p m). fupermod_dp_table_solve gives, for 0 <= D <= prob->D, the status, message and
+ * distribution that dp gives for that D. The table keeps prob->f (not the functions: they must
+ * outlive it) and is read-only: solve may run in several threads at once. A table over the
+ * limit of dp's is refused with FUPERMOD_ERR_NOMEM (docs/algorithms.md). */
+typedef struct fupermod_dp_table fupermod_dp_table;
+int fupermod_dp_table_build(const fupermod_problem *prob, fupermod_dp_table **out);
+int fupermod_dp_table_solve(const fupermod_dp_table *table, long D, fupermod_dist *out);
+void fupermod_dp_table_free(fupermod_dp_table *table);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

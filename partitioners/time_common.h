@@ -54,5 +54,13 @@ int fupermod_dtime_table_check(const char *who, long rows, long cols);
  * and, when feasible, the witness d[0..p-1] in granules. Tie rule: see dp.c. */
 int fupermod_dtime_dp(const fupermod_dtime *dt, int objective, double tlo, double thi, long *d,
                       double *value);
+/* The same recurrence over every workload 0..dt->D at once (rows not restricted to the workloads
+ * that lead to dt->D), read afterwards for any v <= dt->D: fupermod_dtime_dp_pick gives the value
+ * and witness fupermod_dtime_dp gives for D = v, bit for bit (the same operations fill the cells
+ * both read). The table is read-only after it is built. */
+typedef struct fupermod_dtime_table fupermod_dtime_table;
+int fupermod_dtime_dp_table(const fupermod_dtime *dt, int objective, fupermod_dtime_table **out);
+int fupermod_dtime_dp_pick(const fupermod_dtime_table *T, long v, long *d, double *value);
+void fupermod_dtime_dp_table_free(fupermod_dtime_table *T);
 
 #endif

@@ -27,3 +27,11 @@ TESTS += tests/test_fft2d_planner
 tests_test_fft2d_planner_SOURCES = tests/test_fft2d_planner.c tests/tap.h
 tests_test_fft2d_planner_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
 tests_test_fft2d_planner_LDADD = $(APPS_TEST_LIBS)
+# One dp table for every workload (fupermod_dp_table) against dp per workload, and brute force.
+check_PROGRAMS += tests/test_dp_table
+TESTS += tests/test_dp_table
+tests_test_dp_table_SOURCES = tests/test_dp_table.c tests/tap.h tests/oracle_time.h
+tests_test_dp_table_LDADD = $(TEST_LDADD)
+# fupermod sweep: a range of workloads against the partitioners and brute force (docs/evaluation.md).
+TESTS += tests/tools_sweep.sh
+EXTRA_DIST += tests/tools_sweep.sh

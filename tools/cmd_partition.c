@@ -169,8 +169,8 @@ static int output_front(const fupermod_partitioner *alg, long D, const fupermod_
   return rc != FUPERMOD_SUCCESS ? tool_fail(SUB, rc) : 0;
 }
 
-/* --smooth W: every function replaced by its smoothed copy (fupermod_points_smooth) */
-static int smooth_points(fupermod_points *pts, int n, long w) {
+/* --smooth W (tools/tools.h) */
+int tool_smooth_points(fupermod_points *pts, int n, long w) {
   for (int i = 0; w > 0 && i < n; i++) {
     fupermod_points sm;
     int rc = fupermod_points_smooth(&pts[i], (int)w, 0.95, &sm, NULL, NULL);
@@ -250,7 +250,7 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
     rc = tool_load_points(nf, files, conf, data, &pts, &n);
-    if (rc == FUPERMOD_SUCCESS) rc = smooth_points(pts, n, smooth);
+    if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, n, smooth);
     if (rc == FUPERMOD_SUCCESS) {
       p = P > 0 ? (int)P : n;
       if (!(f = malloc((size_t)p * sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
@@ -396,7 +396,7 @@ int cmd_partition(int argc, char **argv) {
 #else
   rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf);
 #endif
-  if (rc == FUPERMOD_SUCCESS) rc = smooth_points(pts, nf, smooth);
+  if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, nf, smooth);
   if (rc != FUPERMOD_SUCCESS) {
     status = tool_fail(SUB, rc);
     goto done;

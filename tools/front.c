@@ -61,14 +61,15 @@ static void big_heap(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc >= 2 && strcmp(argv[1], "partition") == 0) {
+  int sweep = argc >= 2 && strcmp(argv[1], "sweep") == 0;
+  if (argc >= 2 && (sweep || strcmp(argv[1], "partition") == 0)) {
     big_heap();
     if (!(args = malloc((size_t)(argc + 1) * sizeof *args))) {
       fprintf(stderr, "fupermod: out of memory\n");
       return 1;
     }
     memcpy(args, argv, (size_t)(argc + 1) * sizeof *args);
-    return cmd_partition(argc - 1, argv + 1);
+    return sweep ? cmd_sweep(argc - 1, argv + 1) : cmd_partition(argc - 1, argv + 1);
   }
   args = argv;
   return tool_exec_full();

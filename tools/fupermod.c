@@ -19,6 +19,7 @@ static const struct {
   {"build", cmd_build, "benchmark a kernel on every process and write point files (MPI)"},
   {"model", cmd_model, "fit a model to point files, print it and plot it"},
   {"partition", cmd_partition, "partition D units with a named algorithm"},
+  {"sweep", cmd_sweep, "partition a range of workloads with the optimum and alternatives; the gains"},
   {"hpartition", cmd_hpartition, "two-level (node, device) exact partitioning: HiPOPTA over configuration groups"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
   {"energy", cmd_energy, "energy import: fill meter=external points' energies from a power series (Kwollect)"},

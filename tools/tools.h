@@ -13,6 +13,7 @@ int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_campaign(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* In the front command (tools/front.c): become the full command (fupermod-mpi) on the original
  * arguments. Returns only when that fails, with the exit status. */
@@ -40,6 +41,9 @@ void tool_points_path(char *buf, size_t size, const char *dir, const fupermod_pr
  * item in order. An empty item, or one of size characters or more, is a FUPERMOD_ERR_USAGE naming
  * opt; so is a non-zero return of each, which has recorded its own message. */
 int tool_list(const char *opt, const char *value, size_t size, int (*each)(const char *item, void *ctx), void *ctx);
+/* --smooth W: each of the n functions replaced by its smoothed copy, as fupermod run partitions
+ * them (fupermod_points_smooth, 95 % intervals; tools/cmd_partition.c). W = 0: unchanged. */
+int tool_smooth_points(fupermod_points *pts, int n, long w);
 /* Run gnuplot on a script file; returns 0 on success, -1 when gnuplot is missing or fails. */
 int tool_gnuplot(const char *script);
 #include "tools/trim.h"

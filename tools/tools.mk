@@ -3,6 +3,8 @@
 # the rest. The full command is installed in $(pkglibexecdir); in the build tree it sits beside.
 bin_PROGRAMS += tools/fupermod
 tools_fupermod_SOURCES = tools/front.c tools/common.c tools/tools.h tools/cmd_partition.c
+# fupermod sweep: partitions over a range of workloads, serial in the front (docs/evaluation.md)
+tools_fupermod_SOURCES += tools/cmd_sweep.c
 tools_fupermod_CPPFLAGS = $(AM_CPPFLAGS) -DTOOL_LEAN -DFUPERMOD_LIBEXEC_DIR='"$(pkglibexecdir)"'
 if FRONT_STATIC
 # no dynamic loader at start (configure.ac); GSL's own cblas, as the shared libgsl would pull in
@@ -31,3 +33,4 @@ tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LI
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
 tools_fupermod_mpi_SOURCES += tools/cmd_energy.c
+tools_fupermod_mpi_SOURCES += tools/cmd_sweep.c
