@@ -566,6 +566,30 @@ int fupermod_points_find(const fupermod_points *set, long d) {
   return -1;
 }
 
+int fupermod_points_interpolate(const fupermod_points *f, double x, double *t, double *e) {
+  int lo = 0, hi = f->count; /* hi: the first point at or above x */
+  const fupermod_point *a, *b;
+  double w, sp, q;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if ((double)f->pts[mid].d < x) lo = mid + 1;
+    else hi = mid;
+  }
+  if (hi < f->count && (double)f->pts[hi].d == x) {
+    *t = f->pts[hi].t;
+    *e = f->has_energy ? f->pts[hi].e : NAN;
+    return hi;
+  }
+  a = &f->pts[hi > 0 ? hi - 1 : 0];
+  b = &f->pts[hi < f->count ? hi : f->count - 1];
+  w = a == b ? 0.0 : (x - (double)a->d) / (double)(b->d - a->d);
+  sp = (1 - w) * (double)a->d / a->t + w * (double)b->d / b->t;
+  q = (1 - w) * a->e / (double)a->d + w * b->e / (double)b->d;
+  *t = x / sp;
+  *e = f->has_energy ? x * q : NAN;
+  return hi - 1;
+}
+
 static void update_energy_flag(fupermod_points *set) {
   int measured = 0;
   set->has_energy = 1;

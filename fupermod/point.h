@@ -89,6 +89,13 @@ int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size);
 int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt);
 /* Index of d in the set, or -1. */
 int fupermod_points_find(const fupermod_points *set, long d);
+/* The function of a point set at any size x > 0, as fupermod run predicts and fupermod sweep
+ * evaluates: the point at a measured size; between two measured sizes, speed (x/t) and energy
+ * per unit interpolated linearly between them; beyond the ends, the end's speed and energy per
+ * unit. *e is NaN without energies. Not the coarsened piecewise model: its concave hull makes a
+ * share between slow sizes of a non-concave function look as fast as the sizes around them.
+ * Returns the index of the point below x (-1 beyond the first), for neighbours' half-widths. */
+int fupermod_points_interpolate(const fupermod_points *set, double x, double *t, double *e);
 int fupermod_points_copy(fupermod_points *dst, const fupermod_points *src);
 void fupermod_points_free(fupermod_points *set);
 /* How far a smoothed point's fit reaches: a factor of the size either side at most, and the span

@@ -53,21 +53,21 @@ for app in dgemm fft; do
 done
 # smoothed functions (default --smooth 3): a working process's prediction is the smoothed time at
 # its share (plot column 4 is the smoothed speed) times the kernel runs (dgemm n/b = 8, fft 2); a
-# DGEMM share between measured sizes (a whole rectangle of blocks) is predicted by the piecewise
-# model of the smoothed points, whose speed joins the smoothed speeds it keeps (the GPA coarsening
-# drops those that break its shape, docs/models.md): between the least and the largest of them
+# DGEMM share between measured sizes (a whole rectangle of blocks) is predicted with the speed
+# interpolated linearly between the smoothed speeds of its two neighbours (fupermod_points_interpolate)
 for app in dgemm fft; do
   it=$([ $app = dgemm ] && echo 8 || echo 2)
   bad=$(awk -F, -v it=$it 'FNR == 1 { f++ } f == 1 && /^# rank/ { r = $0; sub(/^# rank /, "", r); sub(/:.*/, "", r); next }
          f == 1 && NF == 0 { next } f == 1 { split($0, x, " "); sm[r, x[1]] = x[1] / x[4]; raw[r, x[1]] = x[1] / x[2]
-                                             k[r]++; sz[r, k[r]] = x[1]
-                                             if (k[r] == 1 || x[4] < lo[r]) lo[r] = x[4]; if (k[r] == 1 || x[4] > hi[r]) hi[r] = x[4]; next }
+                                             k[r]++; sz[r, k[r]] = x[1]; sp[r, k[r]] = x[4]; next }
          f == 2 && FNR > 1 && $3 == "paraleph" && $6 > 0 && (($4, $6) in sm) {
            w = it * sm[$4, $6]; e = $8 - w; if (e < 0) e = -e
            if (!(w > 0) || e > 1e-6 * w) n++; if (sm[$4, $6] != raw[$4, $6]) moved++; next }
          f == 2 && FNR > 1 && $3 == "paraleph" && $6 > 0 {
-           between++
-           if (!(sz[$4, 1] < $6 && $6 < sz[$4, k[$4]] && $8 >= it * $6 / hi[$4] * (1 - 1e-6) && $8 <= it * $6 / lo[$4] * (1 + 1e-6))) n++ }
+           between++; j = 1; while (j < k[$4] && sz[$4, j + 1] < $6) j++
+           if (!(sz[$4, 1] < $6 && $6 < sz[$4, k[$4]])) { n++; next }
+           w = ($6 - sz[$4, j]) / (sz[$4, j + 1] - sz[$4, j]); want = it * $6 / ((1 - w) * sp[$4, j] + w * sp[$4, j + 1])
+           e = $8 - want; if (e < 0) e = -e; if (e > 1e-6 * want) n++ }
          END { print n + 0, moved + 0, between + 0 }' FS=' ' "$TMPD/results/plot-$app.dat" FS=, "$TMPD/results/report-$app.csv")
   ok $([ "${bad%% *}" = 0 ] && echo 0 || echo 1) "$app: predictions are the smoothed function at the share x $it kernel runs (bad, moved, between sizes: $bad)"
 done

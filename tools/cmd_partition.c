@@ -196,43 +196,34 @@ static int parse_blocks(const char *s, int *M, int *N) {
 }
 
 #ifndef TOOL_LEAN
-typedef struct {
-  fupermod_model **m;
-  const fupermod_points *const *f;
-} fit_ctx;
-
-/* a measured point where there is one, the piecewise model between them */
+/* the function at an area, as fupermod run predicts it (fupermod_points_interpolate) */
 static double fit_time(int i, long area, void *ctx) {
-  const fit_ctx *c = ctx;
-  int k = fupermod_points_find(c->f[i], area);
-  return k >= 0 ? c->f[i]->pts[k].t : fupermod_model_time(c->m[i], (double)area);
+  const fupermod_points *const *f = ctx;
+  double t, e;
+  fupermod_points_interpolate(f[i], (double)area, &t, &e);
+  return t;
 }
 
 /* --layout: the BR layout of dist's areas on M x N blocks with its sizes fitted to the functions
  * (fupermod_layout_fit), written to file; dist becomes the layout's areas and their predictions. */
 static int layout_out(const char *file, int M, int N, const fupermod_points *const *f, int has_energy,
                       fupermod_dist *dist) {
-  int p = dist->size, rc = FUPERMOD_SUCCESS;
+  int p = dist->size, rc;
   double tmax = 0.0;
-  fupermod_model **m = calloc((size_t)p, sizeof *m);
   fupermod_layout *l = NULL;
-  fit_ctx ctx = {m, f};
   char comment[128];
-  if (!m) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) rc = fupermod_model_create("piecewise", f[i], dist->D, &m[i]);
-  if (rc == FUPERMOD_SUCCESS) rc = tool_dist_layout(dist, M, N, fit_time, &ctx, &l, &tmax);
+  rc = tool_dist_layout(dist, M, N, fit_time, (void *)f, &l, &tmax);
   if (rc == FUPERMOD_SUCCESS) {
     snprintf(comment, sizeof comment, "BR layout fitted to the functions: predicted time %.6g s", tmax);
     rc = fupermod_layout_save(file, l, comment);
   }
   for (int i = 0; rc == FUPERMOD_SUCCESS && i < p; i++) {
     long d = dist->parts[i].d;
-    int k = fupermod_points_find(f[i], d);
-    dist->parts[i].t = d == 0 ? 0.0 : fit_time(i, d, &ctx);
-    dist->parts[i].e = d == 0 || !has_energy ? 0.0 : k >= 0 ? f[i]->pts[k].e : fupermod_model_energy(m[i], (double)d);
+    double t = 0.0, e = 0.0;
+    if (d > 0) fupermod_points_interpolate(f[i], (double)d, &t, &e);
+    dist->parts[i].t = t;
+    dist->parts[i].e = d == 0 || !has_energy ? 0.0 : e;
   }
-  for (int i = 0; m && i < p; i++) fupermod_model_free(m[i]);
-  free(m);
   fupermod_layout_free(l);
   return rc;
 }

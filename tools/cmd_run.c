@@ -411,26 +411,22 @@ static int gather_points(const fupermod_points *mine, fupermod_points **all, int
   return FUPERMOD_SUCCESS;
 }
 
-/* Process i's function at size x (x > 0): the measured point at a measured size, otherwise the
- * model, with the relative confidence half-width interpolated between the neighbouring points. */
-static void value_at(fupermod_model *tm, const fupermod_points *f, double x, double *t, double *e, double *ci) {
-  long d = (long)x;
-  int k = x == (double)d ? fupermod_points_find(f, d) : -1, hi = 0;
+/* Process i's function at size x (x > 0): the measured point at a measured size, otherwise
+ * speed and energy per unit interpolated between its neighbours (fupermod_points_interpolate,
+ * as fupermod sweep evaluates), with the relative confidence half-width interpolated too. */
+static void value_at(const fupermod_points *f, double x, double *t, double *e, double *ci) {
+  int lo;
   double rel;
-  if (k >= 0) {
-    *t = f->pts[k].t;
-    *e = f->pts[k].e;
-    *ci = f->pts[k].ci;
+  if (f->count == 0) {
+    *t = *e = *ci = INFINITY;
     return;
   }
-  *t = fupermod_model_time(tm, x);
-  *e = fupermod_model_energy(tm, x);
-  while (hi < f->count && (double)f->pts[hi].d < x) hi++;
-  if (f->count == 0) rel = INFINITY;
-  else if (hi == 0) rel = f->pts[0].ci / f->pts[0].t;
-  else if (hi == f->count) rel = f->pts[hi - 1].ci / f->pts[hi - 1].t;
+  lo = fupermod_points_interpolate(f, x, t, e);
+  if (lo >= 0 && (double)f->pts[lo].d == x) rel = f->pts[lo].ci / f->pts[lo].t;
+  else if (lo < 0) rel = f->pts[0].ci / f->pts[0].t;
+  else if (lo == f->count - 1) rel = f->pts[lo].ci / f->pts[lo].t;
   else {
-    const fupermod_point *l = &f->pts[hi - 1], *h = &f->pts[hi];
+    const fupermod_point *l = &f->pts[lo], *h = &f->pts[lo + 1];
     double w = (x - (double)l->d) / (double)(h->d - l->d);
     rel = (1 - w) * l->ci / l->t + w * h->ci / h->t;
   }
@@ -442,14 +438,13 @@ static void value_at(fupermod_model *tm, const fupermod_points *f, double x, dou
  * their point at x is how long their cores need for x from each of them. The group's
  * prediction, which every member shows, is therefore the members' mean at the group's mean
  * share, compared with how long the cores computed in the run (fupermod_share_busy). */
-static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, const app_t *a, const int *leader) {
-  /* (the piecewise model is coarsened, so it differs from the points at measured sizes) */
+static void predict(run_t *r, const fupermod_points *f, const app_t *a, const int *leader) {
   int p = r->dist->size;
   double T = 0, E = 0;
   for (int i = 0; i < p; i++) {
     long d = r->dist->parts[i].d;
     double t = 0, e = 0, ci = 0;
-    if (d > 0) value_at(tm[i], &f[i], (double)d, &t, &e, &ci);
+    if (d > 0) value_at(&f[i], (double)d, &t, &e, &ci);
     r->dist->parts[i].t = t;
     r->dist->parts[i].e = e;
     r->pred_ci[i] = ci * a->iters;
@@ -466,7 +461,7 @@ static void predict(run_t *r, fupermod_model **tm, const fupermod_points *f, con
     for (int i = 0; i < p && sum > 0; i++)
       if (leader[i] == g) {
         double ti, ei, cii;
-        value_at(tm[i], &f[i], sum / members, &ti, &ei, &cii);
+        value_at(&f[i], sum / members, &ti, &ei, &cii);
         t += ti / members;
         ci += cii / members;
       }
@@ -591,16 +586,11 @@ static void gather_reps(const options *o, run_t *r, int rank, int size) {
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++) MPI_Allreduce(MPI_IN_PLACE, v[k], size, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 }
 
-typedef struct {
-  fupermod_model **tm;
-  const fupermod_points *f;
-} area_ctx;
-
-/* as predict() sees it */
+/* as predict() sees it (ctx: the functions) */
 static double area_time(int i, long area, void *ctx) {
-  const area_ctx *c = ctx;
+  const fupermod_points *f = ctx;
   double t, e, ci;
-  value_at(c->tm[i], &c->f[i], (double)area, &t, &e, &ci);
+  value_at(&f[i], (double)area, &t, &e, &ci);
   return t;
 }
 
@@ -608,14 +598,13 @@ static double area_time(int i, long area, void *ctx) {
  * (rounding can move a block row or column from one process to another), and a time-optimal one
  * gets the integer sizes its arrangement predicts fastest (fupermod_layout_fit), so that what is
  * predicted and reported is what runs. Collective; the layouts stay on rank 0. */
-static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nruns, fupermod_model **tm,
-                           const fupermod_points *f, int size) {
+static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nruns, const fupermod_points *f,
+                           int size) {
   int rank, rc = FUPERMOD_SUCCESS, nb = (int)(a->n / a->b);
-  area_ctx ctx = {tm, f};
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nruns && rank == 0 && rc == FUPERMOD_SUCCESS; k++) {
     int fit = strcmp(runs[k].label, o->algorithm) == 0 || strcmp(runs[k].label, "hipopta") == 0;
-    rc = tool_dist_layout(runs[k].dist, nb, nb, fit ? area_time : NULL, &ctx, &runs[k].layout, NULL);
+    rc = tool_dist_layout(runs[k].dist, nb, nb, fit ? area_time : NULL, (void *)f, &runs[k].layout, NULL);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
@@ -1067,7 +1056,6 @@ static int run_app(const options *o, app_t *a) {
   tool_proc tp;
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
   double *scatter = NULL;
-  fupermod_model **tm = NULL;
   fupermod_front front = {0, NULL};
   run_t runs[5];
   int rank, size, nruns = 0, chosen = -1, rc;
@@ -1114,16 +1102,12 @@ static int run_app(const options *o, app_t *a) {
   }
   if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   share_leaders(share, leader);
-  if (rank == 0) {
-    tm = calloc((size_t)size, sizeof *tm);
-    for (int i = 0; i < size; i++) fupermod_model_create("piecewise", &all[i], a->D, &tm[i]);
-  }
-  if (a->b && (rc = realise_layouts(o, a, runs, nruns, tm, all, size)) != FUPERMOD_SUCCESS) {
+  if (a->b && (rc = realise_layouts(o, a, runs, nruns, all, size)) != FUPERMOD_SUCCESS) {
     if (rank == 0) fprintf(stderr, "fupermod run: %s: layout failed: %s\n", a->name, fupermod_error_message());
     goto done;
   }
   if (rank == 0)
-    for (int k = 0; k < nruns; k++) predict(&runs[k], tm, all, a, leader);
+    for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */
   for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {
@@ -1142,13 +1126,11 @@ static int run_app(const options *o, app_t *a) {
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);
   for (int i = 0; rank == 0 && all && i < size; i++) {
-    if (tm) fupermod_model_free(tm[i]);
     fupermod_points_free(&all[i]);
     if (raw) fupermod_points_free(&raw[i]);
   }
   free(raw);
   free(scatter);
-  free(tm);
   free(all);
   free(hosts);
   free(leader);

@@ -77,10 +77,10 @@ static void help(void) {
          "  --optimal ALGO  the optimum (default: hpopta, heopta, hepopta by -F)\n"
          "  -a ALGO,...     the alternatives (default %s)\n"
          "  -k K            K copies of the platform (a simulated platform of K nodes)\n"
-         "  --eval piecewise  evaluate between measured sizes on the piecewise model, as fupermod run\n"
-         "                  predicts (coarsened: a non-concave function looks faster between its sizes)\n"
-         "  --smooth W      partition and evaluate smoothed functions, as fupermod run does: local\n"
-         "                  linear fits over the 2W+1 measured sizes around each (docs/models.md)\n"
+         "  --eval piecewise  evaluate between measured sizes on the coarsened piecewise model instead\n"
+         "                  (GPA's: a non-concave function looks faster between its sizes)\n"
+         "  --smooth W      partition and evaluate smoothed functions, as fupermod run does: local fits\n"
+         "                  of log time over the measured sizes near each (docs/models.md)\n"
          "  --threads T     threads over the workloads (default: OMP_NUM_THREADS, else every core)\n"
          "  --csv FILE      one CSV row per workload and algorithm\n"
          "  --out DIR       DIR/sweep.csv, DIR/gain.dat, DIR/sweep.gp and, with gnuplot, the plots of the\n"
@@ -397,29 +397,8 @@ typedef struct {
   fupermod_front front;
 } scratch_t;
 
-/* f at an unmeasured x > 0: speed and energy per unit linear between the neighbouring measured
- * sizes, those of the nearest end beyond them. Not the coarsened piecewise model: its concave
- * hull makes a share between slow sizes of a non-concave function look fast. */
-static void interpolate(const fupermod_points *f, double x, double *t, double *e) {
-  int lo = 0, hi = f->count; /* hi: the first point above x */
-  const fupermod_point *a, *b;
-  double w, sp, q;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    if ((double)f->pts[mid].d < x) lo = mid + 1;
-    else hi = mid;
-  }
-  a = &f->pts[hi > 0 ? hi - 1 : 0];
-  b = &f->pts[hi < f->count ? hi : f->count - 1];
-  w = a == b ? 0.0 : (x - (double)a->d) / (double)(b->d - a->d);
-  sp = (1 - w) * (double)a->d / a->t + w * (double)b->d / b->t;
-  q = (1 - w) * a->e / (double)a->d + w * b->e / (double)b->d;
-  *t = x / sp;
-  *e = f->has_energy ? x * q : NAN;
-}
-
 /* dist on the common model: the measured point at a measured size, elsewhere the interpolation
- * (or, --eval piecewise, the piecewise model, as fupermod run predicts) */
+ * (fupermod run's predictions), or with --eval piecewise the coarsened piecewise model */
 static void evaluate(const sweep_t *s, const fupermod_dist *dist, cell_t *c, long *parts) {
   double T = 0.0, E = 0.0;
   c->idle = c->outside = 0;
@@ -442,7 +421,7 @@ static void evaluate(const sweep_t *s, const fupermod_dist *dist, cell_t *c, lon
         t = fupermod_model_time(s->pw[u], (double)d);
         e = fupermod_model_energy(s->pw[u], (double)d);
       } else
-        interpolate(f, (double)d, &t, &e);
+        fupermod_points_interpolate(f, (double)d, &t, &e);
       c->outside += d < f->pts[0].d || d > f->pts[f->count - 1].d;
     }
     T = t > T ? t : T;
@@ -590,14 +569,15 @@ static void print_header(const sweep_t *s) {
   if (s->nf > 8) printf(" ... (%d files)", s->nf);
   printf("\n# granule %ld, the functions hold at most D=%ld\n", s->g, s->capacity);
   if (s->smooth > 0)
-    printf("# smoothed functions (--smooth %ld): local linear fits over %ld measured sizes, as fupermod run\n"
-           "# partitions and predicts\n", s->smooth, 2 * s->smooth + 1);
+    printf("# smoothed functions (--smooth %ld): local fits of log time over the measured sizes near each, as\n"
+           "# fupermod run partitions and predicts\n", s->smooth);
   if (s->piecewise)
     printf("# every distribution is evaluated on one model: the measured point at a measured size, the\n"
-           "# piecewise model elsewhere (--eval piecewise: as fupermod run predicts); idle processors cost nothing\n");
+           "# coarsened piecewise model elsewhere (--eval piecewise); idle processors cost nothing\n");
   else
     printf("# every distribution is evaluated on one model: the measured point at a measured size, speed and\n"
-           "# energy per unit interpolated linearly between (beyond the ends: the end's); idle processors cost nothing\n");
+           "# energy per unit interpolated linearly between (beyond the ends: the end's), as fupermod run predicts;\n"
+           "# idle processors cost nothing\n");
   for (int a = 0; a < s->na; a++)
     if (s->algs[a].table && (a == 0 || s->algs[a].own_table))
       printf("# %s: one dp table serves every workload (%s)\n", s->algs[a].alg->name,
