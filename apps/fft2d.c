@@ -26,6 +26,9 @@
  * times transpose and strided, as FFTW would. */
 #include <fftw3.h>
 #include <limits.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,9 +144,12 @@ static int make_plans_threaded(fupermod_fft2d *p, unsigned flags) {
                             p->d, p->N, flags);
   }
   if (p->c > 0 && p->strategy == FUPERMOD_FFT2D_SHARED) {
-    /* the same plans for every panel, moved there by fftw_execute_dft (panels are 64-byte aligned) */
+    /* the same plans for every panel, moved there by fftw_execute_dft (panels are 64-byte aligned);
+     * one thread each: the process's threads take whole panels (execute), where threaded plans
+     * would synchronise their threads on every 4-column panel */
     int w[2] = {p->c >= PANEL ? PANEL : 0, (int)(p->c % PANEL)};
     fftw_plan *fw[2] = {&p->col_fwd, &p->tail_fwd}, *bw[2] = {&p->col_bwd, &p->tail_bwd};
+    fftw_plan_with_nthreads(1);
     n = (int)p->M;
     for (int k = 0; k < 2; k++) {
       fftw_complex *at = p->Y + (k ? (size_t)(p->c / PANEL) * PANEL * (size_t)p->M : 0);
@@ -225,6 +231,8 @@ static int shared_alloc(fupermod_fft2d *p) {
 #define ROWS 32
 static void shared_copy(fupermod_fft2d *p, fftw_complex *A, int to_cols) {
   long r0 = p->roff[p->rank], N = p->N, M = p->M;
+  /* blocks of rows write disjoint parts of every panel */
+#pragma omp parallel for num_threads(p->threads) schedule(static) if (p->threads > 1 && p->d > ROWS)
   for (long i0 = 0; i0 < p->d; i0 += ROWS) {
     long i1 = p->d - i0 < ROWS ? p->d : i0 + ROWS;
     for (int s = 0; s < p->size; s++) {
@@ -547,7 +555,7 @@ long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col) {
   return plan->c;
 }
 
-int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
+static int execute(fupermod_fft2d *p, int direction, double *data) {
   fftw_complex *A;
   int rc = FUPERMOD_SUCCESS, fwd, shared;
   double t0, t1, t2, t3, t4, c0;
@@ -575,6 +583,7 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
   if (rc == FUPERMOD_SUCCESS && p->c > 0 && shared) {
+#pragma omp parallel for num_threads(p->threads) schedule(static) if (p->threads > 1)
     for (long j = 0; j < p->c; j += PANEL) {
       fftw_complex *at = p->Y + (size_t)j * (size_t)p->M;
       if (p->c - j >= PANEL) fftw_execute_dft(fwd ? p->col_fwd : p->col_bwd, at, at);
@@ -602,6 +611,20 @@ int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
   p->stamp[3] = t3;
   p->stamp[4] = t4;
   return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
+}
+
+/* FFTW's OpenMP loops take the calling thread's OpenMP thread count, not the plan's: set the
+ * plan's for the transform (OMP_NUM_THREADS=1 would otherwise serialise it) and give it back. */
+int fupermod_fft2d_execute(fupermod_fft2d *p, int direction, double *data) {
+#ifdef _OPENMP
+  int saved = omp_get_max_threads(), rc;
+  if (p) omp_set_num_threads(p->threads);
+  rc = execute(p, direction, data);
+  omp_set_num_threads(saved);
+  return rc;
+#else
+  return execute(p, direction, data);
+#endif
 }
 
 void fupermod_fft2d_phase_times(const fupermod_fft2d *p, double *rows, double *transpose, double *cols,

@@ -7,7 +7,7 @@
 # inside the applications are about twice as fast.
 . "$top_srcdir/tests/tap.sh"
 MPI="$MPIEXEC --oversubscribe --bind-to none"
-ncpu=$(nproc)
+ncpu=$(getconf _NPROCESSORS_ONLN)
 if [ "$ncpu" -lt 2 ]; then skip "one CPU only: nothing to compare"; done_testing; exit; fi
 run() { # THREADS ROUND
   printf 'localhost 0 core:0-1 cpu threads=%s\n' "$1" >"$TMPD/t$1.conf"

@@ -10,6 +10,9 @@
  * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE). */
 #include <pthread.h>
 #include <fftw3.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include "kernels/cpu/common.h"
 
 #define NAME "fft-rows"
@@ -117,7 +120,18 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   if (k->inplace && k->runs > 0 && k->runs % REFILL == 0) kern_fill((double *)k->in, 2 * (size_t)k->d * (size_t)k->n, 21);
   k->runs++;
+#ifdef _OPENMP
+  {
+    /* FFTW's OpenMP loops take the calling thread's OpenMP thread count, not the plan's: a
+     * program run with OMP_NUM_THREADS=1 would run every plan on one thread */
+    int saved = omp_get_max_threads();
+    omp_set_num_threads((int)k->threads);
+    fftw_execute(k->plan);
+    omp_set_num_threads(saved);
+  }
+#else
   fftw_execute(k->plan);
+#endif
   return FUPERMOD_SUCCESS;
 }
 
