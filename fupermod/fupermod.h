@@ -11,6 +11,7 @@
 #include "benchmark.h"
 #include "share.h"
 #include "conf.h"
+#include "exec.h"
 #include "dynamic.h"
 #include "util.h"
 #include "mpi_thread.h"

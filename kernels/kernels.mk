@@ -31,8 +31,15 @@ kernels_fupermod_kernel_jacobi_rows_la_LIBADD = libfupermod.la $(LIBS)
 # CUDA kernels: plain C over the cuBLAS/cuFFT/cudart host APIs (no nvcc behind libtool, P11).
 # They build wherever the toolkit is found and report "no CUDA device" at run time without a GPU.
 if HAVE_CUDA
-kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la
+kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la \
+  kernels/fupermod_exec_cuda.la
 endif
+# the CUDA executor (fupermod/exec.h), which libfupermod loads on the first GPU executor
+kernels_fupermod_exec_cuda_la_SOURCES = kernels/cuda/exec_cuda.c kernels/cuda/device.h fupermod/exec_impl.h
+kernels_fupermod_exec_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_exec_cuda_la_CFLAGS = $(LIB_CFLAGS)
+kernels_fupermod_exec_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_exec_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
 kernels_fupermod_kernel_dgemm_cuda_la_SOURCES = kernels/cuda/dgemm_cuda.c kernels/cpu/common.h
 kernels_fupermod_kernel_dgemm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kernels_fupermod_kernel_dgemm_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)

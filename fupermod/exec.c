@@ -1,0 +1,234 @@
+/* Executors (fupermod/exec.h): options from a configuration line, the CPU device, and the CUDA
+ * module, loaded once on the first GPU executor and never unloaded (CUDA's state outlives it). */
+#include "config.h"
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/conf.h"
+#include "fupermod/exec_impl.h"
+#include "fupermod/kernel.h"
+#include "fupermod/util.h"
+
+struct fupermod_exec {
+  const fupermod_exec_ops *ops;
+  void *impl;
+  int kind, threads;
+  char describe[256], pci[32];
+};
+
+/* ---- the CPU device ---- */
+
+static int cpu_open(const fupermod_exec_opts *o, void **impl, char *describe, size_t dsize, char *pci, size_t psize) {
+  fupermod_exec_cpu *c = calloc(1, sizeof *c);
+  if (!c) return fupermod_error(FUPERMOD_ERR_NOMEM, "executor: out of memory");
+  c->threads = o->threads;
+  snprintf(describe, dsize, "cpu, %d thread%s", o->threads, o->threads == 1 ? "" : "s");
+  if (psize) pci[0] = '\0';
+  *impl = c;
+  return FUPERMOD_SUCCESS;
+}
+
+static void cpu_close(void *impl) {
+  fupermod_exec_cpu *c = impl;
+  if (!c) return;
+  fupermod_exec_cpu_fft_free(c);
+  free(c);
+}
+
+static int cpu_pin(void *impl, void *ptr, size_t bytes) { return FUPERMOD_SUCCESS; }
+static int cpu_unpin(void *impl, void *ptr) { return FUPERMOD_SUCCESS; }
+
+static int cpu_gemm_begin(void *impl, double *C, long m, long n, long ldc, long kmax, int zero) {
+  fupermod_exec_cpu *c = impl;
+  c->C = C, c->m = m, c->n = n, c->ldc = ldc;
+  for (long j = 0; zero && m > 0 && j < n; j++) memset(C + (size_t)j * (size_t)ldc, 0, (size_t)m * sizeof *C);
+  return FUPERMOD_SUCCESS;
+}
+
+static int cpu_gemm_update(void *impl, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+  return fupermod_exec_cpu_gemm_update(impl, trans, k, A, lda, B, ldb);
+}
+
+static int cpu_gemm_end(void *impl) {
+  fupermod_exec_cpu *c = impl;
+  c->C = NULL;
+  return FUPERMOD_SUCCESS;
+}
+
+static int cpu_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, int sign) {
+  return fupermod_exec_cpu_fft(impl, l, data, sign);
+}
+
+static void cpu_stats(void *impl, fupermod_exec_stats *s) { memset(s, 0, sizeof *s); }
+
+static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cpu_close, cpu_pin, cpu_unpin,
+                                          cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats};
+
+/* ---- the CUDA module ---- */
+
+static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
+static const fupermod_exec_ops *cuda_ops;
+
+static int load_cuda(const fupermod_exec_ops **out) {
+  char *path = NULL;
+  void *h;
+  const fupermod_exec_ops *m;
+  int rc = FUPERMOD_SUCCESS;
+  pthread_mutex_lock(&module_lock);
+  if (cuda_ops) goto done;
+  if ((rc = fupermod_kernel_find(FUPERMOD_EXEC_MODULE, &path)) != FUPERMOD_SUCCESS) {
+    rc = fupermod_error_prefix(FUPERMOD_ERR_NODEVICE, "no CUDA executor (fupermod was built without CUDA, or its "
+                               "kernel directory is elsewhere)");
+    goto done;
+  }
+  if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
+    rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor %s: cannot load: %s", path, dlerror());
+    goto done;
+  }
+  m = (const fupermod_exec_ops *)dlsym(h, "fupermod_exec_cuda_ops");
+  if (!m || m->api_version != FUPERMOD_EXEC_MODULE_API || !m->open || !m->close || !m->gemm_begin ||
+      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats) {
+    dlclose(h);
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s is not a CUDA executor of this fupermod", path);
+    goto done;
+  }
+  cuda_ops = m;
+done:
+  *out = cuda_ops;
+  pthread_mutex_unlock(&module_lock);
+  free(path);
+  return rc;
+}
+
+/* ---- the executor ---- */
+
+int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out) {
+  fupermod_exec *e;
+  const fupermod_exec_ops *ops = &cpu_ops;
+  int rc;
+  if (!out || !opts) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL argument");
+  *out = NULL;
+  if (opts->kind != FUPERMOD_EXEC_CPU && opts->kind != FUPERMOD_EXEC_CUDA)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor: unknown kind %d", opts->kind);
+  if (opts->threads < 1 || opts->threads > 4096)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor: threads=%d must be from 1 to 4096", opts->threads);
+  if (opts->kind == FUPERMOD_EXEC_CUDA && opts->cuda_device < 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor: CUDA device %d", opts->cuda_device);
+  if (opts->kind == FUPERMOD_EXEC_CUDA && (rc = load_cuda(&ops)) != FUPERMOD_SUCCESS) return rc;
+  if (!(e = calloc(1, sizeof *e))) return fupermod_error(FUPERMOD_ERR_NOMEM, "executor: out of memory");
+  e->ops = ops;
+  e->kind = opts->kind;
+  e->threads = opts->threads;
+  if ((rc = ops->open(opts, &e->impl, e->describe, sizeof e->describe, e->pci, sizeof e->pci)) != FUPERMOD_SUCCESS) {
+    free(e);
+    return rc;
+  }
+  *out = e;
+  return FUPERMOD_SUCCESS;
+}
+
+void fupermod_exec_close(fupermod_exec *e) {
+  if (!e) return;
+  e->ops->close(e->impl);
+  free(e);
+}
+
+/* BYTES with an optional K, M or G (powers of 1024) */
+static int parse_bytes(const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end), f = 1.0;
+  if (end == s) return -1;
+  if (*end == 'K' || *end == 'k') f = 1024.0, end++;
+  else if (*end == 'M' || *end == 'm') f = 1024.0 * 1024.0, end++;
+  else if (*end == 'G' || *end == 'g') f = 1024.0 * 1024.0 * 1024.0, end++;
+  if (*end || !(v >= 0) || v * f > 1e18) return -1;
+  *out = v * f;
+  return 0;
+}
+
+int fupermod_exec_opts_line(const fupermod_process_conf *pc, const char *where, fupermod_exec_opts *o) {
+  char buf[64];
+  long v;
+  int got, rc;
+  memset(o, 0, sizeof *o);
+  o->kind = strcmp(pc->device_type, "gpu") == 0 ? FUPERMOD_EXEC_CUDA : FUPERMOD_EXEC_CPU;
+  if ((got = fupermod_subopt_get(pc->subopts, "threads", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
+  if (got) {
+    if (fupermod_parse_long(buf, &v) != 0 || v < 1 || v > 4096)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s: threads=%s must be an integer from 1 to 4096", where, buf);
+    o->threads = (int)v;
+  } else if ((rc = fupermod_bind_width(pc->bind, &o->threads)) != FUPERMOD_SUCCESS)
+    return fupermod_error_prefix(rc, "%s", where);
+  if (o->threads < 1) o->threads = 1;
+  if ((got = fupermod_subopt_get(pc->subopts, "device", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
+  if (got && (fupermod_parse_long(buf, &v) != 0 || v < 0 || v > 1023))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: device=%s must be a CUDA device number from 0", where, buf);
+  o->cuda_device = got ? (int)v : 0;
+  if ((got = fupermod_subopt_get(pc->subopts, "mem_limit", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
+  if (got && parse_bytes(buf, &o->mem_limit) != 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: mem_limit=%s must be bytes, with K, M or G allowed", where, buf);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_exec_kind(const fupermod_exec *e) { return e ? e->kind : FUPERMOD_EXEC_CPU; }
+int fupermod_exec_threads(const fupermod_exec *e) { return e ? e->threads : 1; }
+const char *fupermod_exec_describe(const fupermod_exec *e) { return e ? e->describe : ""; }
+const char *fupermod_exec_pci_bus_id(const fupermod_exec *e) { return e ? e->pci : ""; }
+
+int fupermod_exec_pin(fupermod_exec *e, void *ptr, size_t bytes) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  return ptr && bytes ? e->ops->pin(e->impl, ptr, bytes) : FUPERMOD_SUCCESS;
+}
+
+int fupermod_exec_unpin(fupermod_exec *e, void *ptr) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  return ptr ? e->ops->unpin(e->impl, ptr) : FUPERMOD_SUCCESS;
+}
+
+int fupermod_exec_gemm_begin(fupermod_exec *e, double *C, long m, long n, long ldc, long kmax, int zero) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (m < 0 || n < 0 || kmax < 0 || (m > 0 && n > 0 && (!C || ldc < m)))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor GEMM: C %ld x %ld with ldc %ld, kmax %ld%s", m, n, ldc, kmax,
+                          !C ? ", C NULL" : "");
+  return e->ops->gemm_begin(e->impl, C, m, n, ldc, kmax, zero);
+}
+
+int fupermod_exec_gemm_update(fupermod_exec *e, int trans, long k, const double *A, long lda, const double *B,
+                              long ldb) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (k < 0 || (k > 0 && (!A || !B))) return fupermod_error(FUPERMOD_ERR_USAGE, "executor GEMM: update of k = %ld", k);
+  return e->ops->gemm_update(e->impl, trans, k, A, lda, B, ldb);
+}
+
+int fupermod_exec_gemm_end(fupermod_exec *e) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  return e->ops->gemm_end(e->impl);
+}
+
+const char *fupermod_exec_fft_check(const fupermod_exec_fft_layout *l) {
+  if (!l) return "no layout";
+  if (l->n < 1 || l->howmany < 0 || l->blocks < 0) return "n >= 1, howmany >= 0 and blocks >= 0 are needed";
+  if (l->n > 0x7fffffffL || l->howmany > 0x7fffffffL || l->blocks > 0x7fffffffL) return "a dimension above 2^31 - 1";
+  if (l->stride < 1 || l->dist < 0 || l->block_dist < 0) return "stride >= 1, dist >= 0 and block_dist >= 0 are needed";
+  return NULL;
+}
+
+int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *l, double *data, int sign) {
+  const char *why;
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if ((why = fupermod_exec_fft_check(l)) != NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "executor FFT: %s", why);
+  if (sign != -1 && sign != 1) return fupermod_error(FUPERMOD_ERR_USAGE, "executor FFT: sign %d (-1 or +1)", sign);
+  if (l->howmany == 0 || l->blocks == 0) return FUPERMOD_SUCCESS;
+  if (!data) return fupermod_error(FUPERMOD_ERR_USAGE, "executor FFT: data is NULL");
+  return e->ops->fft(e->impl, l, data, sign);
+}
+
+void fupermod_exec_get_stats(const fupermod_exec *e, fupermod_exec_stats *s) {
+  if (!e) {
+    memset(s, 0, sizeof *s);
+    return;
+  }
+  e->ops->stats(e->impl, s);
+}

@@ -1,0 +1,89 @@
+/* A process's executor: the one device it computes on, its cores or a GPU with its host core,
+ * opened once from its configuration line and kept for the life of the process. Kernels, the
+ * benchmark and the applications compute through it, so that what is measured is what the
+ * application does (docs/kernels.md, "Executors"). The CPU executor runs OpenBLAS and FFTW with
+ * its own thread count, whatever the environment says. The CUDA executor is a module
+ * (fupermod_exec_cuda.so in the kernel directory) loaded on the first GPU executor: nothing of
+ * CUDA is linked into libfupermod. It keeps its cuBLAS handle, cuFFT plans, streams, page-locked
+ * buffers and held data until it is closed.
+ *
+ * All matrices are column-major doubles and all signals interleaved complex doubles in host
+ * memory; an executor moves them to its device and back itself. Calls on one executor come from
+ * one thread at a time. */
+#ifndef FUPERMOD_EXEC_H
+#define FUPERMOD_EXEC_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
+
+struct fupermod_process_conf;
+
+enum fupermod_exec_kind { FUPERMOD_EXEC_CPU = 0, FUPERMOD_EXEC_CUDA = 1 };
+
+typedef struct fupermod_exec_opts {
+  int kind;         /* FUPERMOD_EXEC_CPU or FUPERMOD_EXEC_CUDA */
+  int threads;      /* CPU: threads of OpenBLAS, FFTW and OpenMP (>= 1); CUDA: of its host side */
+  int cuda_device;  /* CUDA: the device ordinal as this process sees it (after CUDA_VISIBLE_DEVICES) */
+  double mem_limit; /* CUDA: device bytes the executor may use; <= 0: 90 % of the free memory */
+} fupermod_exec_opts;
+
+typedef struct fupermod_exec fupermod_exec;
+
+/* Open an executor. FUPERMOD_ERR_NODEVICE when a CUDA executor has no module, no CUDA runtime or
+ * no such device (the message says which). */
+int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out);
+/* The options of a configuration line: device type cpu -> CPU, gpu -> CUDA; threads= (default:
+ * the cores of its binding, 1 for none, fupermod_bind_width); device= (default 0); mem_limit=BYTES
+ * (suffix K, M, G allowed; default 0). Errors name where (e.g. "conf:3"). */
+int fupermod_exec_opts_line(const struct fupermod_process_conf *pc, const char *where, fupermod_exec_opts *opts);
+void fupermod_exec_close(fupermod_exec *e);
+
+int fupermod_exec_kind(const fupermod_exec *e);
+int fupermod_exec_threads(const fupermod_exec *e);
+/* One line: "cpu, 4 threads" or "cuda device 0 (PCI 0000:3b:00.0, NVIDIA H100, 80 GB, limit ...)". */
+const char *fupermod_exec_describe(const fupermod_exec *e);
+/* CUDA: the device's PCI bus id, as NVML names it ("0000:3b:00.0"); CPU: "" . */
+const char *fupermod_exec_pci_bus_id(const fupermod_exec *e);
+
+/* Page-lock host memory for fast transfers for as long as it is registered (CPU: a no-op). The
+ * time it took is added to fupermod_exec_stats' pin_s, reported apart from the computation. */
+int fupermod_exec_pin(fupermod_exec *e, void *ptr, size_t bytes);
+int fupermod_exec_unpin(fupermod_exec *e, void *ptr);
+
+/* A GEMM session: C (m x n, leading dimension ldc, host memory) is updated by a sequence of
+ * C += op(A) B, each A m x k (or k x m with trans), B k x n, k <= kmax. The CUDA executor keeps C
+ * on the device from begin to end when C and two panels fit in its limit (otherwise each update
+ * moves the parts of C it needs, out of card); the CPU executor updates C in place. zero = 1
+ * starts from C = 0 without reading C. m or n = 0: an empty session (every call succeeds).
+ * end waits for the last update and leaves the result in the host C. One session at a time. */
+int fupermod_exec_gemm_begin(fupermod_exec *e, double *C, long m, long n, long ldc, long kmax, int zero);
+int fupermod_exec_gemm_update(fupermod_exec *e, int trans, long k, const double *A, long lda, const double *B,
+                              long ldb);
+int fupermod_exec_gemm_end(fupermod_exec *e);
+
+/* In-place FFTs of howmany complex signals of length n: element j of signal s at
+ * data[2 (s dist + j stride)], repeated over blocks blocks block_dist complex elements apart
+ * (blocks = 1: one batch). sign -1 forward, +1 backward, unnormalised. Plans are cached per
+ * layout for the life of the executor. The CUDA executor uploads, transforms and downloads. */
+typedef struct fupermod_exec_fft_layout {
+  long n, howmany, stride, dist, blocks, block_dist;
+} fupermod_exec_fft_layout;
+int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *layout, double *data, int sign);
+
+/* What the executor did so far: seconds of device computation and of transfers (CUDA), bytes
+ * moved, and seconds spent page-locking host memory. */
+typedef struct fupermod_exec_stats {
+  double pin_s, first_use_s;
+  double bytes_up, bytes_down;
+} fupermod_exec_stats;
+void fupermod_exec_get_stats(const fupermod_exec *e, fupermod_exec_stats *stats);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif

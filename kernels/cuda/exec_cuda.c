@@ -1,0 +1,376 @@
+/* The CUDA executor (fupermod/exec.h): one device, one stream, a cuBLAS handle, cuFFT plans per
+ * layout and device buffers, all kept until the executor is closed. A GEMM session holds C on the
+ * device when C and two panels fit in the memory limit; otherwise every update tiles C so that a
+ * tile and its panels fit (out of card). Every call waits for its work before it returns, so the
+ * host buffers are free again and the time of a call is its computation with its transfers.
+ * Loaded by libfupermod on the first GPU executor (fupermod_exec_cuda.so in the kernel directory). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include <cufft.h>
+#include "fupermod/benchmark.h"
+#include "fupermod/conf.h"
+#include "fupermod/exec_impl.h"
+#include "kernels/cuda/device.h"
+
+typedef struct plan {
+  long n, howmany, stride, dist;
+  cufftHandle h;
+  struct plan *next;
+} plan;
+
+typedef struct pinned {
+  void *ptr;
+  struct pinned *next;
+} pinned;
+
+typedef struct {
+  int device;
+  double limit; /* bytes */
+  cudaStream_t s;
+  cublasHandle_t blas;
+  /* GEMM session */
+  double *C;
+  long m, n, ldc, kmax;
+  int active, held;
+  double *dC, *dA, *dB;
+  size_t cap_C, cap_A, cap_B; /* elements allocated */
+  /* FFTs */
+  plan *plans;
+  double *dF;
+  size_t cap_F;
+  pinned *pins;
+  fupermod_exec_stats st;
+} cx;
+
+static int fail(const cx *x, int code, const char *what, cudaError_t e) {
+  return fupermod_error(code, "CUDA executor, device %d: %s: %s", x ? x->device : -1, what, cudaGetErrorString(e));
+}
+
+/* a device buffer of at least n doubles, grown as needed (its contents are not kept) */
+static int grow(cx *x, double **buf, size_t *cap, size_t n, const char *what) {
+  cudaError_t e;
+  if (n <= *cap) return FUPERMOD_SUCCESS;
+  cudaFree(*buf);
+  *buf = NULL;
+  *cap = 0;
+  if ((e = cudaMalloc((void **)buf, n * sizeof(double))) != cudaSuccess) {
+    cudaGetLastError();
+    return fail(x, FUPERMOD_ERR_NOMEM, what, e);
+  }
+  *cap = n;
+  return FUPERMOD_SUCCESS;
+}
+
+static int wait(cx *x, const char *what) {
+  cudaError_t e = cudaStreamSynchronize(x->s);
+  return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, what, e);
+}
+
+static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size_t dsize, char *pci, size_t psize) {
+  cx *x;
+  int count = 0, prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  size_t freeb = 0, total = 0;
+  struct cudaDeviceProp prop;
+  cudaError_t e;
+  double t0 = fupermod_time();
+  if ((e = cudaGetDeviceCount(&count)) != cudaSuccess || count <= 0) {
+    cudaGetLastError();
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "no CUDA device%s%s", e != cudaSuccess ? ": " : "",
+                          e != cudaSuccess ? cudaGetErrorString(e) : "");
+  }
+  if (o->cuda_device >= count)
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "no CUDA device %d: this process sees %d (CUDA_VISIBLE_DEVICES numbers "
+                          "them from 0)", o->cuda_device, count);
+  if (!(x = calloc(1, sizeof *x))) return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory");
+  x->device = o->cuda_device;
+  if ((e = cudaSetDevice(x->device)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaSetDevice", e);
+  else if ((e = cudaMemGetInfo(&freeb, &total)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaMemGetInfo", e);
+  else if ((e = cudaStreamCreateWithFlags(&x->s, cudaStreamNonBlocking)) != cudaSuccess)
+    rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaStreamCreate", e);
+  else if (cublasCreate(&x->blas) != CUBLAS_STATUS_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor, device %d: cublasCreate failed", x->device);
+  else if (cublasSetStream(x->blas, x->s) != CUBLAS_STATUS_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasSetStream failed", x->device);
+  if (rc != FUPERMOD_SUCCESS) {
+    if (x->s) cudaStreamDestroy(x->s);
+    free(x);
+    return kern_cuda_back(prev, rc);
+  }
+  x->limit = 0.9 * (double)freeb;
+  if (o->mem_limit > 0 && o->mem_limit < x->limit) x->limit = o->mem_limit;
+  if (cudaDeviceGetPCIBusId(pci, (int)psize, x->device) != cudaSuccess) {
+    cudaGetLastError();
+    if (psize) pci[0] = '\0';
+  }
+  if (cudaGetDeviceProperties(&prop, x->device) != cudaSuccess) {
+    cudaGetLastError();
+    snprintf(prop.name, sizeof prop.name, "unknown");
+  }
+  snprintf(describe, dsize, "cuda device %d (%s, PCI %s, %.1f GB, limit %.2f GB, %d host thread%s)", x->device, prop.name,
+           psize && pci[0] ? pci : "?", (double)total / 1e9, x->limit / 1e9, o->threads, o->threads == 1 ? "" : "s");
+  x->st.first_use_s = fupermod_time() - t0;
+  *impl = x;
+  return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+}
+
+static void x_close(void *impl) {
+  cx *x = impl;
+  int prev;
+  if (!x) return;
+  prev = kern_cuda_saved();
+  cudaSetDevice(x->device);
+  cudaStreamSynchronize(x->s);
+  for (plan *p = x->plans, *next; p; p = next) {
+    next = p->next;
+    cufftDestroy(p->h);
+    free(p);
+  }
+  for (pinned *p = x->pins, *next; p; p = next) {
+    next = p->next;
+    cudaHostUnregister(p->ptr);
+    free(p);
+  }
+  cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dF);
+  cublasDestroy(x->blas);
+  cudaStreamDestroy(x->s);
+  cudaGetLastError();
+  free(x);
+  kern_cuda_restore(prev);
+}
+
+static int x_pin(void *impl, void *ptr, size_t bytes) {
+  cx *x = impl;
+  pinned *p;
+  double t0 = fupermod_time();
+  int prev = kern_cuda_saved();
+  cudaError_t e;
+  cudaSetDevice(x->device);
+  e = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
+  if (e == cudaErrorHostMemoryAlreadyRegistered) { /* someone else's pinning serves as well */
+    cudaGetLastError();
+    return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+  }
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return kern_cuda_back(prev, fail(x, FUPERMOD_ERR_SYSTEM, "cudaHostRegister", e));
+  }
+  if (!(p = malloc(sizeof *p))) {
+    cudaHostUnregister(ptr);
+    return kern_cuda_back(prev, fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory"));
+  }
+  p->ptr = ptr;
+  p->next = x->pins;
+  x->pins = p;
+  x->st.pin_s += fupermod_time() - t0;
+  return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+}
+
+static int x_unpin(void *impl, void *ptr) {
+  cx *x = impl;
+  int prev = kern_cuda_saved();
+  for (pinned **pp = &x->pins; *pp; pp = &(*pp)->next)
+    if ((*pp)->ptr == ptr) {
+      pinned *p = *pp;
+      cudaError_t e;
+      cudaSetDevice(x->device);
+      e = cudaHostUnregister(ptr);
+      *pp = p->next;
+      free(p);
+      if (e != cudaSuccess) cudaGetLastError();
+      return kern_cuda_back(prev, e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, "cudaHostUnregister", e));
+    }
+  return kern_cuda_back(prev, FUPERMOD_SUCCESS); /* not pinned by this executor: nothing to undo */
+}
+
+/* rows x cols doubles between host (leading dimension ld) and device (leading dimension rows) */
+static int xfer(cx *x, int up, double *dev, double *host, long ld, long rows, long cols) {
+  size_t dpitch = (size_t)rows * sizeof(double), hpitch = (size_t)ld * sizeof(double);
+  cudaError_t e;
+  if (rows <= 0 || cols <= 0) return FUPERMOD_SUCCESS;
+  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, dpitch, (size_t)cols, cudaMemcpyHostToDevice, x->s)
+         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, dpitch, (size_t)cols, cudaMemcpyDeviceToHost, x->s);
+  *(up ? &x->st.bytes_up : &x->st.bytes_down) += 8.0 * (double)rows * (double)cols;
+  return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, up ? "upload" : "download", e);
+}
+
+static int put(cx *x, double *dev, const double *host, long ld, long rows, long cols) {
+  return xfer(x, 1, dev, (double *)host, ld, rows, cols);
+}
+
+static int get(cx *x, double *host, long ld, double *dev, long rows, long cols) {
+  return xfer(x, 0, dev, host, ld, rows, cols);
+}
+
+static int gemm(cx *x, int trans, long m, long n, long k, const double *dA, long lda, const double *dB, double *dC) {
+  const double one = 1.0;
+  if (cublasDgemm(x->blas, trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &one, dA, (int)lda,
+                  dB, (int)k, &one, dC, (int)m) != CUBLAS_STATUS_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasDgemm of %ld x %ld x %ld failed", x->device,
+                          m, n, k);
+  return FUPERMOD_SUCCESS;
+}
+
+static int x_gemm_begin(void *impl, double *C, long m, long n, long ldc, long kmax, int zero) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  double need = 8.0 * ((double)m * (double)n + (double)kmax * (double)(m + n));
+  if (x->active) return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: a GEMM session is open already");
+  x->C = C, x->m = m, x->n = n, x->ldc = ldc, x->kmax = kmax;
+  x->active = 1;
+  x->held = 0;
+  if (m == 0 || n == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+  cudaSetDevice(x->device);
+  /* C stays on the device when it fits with two panels; else each update tiles it */
+  if (need <= x->limit) {
+    if ((rc = grow(x, &x->dC, &x->cap_C, (size_t)m * (size_t)n, "C")) == FUPERMOD_SUCCESS &&
+        (rc = grow(x, &x->dA, &x->cap_A, (size_t)m * (size_t)(kmax ? kmax : 1), "the A panel")) == FUPERMOD_SUCCESS &&
+        (rc = grow(x, &x->dB, &x->cap_B, (size_t)n * (size_t)(kmax ? kmax : 1), "the B panel")) == FUPERMOD_SUCCESS) {
+      cudaError_t e;
+      x->held = 1;
+      if (zero && (e = cudaMemsetAsync(x->dC, 0, (size_t)m * (size_t)n * sizeof(double), x->s)) != cudaSuccess)
+        rc = fail(x, FUPERMOD_ERR_SYSTEM, "clearing C", e);
+      else if (!zero) rc = put(x, x->dC, C, ldc, m, n);
+      if (rc == FUPERMOD_SUCCESS) rc = wait(x, "uploading C");
+    } else if (rc == FUPERMOD_ERR_NOMEM)
+      rc = FUPERMOD_SUCCESS; /* the device has less than it said: out of card */
+  }
+  if (rc == FUPERMOD_SUCCESS && !x->held && zero)
+    for (long j = 0; j < n; j++) memset(C + (size_t)j * (size_t)ldc, 0, (size_t)m * sizeof *C);
+  if (rc != FUPERMOD_SUCCESS) x->active = 0;
+  return kern_cuda_back(prev, rc);
+}
+
+/* Out of card: tiles of C of mr rows and nc columns, each with its rows of A and columns of B. */
+static int tiled_update(cx *x, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+  double cap = x->limit / 8.0;
+  long mr = x->m, nc;
+  int rc = FUPERMOD_SUCCESS;
+  while (mr > 1 && (double)mr * (double)k + (double)k + (double)mr > cap) mr = (mr + 1) / 2;
+  nc = (long)((cap - (double)mr * (double)k) / (double)(mr + k));
+  if (nc > x->n) nc = x->n;
+  if (nc < 1)
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: an update with k = %ld does not fit in the "
+                          "memory limit of %.0f bytes", x->device, k, x->limit);
+  if ((rc = grow(x, &x->dC, &x->cap_C, (size_t)mr * (size_t)nc, "a tile of C")) != FUPERMOD_SUCCESS ||
+      (rc = grow(x, &x->dA, &x->cap_A, (size_t)mr * (size_t)k, "a tile of A")) != FUPERMOD_SUCCESS ||
+      (rc = grow(x, &x->dB, &x->cap_B, (size_t)k * (size_t)nc, "a tile of B")) != FUPERMOD_SUCCESS)
+    return rc;
+  for (long i0 = 0; i0 < x->m && rc == FUPERMOD_SUCCESS; i0 += mr) {
+    long r = x->m - i0 < mr ? x->m - i0 : mr;
+    /* A's rows i0..: a row slice of A, or a column slice of its stored transpose */
+    rc = trans ? put(x, x->dA, A + (size_t)i0 * (size_t)lda, lda, k, r) : put(x, x->dA, A + i0, lda, r, k);
+    for (long j0 = 0; j0 < x->n && rc == FUPERMOD_SUCCESS; j0 += nc) {
+      long c = x->n - j0 < nc ? x->n - j0 : nc;
+      double *Ct = x->C + (size_t)j0 * (size_t)x->ldc + i0;
+      if ((rc = put(x, x->dB, B + (size_t)j0 * (size_t)ldb, ldb, k, c)) == FUPERMOD_SUCCESS &&
+          (rc = put(x, x->dC, Ct, x->ldc, r, c)) == FUPERMOD_SUCCESS &&
+          (rc = gemm(x, trans, r, c, k, x->dA, trans ? k : r, x->dB, x->dC)) == FUPERMOD_SUCCESS &&
+          (rc = get(x, Ct, x->ldc, x->dC, r, c)) == FUPERMOD_SUCCESS)
+        rc = wait(x, "an out-of-card tile"); /* the buffers are reused by the next tile */
+    }
+  }
+  return rc;
+}
+
+static int x_gemm_update(void *impl, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc;
+  if (!x->active) return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: GEMM update outside a session");
+  if (x->m == 0 || x->n == 0 || k == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+  if (k > x->kmax)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: update of k = %ld above the session's kmax %ld", k, x->kmax);
+  if (lda < (trans ? k : x->m) || ldb < k)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: lda %ld or ldb %ld too small for %ld x %ld x %ld", lda, ldb,
+                          x->m, x->n, k);
+  cudaSetDevice(x->device);
+  if (!x->held) return kern_cuda_back(prev, tiled_update(x, trans, k, A, lda, B, ldb));
+  rc = trans ? put(x, x->dA, A, lda, k, x->m) : put(x, x->dA, A, lda, x->m, k);
+  if (rc == FUPERMOD_SUCCESS) rc = put(x, x->dB, B, ldb, k, x->n);
+  if (rc == FUPERMOD_SUCCESS) rc = gemm(x, trans, x->m, x->n, k, x->dA, trans ? k : x->m, x->dB, x->dC);
+  /* the update ends when the device has it: the caller may reuse its panels */
+  if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an update");
+  return kern_cuda_back(prev, rc);
+}
+
+static int x_gemm_end(void *impl) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  if (!x->active) return FUPERMOD_SUCCESS;
+  x->active = 0;
+  if (!x->held || x->m == 0 || x->n == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
+  cudaSetDevice(x->device);
+  if ((rc = get(x, x->C, x->ldc, x->dC, x->m, x->n)) == FUPERMOD_SUCCESS) rc = wait(x, "downloading C");
+  x->held = 0;
+  return kern_cuda_back(prev, rc);
+}
+
+static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
+  plan *p;
+  int n = (int)l->n, emb = (int)l->n;
+  for (p = x->plans; p; p = p->next)
+    if (p->n == l->n && p->howmany == l->howmany && p->stride == l->stride && p->dist == l->dist) {
+      *out = p->h;
+      return FUPERMOD_SUCCESS;
+    }
+  if (!(p = calloc(1, sizeof *p))) return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory");
+  if (cufftPlanMany(&p->h, 1, &n, &emb, (int)l->stride, (int)l->dist, &emb, (int)l->stride, (int)l->dist, CUFFT_Z2Z,
+                    (int)l->howmany) != CUFFT_SUCCESS ||
+      cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) {
+    free(p);
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cuFFT cannot plan %ld transforms of %ld "
+                          "(stride %ld, distance %ld)", x->device, l->howmany, l->n, l->stride, l->dist);
+  }
+  p->n = l->n, p->howmany = l->howmany, p->stride = l->stride, p->dist = l->dist;
+  p->next = x->plans;
+  x->plans = p;
+  *out = p->h;
+  return FUPERMOD_SUCCESS;
+}
+
+static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, int sign) {
+  cx *x = impl;
+  /* complex elements one block spans, and all of them */
+  size_t block = (size_t)(l->howmany - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1,
+         all = (size_t)(l->blocks - 1) * (size_t)l->block_dist + block;
+  long per = l->blocks; /* blocks per upload */
+  int prev = kern_cuda_saved(), rc;
+  cufftHandle h = 0;
+  if (16.0 * (double)block > x->limit)
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: %ld transforms of %ld (%.0f bytes) exceed the "
+                          "memory limit of %.0f bytes", x->device, l->howmany, l->n, 16.0 * (double)block, x->limit);
+  if (16.0 * (double)all > x->limit) per = (long)((x->limit / 16.0 - (double)block) / (double)(l->block_dist ? l->block_dist : 1)) + 1;
+  if (per < 1) per = 1;
+  if (per > l->blocks) per = l->blocks;
+  cudaSetDevice(x->device);
+  if ((rc = plan_of(x, l, &h)) != FUPERMOD_SUCCESS) return kern_cuda_back(prev, rc);
+  {
+    size_t span = (size_t)(per - 1) * (size_t)l->block_dist + block;
+    if ((rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS) return kern_cuda_back(prev, rc);
+  }
+  for (long b0 = 0; b0 < l->blocks && rc == FUPERMOD_SUCCESS; b0 += per) {
+    long nb = l->blocks - b0 < per ? l->blocks - b0 : per;
+    size_t span = (size_t)(nb - 1) * (size_t)l->block_dist + block;
+    double *host = data + 2 * (size_t)b0 * (size_t)l->block_dist;
+    cudaError_t e = cudaMemcpyAsync(x->dF, host, 16 * span, cudaMemcpyHostToDevice, x->s);
+    x->st.bytes_up += 16.0 * (double)span;
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
+    for (long b = 0; b < nb && rc == FUPERMOD_SUCCESS; b++) {
+      cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)b * (size_t)l->block_dist;
+      if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
+        rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+    }
+    if (rc == FUPERMOD_SUCCESS && (e = cudaMemcpyAsync(host, x->dF, 16 * span, cudaMemcpyDeviceToHost, x->s)) != cudaSuccess)
+      rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
+    x->st.bytes_down += 16.0 * (double)span;
+    if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an FFT");
+  }
+  return kern_cuda_back(prev, rc);
+}
+
+static void x_stats(void *impl, fupermod_exec_stats *s) { *s = ((cx *)impl)->st; }
+
+__attribute__((visibility("default"))) const fupermod_exec_ops fupermod_exec_cuda_ops = {
+  FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats};

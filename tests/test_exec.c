@@ -1,0 +1,218 @@
+/* Executors (fupermod/exec.h) against host references: GEMM sessions (random shapes, A plain and
+ * transposed, from zero or accumulating, empty shares, padded leading dimensions) and FFT layouts
+ * (rows, interleaved columns, panels in blocks, both signs) on the CPU executor with 1 and 2
+ * threads, and, where a CUDA device is seen (tests/standin_exec.sh: two stand-in GPUs), on the
+ * CUDA executor with C held on the device and with memory limits that force out-of-card tiles and
+ * FFTs in parts; options from configuration lines and their errors. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/fupermod.h"
+#include "tests/tap.h"
+#include "tests/standin_check.h"
+
+static uint64_t rng = 12345;
+static double rnd(void) {
+  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(rng >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* one session of updates against a triple loop: max relative difference */
+static double gemm_case(fupermod_exec *e, long m, long n, long kmax, int updates, int zero, int *rc) {
+  long ldc = m + 3, lda = kmax + m + 2, ldb = kmax + 1;
+  double *C = malloc(sizeof(double) * (size_t)(ldc * (n ? n : 1))), *R = malloc(sizeof(double) * (size_t)(m * n + 1));
+  double *A = malloc(sizeof(double) * (size_t)(lda * (m + kmax + 1))), *B = malloc(sizeof(double) * (size_t)(ldb * (n + 1)));
+  double err = 0, scale = 1e-300;
+  for (long i = 0; i < ldc * n; i++) C[i] = rnd();
+  for (long j = 0; j < n; j++)
+    for (long i = 0; i < m; i++) R[i + j * m] = zero ? 0.0 : C[i + j * ldc];
+  *rc = fupermod_exec_gemm_begin(e, C, m, n, ldc, kmax, zero);
+  for (int u = 0; u < updates && *rc == FUPERMOD_SUCCESS; u++) {
+    long k = 1 + (long)((rnd() + 0.5) * (double)kmax);
+    int trans = u % 2;
+    if (k > kmax) k = kmax;
+    for (long i = 0; i < lda * (m + kmax + 1); i++) A[i] = rnd();
+    for (long i = 0; i < ldb * (n + 1); i++) B[i] = rnd();
+    *rc = fupermod_exec_gemm_update(e, trans, k, A, trans ? lda : lda, B, ldb);
+    for (long j = 0; j < n; j++)
+      for (long i = 0; i < m; i++) {
+        double s = 0;
+        for (long p = 0; p < k; p++) s += (trans ? A[p + i * lda] : A[i + p * lda]) * B[p + j * ldb];
+        R[i + j * m] += s;
+      }
+  }
+  if (*rc == FUPERMOD_SUCCESS) *rc = fupermod_exec_gemm_end(e);
+  for (long j = 0; j < n; j++)
+    for (long i = 0; i < m; i++) {
+      double d = fabs(C[i + j * ldc] - R[i + j * m]);
+      if (isnan(d) || d > err) err = isnan(d) ? INFINITY : d;
+      if (fabs(R[i + j * m]) > scale) scale = fabs(R[i + j * m]);
+    }
+  free(A), free(B), free(C), free(R);
+  return err / scale;
+}
+
+static void gemm_all(fupermod_exec *e, const char *what) {
+  static const long shapes[][3] = {{1, 1, 1}, {7, 5, 3}, {64, 48, 16}, {33, 100, 20}, {100, 9, 40}, {0, 5, 4}, {6, 0, 4}};
+  double worst = 0;
+  int bad = 0;
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int zero = 0; zero < 2; zero++) {
+      int rc;
+      double err = gemm_case(e, shapes[s][0], shapes[s][1], shapes[s][2], 4, zero, &rc);
+      if (rc != FUPERMOD_SUCCESS || !(err <= 1e-12)) {
+        bad++;
+        diag("%s: %ld x %ld, kmax %ld, zero %d: rc %d (%s), error %g", what, shapes[s][0], shapes[s][1], shapes[s][2],
+             zero, rc, fupermod_error_message(), err);
+      }
+      if (err > worst && isfinite(err)) worst = err;
+    }
+  ok(bad == 0, "%s: GEMM sessions of 4 updates (A plain and transposed, from 0 and accumulating, empty shares, padded "
+     "leading dimensions) match a triple loop (worst relative error %.1e)", what, worst);
+}
+
+/* the layout's transforms against a naive DFT of each signal */
+static double fft_case(fupermod_exec *e, const fupermod_exec_fft_layout *l, int sign, int *rc) {
+  size_t span = (size_t)((l->blocks - 1) * l->block_dist + (l->howmany - 1) * l->dist + (l->n - 1) * l->stride + 1);
+  double *x = malloc(16 * span), *y = malloc(16 * span), err = 0, scale = 1e-300;
+  for (size_t i = 0; i < 2 * span; i++) x[i] = y[i] = rnd();
+  *rc = fupermod_exec_fft(e, l, x, sign);
+  for (long b = 0; b < l->blocks; b++)
+    for (long s = 0; s < l->howmany; s++) {
+      size_t o = (size_t)(b * l->block_dist + s * l->dist);
+      for (long k = 0; k < l->n; k++) {
+        double re = 0, im = 0;
+        for (long j = 0; j < l->n; j++) {
+          double a = sign * 2.0 * M_PI * (double)((j * k) % l->n) / (double)l->n;
+          const double *v = y + 2 * (o + (size_t)(j * l->stride));
+          re += v[0] * cos(a) - v[1] * sin(a);
+          im += v[0] * sin(a) + v[1] * cos(a);
+        }
+        {
+          const double *w = x + 2 * (o + (size_t)(k * l->stride));
+          double d = fabs(w[0] - re) + fabs(w[1] - im);
+          if (isnan(d) || d > err) err = isnan(d) ? INFINITY : d;
+          if (fabs(re) + fabs(im) > scale) scale = fabs(re) + fabs(im);
+        }
+      }
+    }
+  free(x), free(y);
+  return err / scale;
+}
+
+static void fft_all(fupermod_exec *e, const char *what) {
+  /* rows, interleaved columns (stride = howmany, distance 1), panels of 4 in 5 blocks, a tail */
+  static const fupermod_exec_fft_layout ls[] = {
+    {16, 6, 1, 16, 1, 0}, {12, 5, 5, 1, 1, 0}, {32, 4, 4, 1, 5, 128}, {20, 3, 3, 1, 1, 0}, {7, 1, 1, 7, 1, 0}};
+  int bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < sizeof ls / sizeof ls[0]; i++)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      int rc;
+      double err = fft_case(e, &ls[i], sign, &rc);
+      if (rc != FUPERMOD_SUCCESS || !(err <= 1e-12)) {
+        bad++;
+        diag("%s: FFT layout %zu sign %d: rc %d (%s), error %g", what, i, sign, rc, fupermod_error_message(), err);
+      }
+      if (err > worst && isfinite(err)) worst = err;
+    }
+  ok(bad == 0, "%s: FFTs in place of rows, interleaved columns, 5 blocks of 4-column panels and a tail, both signs, "
+     "match a naive DFT (worst relative error %.1e)", what, worst);
+}
+
+static void cpu_exec(void) {
+  for (int t = 1; t <= 2; t++) {
+    fupermod_exec_opts o = {FUPERMOD_EXEC_CPU, t, 0, 0};
+    fupermod_exec *e = NULL;
+    char what[64];
+    int rc = fupermod_exec_open(&o, &e);
+    snprintf(what, sizeof what, "cpu, %d thread%s", t, t == 1 ? "" : "s");
+    ok(rc == FUPERMOD_SUCCESS && fupermod_exec_kind(e) == FUPERMOD_EXEC_CPU && fupermod_exec_threads(e) == t &&
+           strcmp(fupermod_exec_describe(e), what) == 0,
+       "a CPU executor opens: '%s'", e ? fupermod_exec_describe(e) : fupermod_error_message());
+    if (!e) continue;
+    gemm_all(e, what);
+    fft_all(e, what);
+    fupermod_exec_close(e);
+  }
+}
+
+static void lines(void) {
+  char host[] = "localhost", none[] = "none", gpu[] = "gpu", cpu[] = "cpu", opts[] = "threads=3,device=1,mem_limit=2M",
+       empty[] = "", zero[] = "threads=0", lots[] = "mem_limit=lots";
+  fupermod_process_conf pc = {host, 0, none, gpu, opts, 4};
+  fupermod_exec_opts o;
+  int rc = fupermod_exec_opts_line(&pc, "x.conf:4", &o);
+  ok(rc == FUPERMOD_SUCCESS && o.kind == FUPERMOD_EXEC_CUDA && o.threads == 3 && o.cuda_device == 1 &&
+         o.mem_limit == 2.0 * 1024 * 1024,
+     "a gpu line: CUDA, threads=3, device=1, mem_limit=2M");
+  pc.device_type = cpu, pc.subopts = empty;
+  rc = fupermod_exec_opts_line(&pc, "x.conf:4", &o);
+  ok(rc == FUPERMOD_SUCCESS && o.kind == FUPERMOD_EXEC_CPU && o.threads == 1 && o.cuda_device == 0,
+     "a cpu line bound to none: one thread");
+  pc.subopts = zero;
+  rc = fupermod_exec_opts_line(&pc, "x.conf:4", &o);
+  ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "x.conf:4: threads=0"), "threads=0 is refused naming the line");
+  pc.subopts = lots;
+  rc = fupermod_exec_opts_line(&pc, "x.conf:4", &o);
+  ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "x.conf:4: mem_limit=lots"), "a bad mem_limit is refused");
+}
+
+static void cuda(void) {
+  const char *dir = getenv("FUPERMOD_CUDA_STANDIN");
+  char where[4096];
+  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, 1, 0};
+  fupermod_exec *e = NULL;
+  int rc;
+  if (fupermod_cuda_device_count() < 2) {
+    skip("no two CUDA devices here (tests/standin_exec.sh runs this on two stand-in GPUs)");
+    return;
+  }
+  rc = fupermod_exec_open(&o, &e);
+  ok(rc == FUPERMOD_SUCCESS && fupermod_exec_kind(e) == FUPERMOD_EXEC_CUDA && fupermod_exec_pci_bus_id(e)[0],
+     "a CUDA executor on device 1: %s", e ? fupermod_exec_describe(e) : fupermod_error_message());
+  if (dir) {
+    static const char *so[3] = {"libcudart.so.13", "libcublas.so.13", "libcufft.so.12"},
+                      *mark[3] = {"fupermod_cudart_standin", "fupermod_cublas_standin", "fupermod_cufft_standin"};
+    for (int i = 0; i < 3; i++) {
+      int good = standin_loaded(so[i], mark[i], dir, where, sizeof where);
+      ok(good, "it runs on the stand-in %s: %s", so[i], where);
+    }
+  }
+  if (e) {
+    gemm_all(e, "cuda, C held on the device");
+    fft_all(e, "cuda");
+    fupermod_exec_close(e);
+  }
+  /* 8 KiB: C of 64 x 48 and its panels do not fit: out-of-card tiles; FFT blocks in parts */
+  o.mem_limit = 8192;
+  rc = fupermod_exec_open(&o, &e);
+  if (rc == FUPERMOD_SUCCESS) {
+    int rc2;
+    double err;
+    gemm_all(e, "cuda, 8 KiB limit (out of card)");
+    fft_all(e, "cuda, 8 KiB limit");
+    /* one signal longer than the limit: refused with the limit named */
+    {
+      fupermod_exec_fft_layout big = {1024, 1, 1, 1024, 1, 0};
+      err = fft_case(e, &big, -1, &rc2);
+      ok(rc2 == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "memory limit"),
+         "an FFT larger than the memory limit is refused: %s", fupermod_error_message());
+      (void)err;
+    }
+    fupermod_exec_close(e);
+  } else
+    ok(0, "a CUDA executor with a memory limit: %s", fupermod_error_message());
+  o.cuda_device = 7;
+  rc = fupermod_exec_open(&o, &e);
+  ok(rc == FUPERMOD_ERR_NODEVICE && strstr(fupermod_error_message(), "no CUDA device 7"),
+     "device 7 of 2: %s", fupermod_error_message());
+}
+
+int main(void) {
+  cpu_exec();
+  lines();
+  cuda();
+  return done_testing();
+}
