@@ -288,6 +288,11 @@ static void note_gemm(fupermod_trace *compute, int *rc, double g0, double c0) {
 
 int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                                double *C, int accumulate, fupermod_trace *compute) {
+  return fupermod_summa_dgemm_exec(comm, l, n, b, A, B, C, accumulate, NULL, compute);
+}
+
+int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                              double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
   double g0, c0;
   int trace_rc = FUPERMOD_SUCCESS;
   const double *ptrs[3] = {A, B, C};
@@ -322,6 +327,14 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
                               me, ext[me].rows, ext[me].cols, kbmax);
       }
   }
+  /* a GPU moves the panels fastest from page-locked memory (a no-op on a CPU executor) */
+  for (int s = 0; exec && rc == FUPERMOD_SUCCESS && s < 2 && st[s].apan; s++) {
+    size_t na = (size_t)ext[me].rows * kbmax * sizeof(double), nb = (size_t)kbmax * ext[me].cols * sizeof(double);
+    if ((rc = fupermod_exec_pin(exec, st[s].apan, na)) == FUPERMOD_SUCCESS &&
+        (rc = fupermod_exec_pin(exec, st[s].sendA, na)) == FUPERMOD_SUCCESS &&
+        (rc = fupermod_exec_pin(exec, st[s].bpan, nb)) == FUPERMOD_SUCCESS)
+      rc = fupermod_exec_pin(exec, st[s].sendB, nb);
+  }
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
   /* a private communicator: our tags cannot meet the caller's messages */
   if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
@@ -334,7 +347,11 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
     int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
     st[0].req = reqbuf;
     st[1].req = reqbuf + 4 * l->p;
-    if (active && !accumulate)
+    if (active && exec) {
+      /* the executor keeps C where its device computes, from the first update to the last */
+      if ((rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)
+        active = 0;
+    } else if (active && !accumulate)
       for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
     mpi_err = post_step(work, l, ext, me, n, b, 0, A, B, &st[0]);
     for (int k = 0; k < K; k++) {
@@ -368,13 +385,16 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
         bp = cur->bpan;
         ldb = kb;
       }
-      if (nxt->count == 0 || use_thread) {
+      if (nxt->count == 0 || use_thread || exec) {
         progress_arg pa = {nxt->req, nxt->count, MPI_SUCCESS, 0};
         pthread_t th;
         int started = nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
         g0 = fupermod_time();
         c0 = fupermod_cpu_time();
-        cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
+        if (!exec)
+          cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
+        else if (rc == FUPERMOD_SUCCESS)
+          rc = fupermod_exec_gemm_update(exec, ta == CblasTrans, kb, ap, lda, bp, ldb);
         note_gemm(compute, &trace_rc, g0, c0);
         if (started) {
           atomic_store(&pa.stop, 1);
@@ -401,6 +421,14 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
     /* requests left by a failed step must not outlive the buffers */
     for (int s = 0; s < 2; s++)
       if (st[s].count > 0) MPI_Waitall(st[s].count, st[s].req, MPI_STATUSES_IGNORE);
+    if (active && exec) {
+      /* the executor's C back in the host's C: the end of the last update */
+      g0 = fupermod_time();
+      c0 = fupermod_cpu_time();
+      int erc = fupermod_exec_gemm_end(exec);
+      note_gemm(compute, &trace_rc, g0, c0);
+      if (rc == FUPERMOD_SUCCESS) rc = erc;
+    }
   }
   if (mpi_err != MPI_SUCCESS) {
     char es[MPI_MAX_ERROR_STRING];
@@ -413,10 +441,11 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
   for (int s = 0; s < 2; s++) {
-    free(st[s].apan);
-    free(st[s].bpan);
-    free(st[s].sendA);
-    free(st[s].sendB);
+    double *bufs[4] = {st[s].apan, st[s].bpan, st[s].sendA, st[s].sendB};
+    for (int i = 0; i < 4; i++) {
+      if (exec && bufs[i]) fupermod_exec_unpin(exec, bufs[i]);
+      free(bufs[i]);
+    }
   }
   free(reqbuf);
   free(ext);

@@ -34,6 +34,13 @@ int fupermod_summa_dgemm(MPI_Comm comm, const fupermod_layout *l, int n, int b, 
 int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
                                const double *B, double *C, int accumulate, fupermod_trace *compute);
 
+/* The same computed through this process's executor (fupermod/exec.h; NULL: OpenBLAS in this
+ * thread): a GEMM session on its rectangle of C from the first pivot to the last, so a GPU keeps
+ * C on the device; each pivot's panels are its updates. The session's end (C back in host memory)
+ * counts as computation. Processes may pass executors of different kinds. */
+int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
+                              const double *B, double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute);
+
 /* Collective: *l on root (its status rc_root: a failure there is returned on every rank with
  * root's message) is copied to every other rank, which allocates its own *l. */
 int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout **l);

@@ -8,21 +8,6 @@
 src=$(cd "$top_srcdir" && pwd -P)
 build=$(cd "$top_builddir" && pwd -P)
 
-# relay PREFIX FILE: the inner test's points as points of this test
-relay() {
-  local line
-  while IFS= read -r line; do
-    case "$line" in
-      "not ok "*) ok 1 "$1: ${line#not ok * - }" ;;
-      "ok "*"# SKIP"*) skip "$1: ${line#*# SKIP }" ;;
-      "ok "*) ok 0 "$1: ${line#ok * - }" ;;
-      "1..0"*) skip "$1: ${line#*SKIP }" ;;
-      "1.."*) ;;
-      *) echo "$line" ;;
-    esac
-  done <"$2"
-}
-
 for base in /tmp /var/tmp; do
   mkdir -p "$base" && m=$(mktemp -d "$base/fupermod-where.XXXXXX") || { ok 1 "a directory in $base"; continue; }
   # the binaries' own paths (libtool wrappers) still name the real tree, which the nodes must see too

@@ -2,9 +2,12 @@
  * random areas with a zero-area process, one column of strips, one column per process, a
  * general tiling that is not column-based, 1.5D from models), b dividing n or not and b > n,
  * C = A B and C += A B; exact comparison with a serial GEMM on integer data, the randomised
- * check on larger n (and that it catches one wrong element), and bad input agreed by every rank. */
+ * check on larger n (and that it catches one wrong element), and bad input agreed by every rank.
+ * With $FUPERMOD_TEST_EXEC (tests/standin_summa.sh), every product runs through the executors it
+ * gives the ranks in turn: "cpu:THREADS" or "cuda:DEVICE[:LIMIT_BYTES]", comma-separated. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,33 @@
 #include "fupermod/mpi_thread.h"
 
 static int rank, size;
+static fupermod_exec *ex; /* this rank's executor, NULL: SUMMA's own OpenBLAS call */
+
+static int summa(const fupermod_layout *l, int n, int b, const double *A, const double *B, double *C, int acc,
+                 fupermod_trace *tr) {
+  return fupermod_summa_dgemm_exec(MPI_COMM_WORLD, l, n, b, A, B, C, acc, ex, tr);
+}
+
+/* this rank's item of $FUPERMOD_TEST_EXEC */
+static int open_exec(const char *spec) {
+  char item[64];
+  int count = 1, k;
+  fupermod_exec_opts o = {FUPERMOD_EXEC_CPU, 1, 0, 0};
+  for (const char *c = spec; *c; c++) count += *c == ',';
+  k = rank % count;
+  for (const char *c = spec; k > 0; c++)
+    if (*c == ',') k--, spec = c + 1;
+  snprintf(item, sizeof item, "%.*s", (int)strcspn(spec, ","), spec);
+  if (strncmp(item, "cpu:", 4) == 0) o.threads = atoi(item + 4);
+  else if (strncmp(item, "cuda:", 5) == 0) {
+    char *lim = strchr(item + 5, ':');
+    o.kind = FUPERMOD_EXEC_CUDA;
+    o.cuda_device = atoi(item + 5);
+    if (lim) o.mem_limit = atof(lim + 1);
+  } else
+    return fupermod_error(FUPERMOD_ERR_USAGE, "FUPERMOD_TEST_EXEC item '%s'", item);
+  return fupermod_exec_open(&o, &ex);
+}
 
 /* A condition true on every rank. */
 static int all(int cond) {
@@ -140,10 +170,10 @@ static void test_exact(void) {
         continue;
       }
       alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 11 + (uint64_t)s, &m);
-      rc1 = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0);
+      rc1 = summa(l, n, b, m.A, m.B, m.C, 0, NULL);
       if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
       if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
-      rc2 = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 1);
+      rc2 = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
       if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
       good = all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0);
       if (!good) diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
@@ -170,7 +200,7 @@ static void test_random(void) {
       continue;
     }
     alloc_fill(l, n, b, FUPERMOD_SUMMA_UNIFORM, 77, &m);
-    rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 1);
+    rc = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
     if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, 5, &r1);
     ok(all(rc == 0 && r1 <= 1.0), "p = %d, n = %d, b = %d, %s: randomised check passes for C += AB (error/bound %.2g)",
        size, n, b, lname[kinds[t]], r1);
@@ -180,7 +210,7 @@ static void test_random(void) {
       fupermod_trace tr = FUPERMOD_TRACE_INIT;
       double t0 = fupermod_time(), t1;
       int good;
-      rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C, 0, &tr);
+      rc = summa(l, n, b, m.A, m.B, m.C, 0, &tr);
       t1 = fupermod_time();
       good = fupermod_layout_area(l, rank) > 0 ? tr.n >= l->M : tr.n == 0;
       for (int i = 0; i < tr.n; i++)
@@ -284,12 +314,23 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);
+  if (getenv("FUPERMOD_TEST_EXEC")) {
+    int erc = open_exec(getenv("FUPERMOD_TEST_EXEC"));
+    char d[300];
+    ok(all(erc == FUPERMOD_SUCCESS), "every rank opens its executor (%s)", getenv("FUPERMOD_TEST_EXEC"));
+    for (int r = 0; r < size; r++) {
+      snprintf(d, sizeof d, "%s", ex ? fupermod_exec_describe(ex) : fupermod_error_message());
+      MPI_Bcast(d, sizeof d, MPI_CHAR, r, MPI_COMM_WORLD);
+      diag("rank %d: %s", r, d);
+    }
+  }
   ok(got >= level, "MPI gives %s (SUMMA progresses %s)", fupermod_mpi_thread_name(level),
      level == MPI_THREAD_SERIALIZED ? "from a helper thread" : "between GEMM chunks");
   test_exact();
   test_random();
   test_bad_input();
   status = done_testing();
+  fupermod_exec_close(ex);
   MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   MPI_Finalize();
   return status;

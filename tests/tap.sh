@@ -17,6 +17,20 @@ skip() { # skip REASON: a test point that could not run here (reported as skippe
   tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $1"
 }
 done_testing() { echo "1..$tap_n"; [ $tap_failed -eq 0 ]; }
+# relay PREFIX FILE: another TAP stream's points as points of this test, their text prefixed
+relay() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      "not ok "*) ok 1 "$1: ${line#not ok * - }" ;;
+      "ok "*"# SKIP"*) skip "$1: ${line#*# SKIP }" ;;
+      "ok "*) ok 0 "$1: ${line#ok * - }" ;;
+      "1..0"*) skip "$1: ${line#*SKIP }" ;;
+      "1.."*) ;;
+      *) echo "$line" ;;
+    esac
+  done <"$2"
+}
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/fupermod-test.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT
 FUPERMOD=${top_builddir:-..}/tools/fupermod
