@@ -1,7 +1,8 @@
 /* A stand-in for the CUDA runtime (tests only), built as libcudart.so so that its soname is the
  * first one fupermod_cuda_device_count() asks for. cudaGetDeviceCount reports what
  * $FAKE_CUDA_DEVICES says: a number (negative ones too, as a broken runtime could), or "error":
- * cudaErrorNoDevice with a count written anyway. */
+ * cudaErrorNoDevice with a count written anyway. It needs no CUDA headers; the full stand-in
+ * (runtime, cuBLAS, cuFFT) is tests/fake_cuda. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,9 +1,11 @@
 /* Hybrid SUMMA on two emulated nodes of two devices (group=): exact results with integer data on
  * hand-made and random node layouts and column slices (b dividing n or not, empty slices,
  * accumulate), the INPA layout measured on the real CPU devices, agreed errors, and with a GPU
- * one device of a node on the GPU (skipped without one). */
+ * one device of a node on the GPU, with two GPUs two of them, C held on the GPU or not (skipped
+ * without; tests/standin_summa_hybrid.sh runs them on the stand-in CUDA of tests/fake_cuda). */
 #include <string.h>
 #include "tests/tap.h"
+#include "tests/standin_check.h"
 #include "apps/summa.h"
 #include "apps/summa_hybrid.h"
 #include "fupermod/mpi_thread.h"
@@ -189,6 +191,47 @@ int main(int argc, char **argv) {
     } else
       ok(0, "GPU layout: %s", fupermod_error_message());
     fupermod_hybrid_layout_free(hl);
+    fupermod_layout_free(l);
+  }
+  /* two GPUs of the host beside CPU processes (ranks 1 and 3 on GPUs 1 and 0): C held on the
+   * GPU; a memory limit that keeps it off (each update then moves it, out of card); a GPU process
+   * with an empty slice */
+  {
+    static const char *const what[3] = {"C held on the GPUs", "8 kB of GPU memory: C not held, out of card",
+                                        "GPU 1's slice empty"};
+    fupermod_hybrid_device two = {rank == 1 ? 1 : rank == 3 ? 0 : -1, 0.0};
+    double areas[2] = {1, 2};
+    fupermod_layout *l = NULL;
+    const int n = 75, b = 8;
+    if (!all_ok(fupermod_cuda_device_count() >= 2))
+      for (int v = 0; v < 3; v++) skip("fewer than 2 CUDA devices: hybrid SUMMA on two GPUs and CPU processes");
+    else if (ok(all_ok(fupermod_layout_br(areas, 2, 0, 10, 10, &l) == FUPERMOD_SUCCESS), "layout for two GPUs")) {
+      for (int v = 0; v < 3; v++) {
+        fupermod_hybrid_layout *hl = NULL;
+        long cols[4], bad = -1;
+        int r2 = FUPERMOD_SUCCESS;
+        for (int k = 0; k < 2; k++) {
+          const fupermod_rect *r = &l->rects[k];
+          long c1 = (long)(r->col + r->width) * b, w = r->height ? (c1 < n ? c1 : n) - (long)r->col * b : 0;
+          cols[2 * k] = v == 2 && k == 0 ? w : w / 3; /* the CPU process's share */
+          cols[2 * k + 1] = w - cols[2 * k];
+        }
+        two.gpu_mem = v == 1 ? 8.0 * 1000 : 0.0;
+        if (fupermod_hybrid_layout_make(&hc, l, cols, n, b, &hl) == FUPERMOD_SUCCESS) bad = run(hl, &two, 1, &r2);
+        ok(all_ok(bad == 0), "n=%d b=%d on CPU, GPU 1 | CPU, GPU 0 (%ld, %ld | %ld, %ld columns), %s: exact (%ld "
+           "mismatches%s%s)", n, b, cols[0], cols[1], cols[2], cols[3], what[v], bad, r2 ? ": " : "",
+           r2 ? fupermod_error_message() : "");
+        fupermod_hybrid_layout_free(hl);
+      }
+      if (getenv("FUPERMOD_CUDA_STANDIN")) {
+        /* the GPU ranks loaded CUDA: rank 1 says which */
+        char where[4096] = "";
+        int mine = two.gpu < 0 || standin_all(getenv("FUPERMOD_CUDA_STANDIN"), "cudart cublas", where, sizeof where);
+        if (rank == 1) MPI_Send(where, sizeof where, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+        if (rank == 0) MPI_Recv(where, sizeof where, MPI_CHAR, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        ok(all_ok(mine), "the GPU processes ran on the stand-in CUDA (rank 1: %s)", where);
+      }
+    }
     fupermod_layout_free(l);
   }
   fupermod_hier_comm_free(&hc);

@@ -1,6 +1,7 @@
 /* The bundled computational kernels: loading, self-checks, complexity formulas, the
  * initialize/execute/finalize life cycle, option and size errors, a benchmark on MPI_COMM_SELF,
- * OpenBLAS (not GSL's reference CBLAS) behind dgemm, and the "no device" path of the CUDA kernels. */
+ * OpenBLAS (not GSL's reference CBLAS) behind dgemm, and the "no device" path of the CUDA kernels
+ * (their GPU path under tests/standin_kernels.sh, on the stand-in CUDA of tests/fake_cuda). */
 #include "config.h"
 #include <dlfcn.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <fftw3.h>
 #include "fupermod/fupermod.h"
 #include "tests/tap.h"
+#include "tests/standin_check.h"
 
 /* The formulas of docs/kernels.md, computed here independently of the kernels. */
 static double dgemm_c(long d, long b) {
@@ -337,6 +339,7 @@ int main(int argc, char **argv) {
   test_fft_wisdom();
   test_cuda("dgemm-cuda", "b");
   test_cuda("fft-rows-cuda", "n");
+  standin_prove("cudart cublas cufft");
   MPI_Finalize();
   return done_testing();
 }

@@ -19,6 +19,7 @@ include tests/api.mk
 include tests/cluster.mk
 include tests/threads.mk
 include tests/exec.mk
+include tests/fake_cuda.mk
 # A command that needs no GPU and no MPI starts without them (tests/tools_lean_start.sh).
 TESTS += tests/tools_lean_start.sh
 EXTRA_DIST += tests/tools_lean_start.sh

@@ -17,6 +17,26 @@ for f in "$BIN" "$FULL" "$B/.libs/libfupermod.so" "$B/.libs/libfupermod_apps.so"
   cu=$(readelf -d "$f" 2>/dev/null | grep NEEDED | grep -o '\[libcu[^]]*\]' | tr '\n' ' ')
   ok $([ -e "$f" ] && [ -z "$cu" ] && echo 0 || echo 1) "$(basename "$f") needs no CUDA library ${cu:+(needs $cu)}"
 done
+# only the GPU plug-ins and the out-of-card executor link CUDA, and only sonames the stand-in CUDA
+# (tests/fake_cuda) provides, so that tests/standin.sh can put it in the real one's place
+others=""
+missing=""
+nmod=0
+for f in "$B"/.libs/lib*.so "$B"/tools/.libs/* "$B"/kernels/.libs/*.so; do
+  cu=$(readelf -d "$f" 2>/dev/null | grep NEEDED | grep -o '\[libcu[^]]*\]' | tr -d '[]' | tr '\n' ' ')
+  [ -n "$cu" ] || continue
+  case "$f" in
+    */kernels/.libs/*cuda*.so | */kernels/.libs/*-ooc.so) nmod=$((nmod + 1)) ;;
+    *) others="$others $(basename "$f")" ;;
+  esac
+  for so in $cu; do [ -e "$B/tests/fake_cuda/.libs/$so" ] || missing="$missing $so"; done
+done
+ok $([ -z "$others" ] && echo 0 || echo 1) "nothing but the $nmod GPU modules links a CUDA library${others:+ (also:$others)}"
+if [ $nmod -gt 0 ]; then
+  ok $([ -z "$missing" ] && echo 0 || echo 1) "the stand-in CUDA has every soname they link${missing:+ (not:$missing)}"
+else
+  skip "no GPU module (configure found no CUDA): the stand-in's sonames"
+fi
 cu=$(ldd "$FULL" | grep -o 'libcu[A-Za-z]*\.so[.0-9]*' | sort -u | tr '\n' ' ')
 ok $([ -z "$cu" ] && echo 0 || echo 1) "nor does anything the full command loads at start ${cu:+($cu)}"
 heavy=$(ldd "$BIN" | grep -o 'lib\(mpi\|open-pal\|openblas\|fftw3[a-z_]*\|hwloc\|scalapack[a-z-]*\|fupermod[a-z_]*\)\.so' | sort -u | tr '\n' ' ')

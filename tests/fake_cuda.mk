@@ -1,0 +1,45 @@
+# The stand-in CUDA (tests/fake_cuda, docs/kernels.md "GPU code without a GPU: the stand-in"): the
+# CUDA runtime, cuBLAS and cuFFT computing on the host, built with the sonames the GPU modules
+# link (libcudart.so.13, libcublas.so.13, libcufft.so.12) into tests/fake_cuda/.libs, which
+# tests/standin.sh puts first on LD_LIBRARY_PATH. Built and run wherever the CUDA headers are.
+STANDIN_MAPS = tests/fake_cuda/cudart.map tests/fake_cuda/cublas.map tests/fake_cuda/cufft.map
+EXTRA_DIST += $(STANDIN_MAPS) tests/fake_cuda/standin.h tests/standin.sh tests/standin_check.h
+STANDIN_LDFLAGS = -shared -rpath /nowhere $(AM_LDFLAGS)
+# The test programs build everywhere (the sanitizer run takes every tests/test_*.c) and skip,
+# saying why, without the CUDA headers.
+check_PROGRAMS += tests/test_cuda_standin tests/test_cuda_kernels
+TESTS += tests/test_cuda_standin tests/test_cuda_kernels
+if HAVE_CUDA
+check_LTLIBRARIES += tests/fake_cuda/libcudart.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcufft.la
+STANDIN_LIBS = tests/fake_cuda/libcufft.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcudart.la
+TESTS += tests/standin_ooc.sh tests/standin_kernels.sh tests/standin_summa_hybrid.sh
+else
+STANDIN_LIBS =
+endif
+EXTRA_DIST += tests/standin_ooc.sh tests/standin_kernels.sh tests/standin_summa_hybrid.sh
+tests_fake_cuda_libcudart_la_SOURCES = tests/fake_cuda/cudart.c tests/fake_cuda/standin.h
+tests_fake_cuda_libcudart_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_fake_cuda_libcudart_la_LDFLAGS = $(STANDIN_LDFLAGS) -version-info 13:0:0 \
+  -Wl,--version-script=$(srcdir)/tests/fake_cuda/cudart.map
+tests_fake_cuda_libcudart_la_LIBADD = -lpthread
+EXTRA_tests_fake_cuda_libcudart_la_DEPENDENCIES = tests/fake_cuda/cudart.map
+tests_fake_cuda_libcublas_la_SOURCES = tests/fake_cuda/cublas.c tests/fake_cuda/standin.h kernels/cpu/blas.h
+tests_fake_cuda_libcublas_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) $(OPENBLAS_CFLAGS)
+tests_fake_cuda_libcublas_la_LDFLAGS = $(STANDIN_LDFLAGS) -version-info 13:0:0 \
+  -Wl,--version-script=$(srcdir)/tests/fake_cuda/cublas.map
+tests_fake_cuda_libcublas_la_LIBADD = tests/fake_cuda/libcudart.la $(OPENBLAS_LIBS) -ldl -lpthread
+EXTRA_tests_fake_cuda_libcublas_la_DEPENDENCIES = tests/fake_cuda/cublas.map
+tests_fake_cuda_libcufft_la_SOURCES = tests/fake_cuda/cufft.c tests/fake_cuda/standin.h
+tests_fake_cuda_libcufft_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) $(FFTW3_CFLAGS)
+tests_fake_cuda_libcufft_la_LDFLAGS = $(STANDIN_LDFLAGS) -version-info 12:0:0 \
+  -Wl,--version-script=$(srcdir)/tests/fake_cuda/cufft.map
+tests_fake_cuda_libcufft_la_LIBADD = tests/fake_cuda/libcudart.la $(FFTW3_LIBS) -lpthread
+EXTRA_tests_fake_cuda_libcufft_la_DEPENDENCIES = tests/fake_cuda/cufft.map
+# The stand-in's own semantics; linked with the stand-in itself, never with a real CUDA.
+tests_test_cuda_standin_SOURCES = tests/test_cuda_standin.c tests/tap.h tests/standin_check.h
+tests_test_cuda_standin_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_test_cuda_standin_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
+# Today's GPU kernels and out-of-card executor on two stand-in devices with small memories.
+tests_test_cuda_kernels_SOURCES = tests/test_cuda_kernels.c tests/tap.h tests/standin_check.h
+tests_test_cuda_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_test_cuda_kernels_LDADD = $(STANDIN_LIBS) libfupermod_ooc.la $(TEST_LDADD) -ldl -lpthread

@@ -1,0 +1,1140 @@
+/* A stand-in for the CUDA runtime (libcudart.so.13) that computes on the host, for tests on
+ * machines without a GPU (docs/kernels.md, "GPU code without a GPU: the stand-in").
+ *
+ * It is faithful where bugs hide:
+ * - work queued on a stream runs only at that stream's synchronisation points (stream, event and
+ *   device synchronisation, a blocking copy, cudaFree and cudaFreeHost, a second query of a busy
+ *   stream or event), in stream order, with the legacy default stream's implicit ordering and
+ *   cudaStreamWaitEvent; host buffers of asynchronous copies are read and written when the copy
+ *   runs;
+ * - device memory starts as NaN bytes (0xFF), and device pointers are known, so a copy of the
+ *   wrong kind, or out of its allocation, is refused with cudaErrorInvalidValue;
+ * - each device has $FAKE_CUDA_MEM bytes (default 1 GiB; suffixes k, M, G) and there are
+ *   $FAKE_CUDA_DEVICES devices (default 2; "error": cudaGetDeviceCount fails).
+ * Everything runs under one lock; work runs in the thread that synchronises. Host functions
+ * (cudaLaunchHostFunc) must not call CUDA, as with CUDA. */
+#define _GNU_SOURCE /* PTHREAD_MUTEX_RECURSIVE */
+#include "config.h"
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include "tests/fake_cuda/standin.h"
+
+#define MAXDEV 16
+#define ALIGN 256
+#define POISON 0xFF
+
+STANDIN_EXPORT const char fupermod_cudart_standin[] = "fupermod stand-in";
+
+/* ---------------------------------------------------------------- state */
+
+enum { OP_WORK, OP_WAIT, OP_RECORD };
+
+typedef struct op {
+  uint64_t seq;
+  int kind;
+  standin_fn run, drop;
+  void *arg;
+  uint64_t wstream, wseq; /* OP_WAIT: run that stream up to that op first */
+  struct op *next;
+} op;
+
+enum { ST_USER, ST_LEGACY, ST_PER_THREAD };
+
+struct CUstream_st {
+  uint64_t id;
+  int dev, kind, destroyed, query_seen;
+  unsigned flags;
+  op *head, *tail;
+  struct CUstream_st *next;
+};
+
+struct CUevent_st {
+  uint64_t id, rec_stream, rec_seq;
+  int dev, recorded, complete, destroyed, pending, query_seen;
+  unsigned flags;
+  double time;
+  struct CUevent_st *next;
+};
+
+typedef struct block {
+  char *base;
+  size_t bytes, charged;
+  int dev;       /* device memory: its device; host memory: -1 */
+  int pinned;    /* host: 1 from cudaMallocHost, 2 registered */
+  int freeing;   /* a cudaFreeAsync is queued */
+  struct block *next;
+} block;
+
+static pthread_mutex_t big;
+static pthread_once_t big_once = PTHREAD_ONCE_INIT;
+static int nest;
+static uint64_t next_seq = 1, next_id = MAXDEV + 1;
+static struct CUstream_st legacy[MAXDEV], *streams;
+static struct CUevent_st *events;
+static block *blocks;
+static size_t used[MAXDEV];
+static unsigned dev_flags[MAXDEV];
+static unsigned char peer[MAXDEV][MAXDEV];
+static __thread int current;
+static __thread cudaError_t last_error;
+static __thread struct CUstream_st *per_thread[MAXDEV];
+
+static void big_init(void) {
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&big, &a);
+  pthread_mutexattr_destroy(&a);
+  for (int d = 0; d < MAXDEV; d++) {
+    legacy[d].id = (uint64_t)d + 1;
+    legacy[d].dev = d;
+    legacy[d].kind = ST_LEGACY;
+    legacy[d].next = d + 1 < MAXDEV ? &legacy[d + 1] : NULL;
+  }
+  streams = &legacy[0];
+}
+
+static void reap(void);
+
+static void lock(void) {
+  pthread_once(&big_once, big_init);
+  pthread_mutex_lock(&big);
+  nest++;
+}
+
+static void unlock(void) {
+  if (--nest == 0) reap();
+  pthread_mutex_unlock(&big);
+}
+
+static cudaError_t ret(cudaError_t e) {
+  if (e != cudaSuccess && e != cudaErrorNotReady) last_error = e;
+  return e;
+}
+
+STANDIN_EXPORT void fupermod_standin_note(const char *fmt, ...) {
+  va_list ap;
+  if (!getenv("FAKE_CUDA_VERBOSE")) return;
+  fputs("cuda stand-in: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* $FAKE_CUDA_DEVICES: a count (negative ones are reported as they are, as a broken runtime
+ * could, and mean none), "error", or unset for 2. */
+static int device_env(int *reported) {
+  const char *v = getenv("FAKE_CUDA_DEVICES");
+  long n;
+  if (!v) n = 2;
+  else if (strcmp(v, "error") == 0) {
+    *reported = 4;
+    return -1;
+  } else
+    n = strtol(v, NULL, 10);
+  *reported = (int)n;
+  return n < 0 ? 0 : n > MAXDEV ? MAXDEV : (int)n;
+}
+
+static int ndev(void) {
+  int r, n = device_env(&r);
+  return n < 0 ? 0 : n;
+}
+
+static size_t capacity(void) {
+  const char *v = getenv("FAKE_CUDA_MEM");
+  char *end;
+  double c;
+  if (!v || !*v) return (size_t)1 << 30;
+  c = strtod(v, &end);
+  switch (*end) {
+  case 'k': case 'K': c *= 1024.0; break;
+  case 'm': case 'M': c *= 1048576.0; break;
+  case 'g': case 'G': c *= 1073741824.0; break;
+  default: break;
+  }
+  return c > 0 ? (size_t)c : 0;
+}
+
+static cudaError_t check_device(int d) {
+  int n = ndev();
+  if (n == 0) return cudaErrorNoDevice;
+  return d >= 0 && d < n ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+/* ---------------------------------------------------------------- memory registry */
+
+static block *block_at(const void *p) {
+  for (block *b = blocks; b; b = b->next)
+    if ((const char *)p >= b->base && (const char *)p < b->base + (b->bytes ? b->bytes : 1)) return b;
+  return NULL;
+}
+
+/* The device of [p, p + bytes): -1 host memory, -2 out of its device allocation. */
+static int device_of(const void *p, size_t bytes) {
+  block *b = block_at(p);
+  if (!b || b->dev < 0) return -1;
+  return (size_t)((const char *)p - b->base) + bytes <= b->bytes ? b->dev : -2;
+}
+
+static void unlink_block(block *b) {
+  for (block **pp = &blocks; *pp; pp = &(*pp)->next)
+    if (*pp == b) {
+      *pp = b->next;
+      return;
+    }
+}
+
+static void free_block(block *b) {
+  unlink_block(b);
+  if (b->dev >= 0) used[b->dev] -= b->charged;
+  free(b->base);
+  free(b);
+}
+
+/* ---------------------------------------------------------------- streams and their work */
+
+static struct CUstream_st *stream_by_id(uint64_t id) {
+  for (struct CUstream_st *s = streams; s; s = s->next)
+    if (s->id == id) return s;
+  return NULL;
+}
+
+/* The stream for handle h: the default ones of device dev, or a live user stream of any device;
+ * NULL for a dead handle. */
+static struct CUstream_st *resolve(cudaStream_t h, int dev) {
+  if (h == NULL || h == cudaStreamLegacy) return &legacy[dev];
+  if (h == cudaStreamPerThread) {
+    if (!per_thread[dev]) {
+      struct CUstream_st *s = calloc(1, sizeof *s);
+      if (!s) return NULL;
+      s->id = next_id++;
+      s->dev = dev;
+      s->kind = ST_PER_THREAD;
+      s->next = streams;
+      streams = s;
+      per_thread[dev] = s;
+    }
+    return per_thread[dev];
+  }
+  for (struct CUstream_st *s = streams; s; s = s->next)
+    if (s == h && s->kind == ST_USER && !s->destroyed) return s;
+  return NULL;
+}
+
+static void drain(struct CUstream_st *s, uint64_t upto);
+
+/* The legacy stream waits for earlier work of every blocking stream of its device, and those
+ * wait for its earlier work. */
+static void implicit_order(struct CUstream_st *s, uint64_t seq) {
+  if (s->flags & cudaStreamNonBlocking) return;
+  if (s->kind != ST_LEGACY) {
+    drain(&legacy[s->dev], seq - 1);
+    return;
+  }
+  for (struct CUstream_st *t = streams; t; t = t->next)
+    if (t != s && t->dev == s->dev && t->kind != ST_LEGACY && !(t->flags & cudaStreamNonBlocking)) drain(t, seq - 1);
+}
+
+static void free_event(struct CUevent_st *e) {
+  for (struct CUevent_st **pp = &events; *pp; pp = &(*pp)->next)
+    if (*pp == e) {
+      *pp = e->next;
+      break;
+    }
+  free(e);
+}
+
+/* Run s's queued work with sequence numbers up to upto, in order, each after what it depends
+ * on (always earlier work, so this ends). */
+static void drain(struct CUstream_st *s, uint64_t upto) {
+  op *o;
+  while ((o = s->head) && o->seq <= upto) {
+    s->head = o->next;
+    if (!s->head) s->tail = NULL;
+    implicit_order(s, o->seq);
+    if (o->kind == OP_WAIT) {
+      struct CUstream_st *t = stream_by_id(o->wstream);
+      if (t) drain(t, o->wseq);
+    } else if (o->kind == OP_RECORD) {
+      struct CUevent_st *e = o->arg;
+      if (e->rec_seq == o->seq) {
+        e->complete = 1;
+        e->time = now();
+      }
+      if (--e->pending == 0 && e->destroyed) free_event(e);
+    } else if (o->run)
+      o->run(o->arg);
+    if (o->drop) o->drop(o->arg);
+    free(o);
+  }
+}
+
+static void sync_device(int d) {
+  int again;
+  do {
+    again = 0;
+    for (struct CUstream_st *s = streams; s; s = s->next)
+      if (s->dev == d && s->head) {
+        drain(s, UINT64_MAX);
+        again = 1;
+      }
+  } while (again);
+}
+
+static void sync_all(void) {
+  for (int d = 0; d < MAXDEV; d++) sync_device(d);
+}
+
+/* Destroyed streams go once their work is done, outside any drain. */
+static void reap(void) {
+  struct CUstream_st **pp = &streams;
+  while (*pp) {
+    struct CUstream_st *s = *pp;
+    if (s->destroyed && !s->head) {
+      *pp = s->next;
+      free(s);
+    } else
+      pp = &s->next;
+  }
+}
+
+static op *push(struct CUstream_st *s, int kind, standin_fn run, standin_fn drop, void *arg) {
+  op *o = calloc(1, sizeof *o);
+  if (!o) return NULL;
+  o->seq = next_seq++;
+  o->kind = kind;
+  o->run = run;
+  o->drop = drop;
+  o->arg = arg;
+  if (s->tail) s->tail->next = o;
+  else s->head = o;
+  s->tail = o;
+  s->query_seen = 0;
+  return o;
+}
+
+static cudaError_t push_work(struct CUstream_st *s, standin_fn run, void *arg) {
+  if (!push(s, OP_WORK, run, free, arg)) {
+    free(arg);
+    return cudaErrorMemoryAllocation;
+  }
+  return cudaSuccess;
+}
+
+STANDIN_EXPORT cudaError_t fupermod_standin_enqueue(cudaStream_t h, int dev, standin_fn run, standin_fn drop,
+                                                    void *arg) {
+  struct CUstream_st *s;
+  cudaError_t e = cudaSuccess;
+  lock();
+  if (dev < 0 || dev >= MAXDEV || !(s = resolve(h, dev)) || s->dev != dev) e = cudaErrorInvalidResourceHandle;
+  else if (!push(s, OP_WORK, run, drop, arg)) e = cudaErrorMemoryAllocation;
+  unlock();
+  if (e != cudaSuccess && drop) drop(arg);
+  return e;
+}
+
+STANDIN_EXPORT int fupermod_standin_accessible(int dev, const void *p, size_t bytes) {
+  int d;
+  if (bytes == 0) return 1;
+  lock();
+  d = device_of(p, bytes);
+  unlock();
+  return d >= 0 && (d == dev || (dev >= 0 && dev < MAXDEV && peer[dev][d]));
+}
+
+STANDIN_EXPORT void fupermod_standin_sync_device(int dev) {
+  lock();
+  if (dev >= 0 && dev < MAXDEV) sync_device(dev);
+  unlock();
+}
+
+STANDIN_EXPORT int fupermod_standin_current(void) { return check_device(current) == cudaSuccess ? current : -1; }
+
+/* ---------------------------------------------------------------- devices */
+
+cudaError_t cudaGetDeviceCount(int *count) {
+  int reported, n = device_env(&reported);
+  if (!count) return ret(cudaErrorInvalidValue);
+  *count = reported;
+  return ret(n <= 0 ? cudaErrorNoDevice : cudaSuccess);
+}
+
+cudaError_t cudaSetDevice(int d) {
+  cudaError_t e = check_device(d);
+  if (e == cudaSuccess) current = d;
+  return ret(e);
+}
+
+cudaError_t cudaGetDevice(int *d) {
+  cudaError_t e = check_device(current);
+  if (!d) return ret(cudaErrorInvalidValue);
+  if (e == cudaErrorNoDevice) return ret(e);
+  *d = current;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDeviceFlags(unsigned flags) {
+  cudaError_t e = check_device(current);
+  if (e == cudaSuccess) dev_flags[current] = flags;
+  return ret(e);
+}
+
+cudaError_t cudaGetDeviceFlags(unsigned *flags) {
+  cudaError_t e = check_device(current);
+  if (!flags) return ret(cudaErrorInvalidValue);
+  if (e == cudaSuccess) *flags = dev_flags[current];
+  return ret(e);
+}
+
+cudaError_t cudaDeviceSynchronize(void) {
+  cudaError_t e = check_device(current);
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  sync_device(current);
+  unlock();
+  return cudaSuccess;
+}
+
+/* All of the current device's memory, streams and events go; work queued there runs first. */
+cudaError_t cudaDeviceReset(void) {
+  cudaError_t e = check_device(current);
+  block *b, *n;
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  sync_device(current);
+  for (b = blocks; b; b = n) {
+    n = b->next;
+    if (b->dev == current) free_block(b);
+  }
+  for (struct CUstream_st *s = streams; s; s = s->next)
+    if (s->dev == current && s->kind == ST_USER) s->destroyed = 1;
+  for (struct CUevent_st *ev = events; ev; ev = ev->next)
+    if (ev->dev == current) ev->destroyed = 1;
+  for (struct CUevent_st *ev = events, *nx; ev; ev = nx) {
+    nx = ev->next;
+    if (ev->destroyed && !ev->pending) free_event(ev);
+  }
+  memset(peer[current], 0, sizeof peer[current]);
+  unlock();
+  return cudaSuccess;
+}
+
+static int pci_bus(int d) { return 0x10 + 8 * d; }
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d) {
+  cudaError_t e = check_device(d);
+  if (!p) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "fupermod stand-in GPU %d", d);
+  memcpy(p->uuid.bytes, "fupermod-standin", 16);
+  p->uuid.bytes[15] = (char)('0' + d);
+  p->totalGlobalMem = capacity();
+  p->sharedMemPerBlock = 48 << 10;
+  p->regsPerBlock = 65536;
+  p->warpSize = 32;
+  p->memPitch = (size_t)1 << 31;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+  p->maxThreadsDim[2] = 64;
+  p->maxGridSize[0] = 0x7fffffff;
+  p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+  p->totalConstMem = 64 << 10;
+  p->major = 9;
+  p->minor = 0;
+  p->textureAlignment = 512;
+  p->texturePitchAlignment = 32;
+  p->multiProcessorCount = 1;
+  p->canMapHostMemory = 1;
+  p->concurrentKernels = 1;
+  p->pciBusID = pci_bus(d);
+  p->asyncEngineCount = 2;
+  p->unifiedAddressing = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr attr, int d) {
+  cudaError_t e = check_device(d);
+  if (!v) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  switch (attr) {
+  case cudaDevAttrComputeCapabilityMajor: *v = 9; break;
+  case cudaDevAttrMultiProcessorCount: *v = 1; break;
+  case cudaDevAttrPciBusId: *v = pci_bus(d); break;
+  case cudaDevAttrWarpSize: *v = 32; break;
+  case cudaDevAttrMaxThreadsPerBlock: *v = 1024; break;
+  case cudaDevAttrAsyncEngineCount: *v = 2; break;
+  case cudaDevAttrUnifiedAddressing:
+  case cudaDevAttrConcurrentKernels:
+  case cudaDevAttrCanMapHostMemory: *v = 1; break;
+  default: *v = 0; break; /* PCI domain and device, minor version, and what is not emulated */
+  }
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int d) {
+  cudaError_t e = check_device(d);
+  if (!id || len <= 0) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  snprintf(id, (size_t)len, "0000:%02X:00.0", pci_bus(d));
+  return cudaSuccess;
+}
+
+/* "domain:bus:device.function" or "bus:device.function", hexadecimal */
+cudaError_t cudaDeviceGetByPCIBusId(int *d, const char *id) {
+  unsigned dom = 0, bus = 0, dv = 0, fn = 0;
+  int n = ndev();
+  if (!d || !id || (sscanf(id, "%x:%x:%x.%x", &dom, &bus, &dv, &fn) != 4 && (dom = 0, sscanf(id, "%x:%x.%x", &bus, &dv, &fn) != 3)))
+    return ret(cudaErrorInvalidValue);
+  for (int k = 0; k < n; k++)
+    if (dom == 0 && dv == 0 && fn == 0 && bus == (unsigned)pci_bus(k)) {
+      *d = k;
+      return cudaSuccess;
+    }
+  return ret(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *can, int d, int p) {
+  cudaError_t e = check_device(d);
+  if (!can) return ret(cudaErrorInvalidValue);
+  if (e == cudaSuccess) e = check_device(p);
+  if (e != cudaSuccess) return ret(e);
+  *can = d != p;
+  return cudaSuccess;
+}
+
+static cudaError_t set_peer(int p, unsigned flags, int on) {
+  cudaError_t e = check_device(current);
+  if (e == cudaSuccess) e = check_device(p);
+  if (e == cudaSuccess && (flags || p == current)) e = cudaErrorInvalidValue;
+  lock();
+  if (e == cudaSuccess && peer[current][p] == on) e = on ? cudaErrorPeerAccessAlreadyEnabled : cudaErrorPeerAccessNotEnabled;
+  if (e == cudaSuccess) peer[current][p] = (unsigned char)on;
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int p, unsigned flags) { return set_peer(p, flags, 1); }
+cudaError_t cudaDeviceDisablePeerAccess(int p) { return set_peer(p, 0, 0); }
+
+cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  if (least) *least = 0;
+  if (greatest) *greatest = -5;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v) {
+  if (!v) return ret(cudaErrorInvalidValue);
+  *v = CUDART_VERSION;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v) { return cudaRuntimeGetVersion(v); }
+
+/* ---------------------------------------------------------------- errors */
+
+cudaError_t cudaGetLastError(void) {
+  cudaError_t e = last_error;
+  last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) { return last_error; }
+
+static const standin_code errors[] = {
+  {cudaSuccess, "cudaSuccess", "no error"},
+  {cudaErrorInvalidValue, "cudaErrorInvalidValue", "invalid argument"},
+  {cudaErrorMemoryAllocation, "cudaErrorMemoryAllocation", "out of memory"},
+  {cudaErrorInvalidPitchValue, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
+  {cudaErrorInvalidDevicePointer, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
+  {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
+  {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
+  {cudaErrorInvalidDevice, "cudaErrorInvalidDevice", "invalid device ordinal"},
+  {cudaErrorInvalidResourceHandle, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
+  {cudaErrorNotReady, "cudaErrorNotReady", "device not ready"},
+  {cudaErrorPeerAccessAlreadyEnabled, "cudaErrorPeerAccessAlreadyEnabled", "peer access is already enabled"},
+  {cudaErrorPeerAccessNotEnabled, "cudaErrorPeerAccessNotEnabled", "peer access has not been enabled"},
+  {cudaErrorHostMemoryAlreadyRegistered, "cudaErrorHostMemoryAlreadyRegistered",
+   "part or all of the requested memory range is already mapped"},
+  {cudaErrorHostMemoryNotRegistered, "cudaErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"},
+  {cudaErrorNotSupported, "cudaErrorNotSupported", "operation not supported"},
+  {cudaErrorUnknown, "cudaErrorUnknown", "unknown error"},
+};
+
+STANDIN_NAMES(errors, cudaError_t, cudaGetErrorName, "cudaErrorUnknown", cudaGetErrorString, "unrecognized error code")
+
+/* ---------------------------------------------------------------- device and host memory */
+
+static cudaError_t device_alloc(void **p, size_t size, int dev) {
+  size_t charged = (size + ALIGN - 1) / ALIGN * ALIGN;
+  block *b;
+  void *m = NULL;
+  *p = NULL;
+  if (size == 0) return cudaSuccess;
+  if (charged < size || used[dev] + charged > capacity() || used[dev] + charged < used[dev]) return cudaErrorMemoryAllocation;
+  if (!(b = calloc(1, sizeof *b)) || posix_memalign(&m, ALIGN, size) != 0) {
+    free(b);
+    return cudaErrorMemoryAllocation;
+  }
+  memset(m, POISON, size);
+  b->base = m;
+  b->bytes = size;
+  b->charged = charged;
+  b->dev = dev;
+  b->next = blocks;
+  blocks = b;
+  used[dev] += charged;
+  *p = m;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void **p, size_t size) {
+  cudaError_t e = check_device(current);
+  if (!p) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  e = device_alloc(p, size, current);
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height) {
+  size_t pt = (width + 511) / 512 * 512;
+  cudaError_t e;
+  if (!pitch) return ret(cudaErrorInvalidValue);
+  if ((e = cudaMalloc(p, pt * height)) == cudaSuccess) *pitch = pt;
+  return e;
+}
+
+/* Free the allocation at p: device memory (host 0) after its device's work, as cudaFree
+ * synchronises, or cudaMallocHost memory (host 1) after all work, which may still touch it. */
+static cudaError_t release(void *p, int host) {
+  cudaError_t e = cudaSuccess;
+  block *b;
+  if (!p) return cudaSuccess;
+  lock();
+  b = block_at(p);
+  if (!b || b->base != p || (host ? b->pinned != 1 : b->dev < 0 || b->freeing)) e = cudaErrorInvalidValue;
+  else {
+    if (host) sync_all();
+    else sync_device(b->dev);
+    free_block(b);
+  }
+  unlock();
+  if (e != cudaSuccess) fupermod_standin_note("%s(%p): not its allocation", host ? "cudaFreeHost" : "cudaFree", p);
+  return ret(e);
+}
+
+cudaError_t cudaFree(void *p) { return release(p, 0); }
+
+static void run_free(void *arg) {
+  block *b = block_at(*(void **)arg);
+  if (b) free_block(b);
+}
+
+cudaError_t cudaMallocAsync(void **p, size_t size, cudaStream_t h) {
+  cudaError_t e = check_device(current);
+  if (!p) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  e = resolve(h, current) ? device_alloc(p, size, current) : cudaErrorInvalidResourceHandle;
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t h) {
+  cudaError_t e = check_device(current);
+  struct CUstream_st *s;
+  void **arg;
+  block *b;
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  b = block_at(p);
+  if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
+  else if (!b || b->base != p || b->dev < 0 || b->freeing) e = cudaErrorInvalidValue;
+  else if (!(arg = malloc(sizeof *arg))) e = cudaErrorMemoryAllocation;
+  else {
+    *arg = p;
+    b->freeing = 1;
+    e = push_work(s, run_free, arg);
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaMemGetInfo(size_t *freeb, size_t *total) {
+  cudaError_t e = check_device(current);
+  size_t cap = capacity();
+  if (!freeb || !total) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  *total = cap;
+  *freeb = used[current] < cap ? cap - used[current] : 0;
+  unlock();
+  return cudaSuccess;
+}
+
+cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags) {
+  cudaError_t e = check_device(current);
+  block *b;
+  void *m = NULL;
+  if (!p || flags > 0xf) return ret(cudaErrorInvalidValue);
+  *p = NULL;
+  if (e != cudaSuccess) return ret(e);
+  if (size == 0) return cudaSuccess;
+  if (!(b = calloc(1, sizeof *b)) || posix_memalign(&m, 4096, size) != 0) {
+    free(b);
+    return ret(cudaErrorMemoryAllocation);
+  }
+  b->base = m;
+  b->bytes = size;
+  b->dev = -1;
+  b->pinned = 1;
+  lock();
+  b->next = blocks;
+  blocks = b;
+  unlock();
+  *p = m;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t size) { return cudaHostAlloc(p, size, cudaHostAllocDefault); }
+
+cudaError_t cudaFreeHost(void *p) { return release(p, 1); }
+
+cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags) {
+  cudaError_t e = cudaSuccess;
+  block *b;
+  if (!p || size == 0 || flags > 0xf) return ret(cudaErrorInvalidValue);
+  lock();
+  for (b = blocks; b && e == cudaSuccess; b = b->next)
+    if ((char *)p < b->base + b->bytes && b->base < (char *)p + size)
+      e = b->dev >= 0 ? cudaErrorInvalidValue : cudaErrorHostMemoryAlreadyRegistered;
+  if (e == cudaSuccess) {
+    if (!(b = calloc(1, sizeof *b))) e = cudaErrorMemoryAllocation;
+    else {
+      b->base = p;
+      b->bytes = size;
+      b->dev = -1;
+      b->pinned = 2;
+      b->next = blocks;
+      blocks = b;
+    }
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaHostUnregister(void *p) {
+  cudaError_t e = cudaSuccess;
+  block *b;
+  lock();
+  b = p ? block_at(p) : NULL;
+  if (!b || b->base != p || b->pinned != 2) e = cudaErrorHostMemoryNotRegistered;
+  else {
+    unlink_block(b);
+    free(b); /* the memory is the caller's */
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p) {
+  block *b;
+  if (!a) return ret(cudaErrorInvalidValue);
+  memset(a, 0, sizeof *a);
+  lock();
+  b = p ? block_at(p) : NULL;
+  if (!b) a->type = cudaMemoryTypeUnregistered, a->device = -2;
+  else if (b->dev >= 0) a->type = cudaMemoryTypeDevice, a->device = b->dev, a->devicePointer = (void *)p;
+  else a->type = cudaMemoryTypeHost, a->device = current, a->hostPointer = (void *)p;
+  unlock();
+  return cudaSuccess;
+}
+
+/* ---------------------------------------------------------------- copies and sets */
+
+typedef struct {
+  char *dst;
+  const char *src;
+  size_t dpitch, spitch, width, height;
+  int value; /* a set when src is NULL */
+} copy;
+
+static void run_copy(void *arg) {
+  copy *c = arg;
+  for (size_t r = 0; r < c->height; r++) {
+    if (c->src) memmove(c->dst + r * c->dpitch, c->src + r * c->spitch, c->width);
+    else memset(c->dst + r * c->dpitch, c->value, c->width);
+  }
+}
+
+/* The pointers against the kind: device pointers must be device memory, in range, host ones
+ * must not be. */
+static cudaError_t check_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind) {
+  int dd, sd;
+  if (width > dpitch || width > spitch) return cudaErrorInvalidPitchValue;
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault) return cudaErrorInvalidMemcpyDirection;
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (!dst || !src) return cudaErrorInvalidValue;
+  dd = device_of(dst, dpitch * (height - 1) + width);
+  sd = device_of(src, spitch * (height - 1) + width);
+  if (dd == -2 || sd == -2) {
+    fupermod_standin_note("copy of %zu x %zu bytes runs out of a device allocation", height, width);
+    return cudaErrorInvalidValue;
+  }
+  if (kind == cudaMemcpyDefault) return cudaSuccess;
+  if ((dd >= 0) != (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice) ||
+      (sd >= 0) != (kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice)) {
+    fupermod_standin_note("copy kind %d from %s to %s memory", (int)kind, sd >= 0 ? "device" : "host",
+                          dd >= 0 ? "device" : "host");
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+/* Queue a 2D copy or set on stream h; a blocking one runs it and what it waits for now. */
+static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              int value, enum cudaMemcpyKind kind, cudaStream_t h, int blocking) {
+  cudaError_t e = check_device(current);
+  struct CUstream_st *s;
+  copy *c;
+  if (e != cudaSuccess) return ret(e);
+  if (src) e = check_copy(dst, dpitch, src, spitch, width, height, kind);
+  else if (width > dpitch) e = cudaErrorInvalidPitchValue;
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  if (!src && width && height && device_of(dst, dpitch * (height - 1) + width) < 0) e = cudaErrorInvalidValue;
+  else if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
+  else if (width && height) {
+    if (!(c = malloc(sizeof *c))) e = cudaErrorMemoryAllocation;
+    else {
+      *c = (copy){dst, src, dpitch, spitch, width, height, value};
+      if ((e = push_work(s, run_copy, c)) == cudaSuccess && blocking) drain(s, s->tail->seq);
+    }
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind) {
+  return queue_copy(dst, n, src, n, n, 1, 0, kind, NULL, 1);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind, cudaStream_t s) {
+  return queue_copy(dst, n, src, n, n, 1, 0, kind, s, 0);
+}
+
+cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                         enum cudaMemcpyKind kind) {
+  return queue_copy(dst, dpitch, src, spitch, width, height, 0, kind, NULL, 1);
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                              enum cudaMemcpyKind kind, cudaStream_t s) {
+  return queue_copy(dst, dpitch, src, spitch, width, height, 0, kind, s, 0);
+}
+
+/* Asynchronous to the host for device memory (CUDA's "API synchronization behavior"): queued on
+ * the legacy stream. */
+cudaError_t cudaMemset(void *p, int value, size_t n) { return queue_copy(p, n, NULL, n, n, 1, value, 0, NULL, 0); }
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t n, cudaStream_t s) {
+  return queue_copy(p, n, NULL, n, n, 1, value, 0, s, 0);
+}
+
+cudaError_t cudaMemset2D(void *p, size_t pitch, int value, size_t width, size_t height) {
+  return queue_copy(p, pitch, NULL, pitch, width, height, value, 0, NULL, 0);
+}
+
+cudaError_t cudaMemset2DAsync(void *p, size_t pitch, int value, size_t width, size_t height, cudaStream_t s) {
+  return queue_copy(p, pitch, NULL, pitch, width, height, value, 0, s, 0);
+}
+
+static cudaError_t peer_copy(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t s, int blocking) {
+  cudaError_t e = check_device(dd);
+  if (e == cudaSuccess) e = check_device(sd);
+  if (e != cudaSuccess) return ret(e);
+  lock();
+  if (n && (device_of(dst, n) != dd || device_of(src, n) != sd)) e = cudaErrorInvalidValue;
+  else if (blocking) {
+    sync_device(dd);
+    sync_device(sd);
+  }
+  unlock();
+  if (e != cudaSuccess) return ret(e);
+  return queue_copy(dst, n, src, n, n, 1, 0, cudaMemcpyDeviceToDevice, s, blocking);
+}
+
+cudaError_t cudaMemcpyPeer(void *dst, int dd, const void *src, int sd, size_t n) {
+  return peer_copy(dst, dd, src, sd, n, NULL, 1);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n, cudaStream_t s) {
+  return peer_copy(dst, dd, src, sd, n, s, 0);
+}
+
+/* ---------------------------------------------------------------- streams */
+
+/* A new stream or event x: numbered, on the current device, first in its list. */
+#define ADOPT(x, list, fl)                                                                                             \
+  do {                                                                                                                 \
+    lock();                                                                                                            \
+    (x)->id = next_id++, (x)->dev = current, (x)->flags = (fl);                                                        \
+    (x)->next = (list), (list) = (x);                                                                                  \
+    unlock();                                                                                                          \
+  } while (0)
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *out, unsigned flags) {
+  cudaError_t e = check_device(current);
+  struct CUstream_st *s;
+  if (!out || flags > cudaStreamNonBlocking) return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  if (!(s = calloc(1, sizeof *s))) return ret(cudaErrorMemoryAllocation);
+  ADOPT(s, streams, flags);
+  *out = s;
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *out) { return cudaStreamCreateWithFlags(out, cudaStreamDefault); }
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *out, unsigned flags, int priority) {
+  (void)priority;
+  return cudaStreamCreateWithFlags(out, flags);
+}
+
+/* Its queued work still runs (at a device synchronisation); the handle is dead at once. */
+cudaError_t cudaStreamDestroy(cudaStream_t h) {
+  cudaError_t e = cudaSuccess;
+  struct CUstream_st *s;
+  lock();
+  if (h == NULL || h == cudaStreamLegacy || h == cudaStreamPerThread || !(s = resolve(h, current)))
+    e = cudaErrorInvalidResourceHandle;
+  else
+    s->destroyed = 1;
+  unlock();
+  return ret(e);
+}
+
+/* The stream for h: a user stream of any device, or a default stream of the current one. */
+static struct CUstream_st *any_stream(cudaStream_t h, cudaError_t *e) {
+  struct CUstream_st *s = NULL;
+  *e = cudaSuccess;
+  if (h == NULL || h == cudaStreamLegacy || h == cudaStreamPerThread) *e = check_device(current);
+  if (*e == cudaSuccess && !(s = resolve(h, current))) *e = cudaErrorInvalidResourceHandle;
+  return s;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t h) {
+  cudaError_t e;
+  struct CUstream_st *s;
+  lock();
+  if ((s = any_stream(h, &e))) drain(s, UINT64_MAX);
+  unlock();
+  return ret(e);
+}
+
+/* A query of pending work says busy once, then runs it (s up to upto): a polling loop ends, and
+ * code that takes the first answer for done reads stale data. */
+static cudaError_t busy_once(int *seen, struct CUstream_st *s, uint64_t upto) {
+  if (!*seen) {
+    *seen = 1;
+    return cudaErrorNotReady;
+  }
+  drain(s, upto);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t h) {
+  cudaError_t e;
+  struct CUstream_st *s;
+  lock();
+  if ((s = any_stream(h, &e)) && s->head) e = busy_once(&s->query_seen, s, UINT64_MAX);
+  unlock();
+  return ret(e);
+}
+
+/* The flags or the device of the stream for h. */
+static cudaError_t stream_info(cudaStream_t h, unsigned *flags, int *dev) {
+  cudaError_t e;
+  struct CUstream_st *s;
+  if (!flags && !dev) return ret(cudaErrorInvalidValue);
+  lock();
+  if ((s = any_stream(h, &e))) {
+    if (flags) *flags = s->flags;
+    if (dev) *dev = s->dev;
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t h, unsigned *flags) { return stream_info(h, flags, NULL); }
+cudaError_t cudaStreamGetDevice(cudaStream_t h, int *dev) { return stream_info(h, NULL, dev); }
+
+static struct CUevent_st *event_of(cudaEvent_t h) {
+  for (struct CUevent_st *e = events; e; e = e->next)
+    if (e == h && !e->destroyed) return e;
+  return NULL;
+}
+
+/* The stream for h and the live event ev (called with the lock held). */
+static cudaError_t stream_event(cudaStream_t h, cudaEvent_t ev, struct CUstream_st **s, struct CUevent_st **x) {
+  cudaError_t e;
+  if ((*s = any_stream(h, &e)) && !(*x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
+  return e;
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned flags) {
+  struct CUstream_st *s = NULL;
+  struct CUevent_st *x = NULL;
+  cudaError_t e;
+  op *o;
+  lock();
+  if ((e = stream_event(h, ev, &s, &x)) == cudaSuccess && x->recorded && !x->complete) {
+    if (!(o = push(s, OP_WAIT, NULL, NULL, NULL))) e = cudaErrorMemoryAllocation;
+    else {
+      o->wstream = x->rec_stream;
+      o->wseq = x->rec_seq;
+    }
+  }
+  unlock();
+  (void)flags;
+  return ret(e);
+}
+
+typedef struct {
+  cudaHostFn_t fn;
+  void *data;
+} host_call;
+
+static void run_host(void *arg) {
+  host_call *c = arg;
+  c->fn(c->data);
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t h, cudaHostFn_t fn, void *data) {
+  cudaError_t e;
+  struct CUstream_st *s;
+  host_call *c;
+  if (!fn) return ret(cudaErrorInvalidValue);
+  lock();
+  if ((s = any_stream(h, &e))) {
+    if (!(c = malloc(sizeof *c))) e = cudaErrorMemoryAllocation;
+    else {
+      c->fn = fn;
+      c->data = data;
+      e = push_work(s, run_host, c);
+    }
+  }
+  unlock();
+  return ret(e);
+}
+
+/* ---------------------------------------------------------------- events */
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *out, unsigned flags) {
+  cudaError_t e = check_device(current);
+  struct CUevent_st *x;
+  if (!out || flags > (cudaEventBlockingSync | cudaEventDisableTiming | cudaEventInterprocess))
+    return ret(cudaErrorInvalidValue);
+  if (e != cudaSuccess) return ret(e);
+  if (!(x = calloc(1, sizeof *x))) return ret(cudaErrorMemoryAllocation);
+  ADOPT(x, events, flags);
+  *out = x;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *out) { return cudaEventCreateWithFlags(out, cudaEventDefault); }
+
+cudaError_t cudaEventDestroy(cudaEvent_t ev) {
+  cudaError_t e = cudaSuccess;
+  struct CUevent_st *x;
+  lock();
+  if (!(x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
+  else {
+    x->destroyed = 1;
+    if (!x->pending) free_event(x);
+  }
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t h) {
+  struct CUstream_st *s = NULL;
+  struct CUevent_st *x = NULL;
+  cudaError_t e;
+  op *o;
+  lock();
+  if ((e = stream_event(h, ev, &s, &x)) == cudaSuccess) {
+    if (x->dev != s->dev) e = cudaErrorInvalidResourceHandle;
+    else if (!(o = push(s, OP_RECORD, NULL, NULL, x))) e = cudaErrorMemoryAllocation;
+    else {
+      x->recorded = 1;
+      x->complete = 0;
+      x->query_seen = 0;
+      x->rec_stream = s->id;
+      x->rec_seq = o->seq;
+      x->pending++;
+    }
+  }
+  unlock();
+  return ret(e);
+}
+
+static void event_wait(struct CUevent_st *x) {
+  struct CUstream_st *s;
+  if (x->recorded && !x->complete && (s = stream_by_id(x->rec_stream))) drain(s, x->rec_seq);
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
+  cudaError_t e = cudaSuccess;
+  struct CUevent_st *x;
+  lock();
+  if (!(x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
+  else event_wait(x);
+  unlock();
+  return ret(e);
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t ev) {
+  cudaError_t e = cudaSuccess;
+  struct CUevent_st *x;
+  struct CUstream_st *s;
+  lock();
+  if (!(x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
+  else if (x->recorded && !x->complete && (s = stream_by_id(x->rec_stream))) e = busy_once(&x->query_seen, s, x->rec_seq);
+  unlock();
+  return ret(e);
+}
+
+/* The host clock when each record ran. */
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  cudaError_t e = cudaSuccess;
+  struct CUevent_st *x, *y;
+  if (!ms) return ret(cudaErrorInvalidValue);
+  lock();
+  x = event_of(a);
+  y = event_of(b);
+  if (!x || !y || !x->recorded || !y->recorded || x->dev != y->dev || ((x->flags | y->flags) & cudaEventDisableTiming))
+    e = cudaErrorInvalidResourceHandle;
+  else if (!x->complete || !y->complete)
+    e = cudaErrorNotReady;
+  else
+    *ms = (float)(1e3 * (y->time - x->time));
+  unlock();
+  return ret(e);
+}

@@ -1,0 +1,398 @@
+/* A stand-in for cuFFT (libcufft.so.12) over FFTW, for tests without a GPU: double-precision
+ * plans (Z2Z, D2Z, Z2D; rank 1 to 3; basic and advanced layouts as cuFFT defines them) are FFTW
+ * plans made when the cuFFT plan is made, and executions are queued on the plan's stream of the
+ * stand-in runtime (tests/fake_cuda/cudart.c). Transforms are unnormalised, CUFFT_FORWARD is
+ * FFTW's -1. A plan's work area is device memory, charged to the device: none for a 1D size
+ * whose prime factors are at most 7, else the size of the output (as cuFFT's multi-pass
+ * algorithms need one); it is overwritten by each execution. Single precision is not provided. */
+#include "config.h"
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fftw3.h>
+#include <cufft.h>
+#include "tests/fake_cuda/standin.h"
+
+STANDIN_EXPORT const char fupermod_cufft_standin[] = "fupermod stand-in";
+
+#define MAXPLANS 4096
+
+typedef struct {
+  int made, dev, auto_alloc, rank, batch;
+  cufftType type;
+  int n[3], inembed[3], onembed[3], istride, idist, ostride, odist; /* out-of-place layout */
+  int pin[3], pon[3], pidist, podist;                               /* in-place layout */
+  cudaStream_t stream;
+  size_t work;
+  void *work_area;
+  int own_work;
+  fftw_plan p[2][2]; /* [in place][inverse] */
+} plan_t;
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the table and the FFTW planner */
+static plan_t *plans[MAXPLANS];
+static int last;
+
+static plan_t *plan_of(cufftHandle h) { return h >= 1 && h < MAXPLANS ? plans[h] : NULL; }
+
+cufftResult cufftCreate(cufftHandle *h) {
+  plan_t *p;
+  int dev = fupermod_standin_current();
+  if (!h) return CUFFT_INVALID_VALUE;
+  if (dev < 0) return CUFFT_INVALID_DEVICE;
+  if (!(p = calloc(1, sizeof *p))) return CUFFT_ALLOC_FAILED;
+  p->dev = dev;
+  p->auto_alloc = 1;
+  pthread_mutex_lock(&mu);
+  /* handles are not reused at once, so that a destroyed one is refused */
+  for (int k = 0; k < MAXPLANS - 1; k++) {
+    last = last % (MAXPLANS - 1) + 1;
+    if (!plans[last]) {
+      plans[last] = p;
+      *h = last;
+      p = NULL;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&mu);
+  if (p) {
+    free(p);
+    return CUFFT_ALLOC_FAILED;
+  }
+  return CUFFT_SUCCESS;
+}
+
+static int is_real_in(cufftType t) { return t == CUFFT_D2Z; }
+static int is_real_out(cufftType t) { return t == CUFFT_Z2D; }
+
+/* Logical sizes of one transform's input and output: the complex side of a real transform has
+ * n/2 + 1 in its last dimension. */
+static void logical(const plan_t *p, int *in, int *out) {
+  for (int d = 0; d < p->rank; d++) in[d] = out[d] = p->n[d];
+  if (p->type == CUFFT_D2Z) out[p->rank - 1] = p->n[p->rank - 1] / 2 + 1;
+  if (p->type == CUFFT_Z2D) in[p->rank - 1] = p->n[p->rank - 1] / 2 + 1;
+}
+
+static long long prod(const int *v, int rank) {
+  long long r = 1;
+  for (int d = 0; d < rank; d++) r *= v[d];
+  return r;
+}
+
+/* Elements spanned by one transform of logical sizes n in an array of sizes embed. */
+static long long span(const int *n, const int *embed, int rank, int stride) {
+  long long s = 1, step = stride;
+  for (int d = rank - 1; d >= 0; d--) {
+    s += (long long)(n[d] - 1) * step;
+    step *= embed[d];
+  }
+  return s;
+}
+
+static int prime_factors_small(int n) {
+  for (int f = 2; f <= 7; f++)
+    while (n % f == 0) n /= f;
+  return n == 1;
+}
+
+/* The layouts of cuFFT's "Advanced Data Layout"; NULL embeds select the basic one, whose real
+ * side is padded to 2 (n/2 + 1) in place. */
+static cufftResult layout(plan_t *p, int rank, const int *n, const int *inembed, int istride, int idist,
+                          const int *onembed, int ostride, int odist, cufftType type, int batch) {
+  int lin[3], lout[3];
+  if (type != CUFFT_Z2Z && type != CUFFT_D2Z && type != CUFFT_Z2D) return CUFFT_INVALID_TYPE;
+  if (rank < 1 || rank > 3 || !n || batch < 1) return CUFFT_INVALID_SIZE;
+  for (int d = 0; d < rank; d++)
+    if (n[d] < 1) return CUFFT_INVALID_SIZE;
+  p->rank = rank;
+  p->type = type;
+  p->batch = batch;
+  memcpy(p->n, n, (size_t)rank * sizeof *n);
+  logical(p, lin, lout);
+  if (!inembed || !onembed) {
+    memcpy(p->inembed, lin, sizeof lin);
+    memcpy(p->onembed, lout, sizeof lout);
+    p->istride = p->ostride = 1;
+    p->idist = (int)prod(lin, rank);
+    p->odist = (int)prod(lout, rank);
+    /* in place: the real side holds the complex side's elements */
+    memcpy(p->pin, lin, sizeof lin);
+    memcpy(p->pon, lout, sizeof lout);
+    if (is_real_in(type)) p->pin[rank - 1] = 2 * lout[rank - 1];
+    if (is_real_out(type)) p->pon[rank - 1] = 2 * lin[rank - 1];
+    p->pidist = (int)prod(p->pin, rank);
+    p->podist = (int)prod(p->pon, rank);
+  } else {
+    if (istride < 1 || ostride < 1 || idist < 1 || odist < 1) return CUFFT_INVALID_VALUE;
+    for (int d = 1; d < rank; d++)
+      if (inembed[d] < lin[d] || onembed[d] < lout[d]) return CUFFT_INVALID_VALUE;
+    memcpy(p->inembed, inembed, (size_t)rank * sizeof *inembed);
+    memcpy(p->onembed, onembed, (size_t)rank * sizeof *onembed);
+    p->inembed[0] = p->onembed[0] = lin[0] > lout[0] ? lin[0] : lout[0];
+    p->istride = istride, p->idist = idist, p->ostride = ostride, p->odist = odist;
+    memcpy(p->pin, p->inembed, sizeof p->pin);
+    memcpy(p->pon, p->onembed, sizeof p->pon);
+    p->pidist = idist, p->podist = odist;
+  }
+  p->work = rank == 1 && prime_factors_small(n[0]) ? 0 : (size_t)batch * (size_t)p->odist * (is_real_out(type) ? 8 : 16);
+  return CUFFT_SUCCESS;
+}
+
+/* Bytes spanned by the input (or output) of the whole batch, out of place or in place. */
+static size_t bytes(const plan_t *p, int out, int in_place) {
+  int lin[3], lout[3];
+  const int *embed = in_place ? (out ? p->pon : p->pin) : (out ? p->onembed : p->inembed);
+  long long dist = in_place ? (out ? p->podist : p->pidist) : (out ? p->odist : p->idist);
+  int real = out ? is_real_out(p->type) : is_real_in(p->type);
+  logical(p, lin, lout);
+  return (size_t)((p->batch - 1) * dist + span(out ? lout : lin, embed, p->rank, out ? p->ostride : p->istride)) *
+         (real ? 8 : 16);
+}
+
+static void destroy_fftw(plan_t *p) {
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++)
+      if (p->p[a][b]) fftw_destroy_plan(p->p[a][b]);
+  memset(p->p, 0, sizeof p->p);
+}
+
+/* FFTW plans for both placements (and both directions of Z2Z), on scratch arrays. Called with
+ * mu held: the FFTW planner is not thread-safe. */
+static cufftResult make_fftw(plan_t *p) {
+  const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+  size_t bi = bytes(p, 0, 0), bo = bytes(p, 1, 0), bp = bytes(p, 0, 1) > bytes(p, 1, 1) ? bytes(p, 0, 1) : bytes(p, 1, 1);
+  void *in = fftw_malloc(bi), *out = fftw_malloc(bo), *inplace = fftw_malloc(bp);
+  int lin[3], lout[3];
+  cufftResult r = CUFFT_SUCCESS;
+  logical(p, lin, lout);
+  if (!in || !out || !inplace) r = CUFFT_ALLOC_FAILED;
+  for (int ip = 0; ip < 2 && r == CUFFT_SUCCESS; ip++) {
+    void *i = ip ? inplace : in, *o = ip ? inplace : out;
+    const int *ie = ip ? p->pin : p->inembed, *oe = ip ? p->pon : p->onembed;
+    int is = p->istride, os = p->ostride, id = ip ? p->pidist : p->idist, od = ip ? p->podist : p->odist;
+    if (p->type == CUFFT_Z2Z) {
+      p->p[ip][0] = fftw_plan_many_dft(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, FFTW_FORWARD, flags);
+      p->p[ip][1] = fftw_plan_many_dft(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, FFTW_BACKWARD, flags);
+      if (!p->p[ip][1]) r = CUFFT_SETUP_FAILED;
+    } else if (p->type == CUFFT_D2Z)
+      p->p[ip][0] = fftw_plan_many_dft_r2c(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, flags);
+    else
+      p->p[ip][0] = fftw_plan_many_dft_c2r(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, flags);
+    if (!p->p[ip][0]) r = CUFFT_SETUP_FAILED;
+  }
+  fftw_free(in), fftw_free(out), fftw_free(inplace);
+  if (r != CUFFT_SUCCESS) destroy_fftw(p);
+  return r;
+}
+
+cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t *work) {
+  plan_t *p, q;
+  cufftResult r;
+  int dev = fupermod_standin_current();
+  pthread_mutex_lock(&mu);
+  if (!(p = plan_of(h)) || p->made) r = CUFFT_INVALID_PLAN;
+  else if (dev < 0) r = CUFFT_INVALID_DEVICE;
+  else {
+    q = *p;
+    q.dev = dev; /* the device current when the plan is made */
+    if ((r = layout(&q, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch)) == CUFFT_SUCCESS &&
+        q.auto_alloc && q.work && cudaMalloc(&q.work_area, q.work) != cudaSuccess) {
+      cudaGetLastError();
+      r = CUFFT_ALLOC_FAILED;
+    }
+    q.own_work = q.auto_alloc && q.work;
+    if (r == CUFFT_SUCCESS && (r = make_fftw(&q)) != CUFFT_SUCCESS && q.own_work) cudaFree(q.work_area);
+    if (r == CUFFT_SUCCESS) {
+      q.made = 1;
+      *p = q;
+      if (work) *work = q.work;
+    }
+  }
+  pthread_mutex_unlock(&mu);
+  return r;
+}
+
+cufftResult cufftMakePlan1d(cufftHandle h, int nx, cufftType type, int batch, size_t *work) {
+  return cufftMakePlanMany(h, 1, &nx, NULL, 1, 0, NULL, 1, 0, type, batch, work);
+}
+
+cufftResult cufftMakePlan2d(cufftHandle h, int nx, int ny, cufftType type, size_t *work) {
+  int n[2] = {nx, ny};
+  return cufftMakePlanMany(h, 2, n, NULL, 1, 0, NULL, 1, 0, type, 1, work);
+}
+
+cufftResult cufftMakePlan3d(cufftHandle h, int nx, int ny, int nz, cufftType type, size_t *work) {
+  int n[3] = {nx, ny, nz};
+  return cufftMakePlanMany(h, 3, n, NULL, 1, 0, NULL, 1, 0, type, 1, work);
+}
+
+/* Create and make; on failure no handle remains. */
+static cufftResult plan_new(cufftHandle *h, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                            int ostride, int odist, cufftType type, int batch) {
+  cufftResult r;
+  if (!h) return CUFFT_INVALID_VALUE;
+  if ((r = cufftCreate(h)) != CUFFT_SUCCESS) return r;
+  if ((r = cufftMakePlanMany(*h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, NULL)) !=
+      CUFFT_SUCCESS) {
+    cufftDestroy(*h);
+    *h = 0;
+  }
+  return r;
+}
+
+cufftResult cufftPlanMany(cufftHandle *h, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                          int ostride, int odist, cufftType type, int batch) {
+  return plan_new(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch);
+}
+
+cufftResult cufftPlan1d(cufftHandle *h, int nx, cufftType type, int batch) {
+  return plan_new(h, 1, &nx, NULL, 1, 0, NULL, 1, 0, type, batch);
+}
+
+cufftResult cufftPlan2d(cufftHandle *h, int nx, int ny, cufftType type) {
+  int n[2] = {nx, ny};
+  return plan_new(h, 2, n, NULL, 1, 0, NULL, 1, 0, type, 1);
+}
+
+cufftResult cufftPlan3d(cufftHandle *h, int nx, int ny, int nz, cufftType type) {
+  int n[3] = {nx, ny, nz};
+  return plan_new(h, 3, n, NULL, 1, 0, NULL, 1, 0, type, 1);
+}
+
+cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist,
+                              cufftType type, int batch, size_t *work) {
+  plan_t q;
+  cufftResult r;
+  memset(&q, 0, sizeof q);
+  if (!work) return CUFFT_INVALID_VALUE;
+  if ((r = layout(&q, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch)) == CUFFT_SUCCESS)
+    *work = q.work;
+  return r;
+}
+
+cufftResult cufftGetSize(cufftHandle h, size_t *work) {
+  plan_t *p;
+  cufftResult r = CUFFT_SUCCESS;
+  if (!work) return CUFFT_INVALID_VALUE;
+  pthread_mutex_lock(&mu);
+  if (!(p = plan_of(h))) r = CUFFT_INVALID_PLAN;
+  else *work = p->work;
+  pthread_mutex_unlock(&mu);
+  return r;
+}
+
+/* The stream of a plan, or whether it allocates its work area (before it is made only, as with
+ * cuFFT). */
+static cufftResult set_plan(cufftHandle h, int auto_alloc, cudaStream_t s) {
+  plan_t *p;
+  cufftResult r = CUFFT_SUCCESS;
+  pthread_mutex_lock(&mu);
+  if (!(p = plan_of(h)) || (auto_alloc >= 0 && p->made)) r = CUFFT_INVALID_PLAN;
+  else if (auto_alloc >= 0) p->auto_alloc = auto_alloc;
+  else p->stream = s;
+  pthread_mutex_unlock(&mu);
+  return r;
+}
+
+cufftResult cufftSetAutoAllocation(cufftHandle h, int a) { return set_plan(h, a != 0, NULL); }
+cufftResult cufftSetStream(cufftHandle h, cudaStream_t s) { return set_plan(h, -1, s); }
+
+cufftResult cufftSetWorkArea(cufftHandle h, void *area) {
+  plan_t *p;
+  cufftResult r = CUFFT_SUCCESS;
+  pthread_mutex_lock(&mu);
+  if (!(p = plan_of(h)) || !p->made) r = CUFFT_INVALID_PLAN;
+  else if (p->work && !fupermod_standin_accessible(p->dev, area, p->work)) r = CUFFT_INVALID_VALUE;
+  else {
+    if (p->own_work) cudaFree(p->work_area);
+    p->own_work = 0;
+    p->work_area = area;
+  }
+  pthread_mutex_unlock(&mu);
+  return r;
+}
+
+/* Work queued with the plan runs first (freeing its work area synchronises, as cudaFree). */
+cufftResult cufftDestroy(cufftHandle h) {
+  plan_t *p;
+  pthread_mutex_lock(&mu);
+  if ((p = plan_of(h))) plans[h] = NULL;
+  pthread_mutex_unlock(&mu);
+  if (!p) return CUFFT_INVALID_PLAN;
+  fupermod_standin_sync_device(p->dev);
+  if (p->own_work) cudaFree(p->work_area);
+  pthread_mutex_lock(&mu);
+  destroy_fftw(p);
+  pthread_mutex_unlock(&mu);
+  free(p);
+  return CUFFT_SUCCESS;
+}
+
+cufftResult cufftGetVersion(int *v) {
+  if (!v) return CUFFT_INVALID_VALUE;
+  *v = CUFFT_VERSION;
+  return CUFFT_SUCCESS;
+}
+
+cufftResult cufftGetProperty(libraryPropertyType type, int *v) {
+  if (!v) return CUFFT_INVALID_VALUE;
+  return standin_version(type, CUFFT_VER_MAJOR, CUFFT_VER_MINOR, CUFFT_VER_PATCH, v) == 0 ? CUFFT_SUCCESS : CUFFT_INVALID_TYPE;
+}
+
+/* ---------------------------------------------------------------- execution */
+
+typedef struct {
+  fftw_plan plan;
+  cufftType type;
+  void *in, *out, *work;
+  size_t work_bytes;
+} fft_op;
+
+static void run_fft(void *arg) {
+  fft_op *o = arg;
+  if (o->work_bytes) memset(o->work, 0xFF, o->work_bytes);
+  if (o->type == CUFFT_Z2Z) fftw_execute_dft(o->plan, o->in, o->out);
+  else if (o->type == CUFFT_D2Z) fftw_execute_dft_r2c(o->plan, o->in, o->out);
+  else fftw_execute_dft_c2r(o->plan, o->in, o->out);
+}
+
+static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int direction) {
+  plan_t *p;
+  fft_op *o = NULL;
+  cufftResult r = CUFFT_SUCCESS;
+  int dev = fupermod_standin_current(), ip = in == out;
+  cudaStream_t s = NULL;
+  pthread_mutex_lock(&mu);
+  if (!(p = plan_of(h)) || !p->made || p->type != type) r = CUFFT_INVALID_PLAN;
+  else if (type == CUFFT_Z2Z && direction != CUFFT_FORWARD && direction != CUFFT_INVERSE) r = CUFFT_INVALID_VALUE;
+  else if (p->work && !p->work_area) r = CUFFT_NO_WORKSPACE;
+  else if (dev != p->dev) {
+    fupermod_standin_note("cuFFT plan of device %d executed while device %d is current", p->dev, dev);
+    r = CUFFT_EXEC_FAILED;
+  } else if (!fupermod_standin_accessible(dev, in, bytes(p, 0, ip)) || !fupermod_standin_accessible(dev, out, bytes(p, 1, ip))) {
+    fupermod_standin_note("cuFFT: data of plan %d not in device %d's memory", h, dev);
+    r = CUFFT_EXEC_FAILED;
+  } else if (!(o = malloc(sizeof *o)))
+    r = CUFFT_ALLOC_FAILED;
+  else {
+    *o = (fft_op){p->p[ip][type == CUFFT_Z2Z && direction == CUFFT_INVERSE], type, in, out, p->work_area, p->work};
+    s = p->stream;
+  }
+  pthread_mutex_unlock(&mu);
+  if (r != CUFFT_SUCCESS) return r;
+  return fupermod_standin_enqueue(s, dev, run_fft, free, o) == cudaSuccess ? CUFFT_SUCCESS : CUFFT_EXEC_FAILED;
+}
+
+cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex *in, cufftDoubleComplex *out, int direction) {
+  return exec(h, CUFFT_Z2Z, in, out, direction);
+}
+
+cufftResult cufftExecD2Z(cufftHandle h, cufftDoubleReal *in, cufftDoubleComplex *out) {
+  return exec(h, CUFFT_D2Z, in, out, CUFFT_FORWARD);
+}
+
+cufftResult cufftExecZ2D(cufftHandle h, cufftDoubleComplex *in, cufftDoubleReal *out) {
+  return exec(h, CUFFT_Z2D, in, out, CUFFT_INVERSE);
+}

@@ -1,0 +1,189 @@
+/* Today's GPU code on two stand-in GPUs (tests/fake_cuda), with what only the stand-in offers: a
+ * second device and small device memories. dgemm-cuda and fft-rows-cuda verify on either device
+ * while the caller is on the other one, and from another host thread, and give the caller's
+ * device back; a device's memory limit gives their documented errors; the out-of-card executor on
+ * device 1 splits to that device's free memory, holds C in it and frees it again. */
+#include "config.h"
+#ifndef FUPERMOD_HAVE_CUDA
+#include "tests/standin_check.h"
+STANDIN_SKIP_MAIN
+#else
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include "fupermod/fupermod.h"
+#include "kernels/ooc/ooc.h"
+#include "tests/tap.h"
+#include "tests/standin_check.h"
+
+static int current(void) {
+  int d = -1;
+  cudaGetDevice(&d);
+  return d;
+}
+
+static size_t free_on(int dev) {
+  size_t f = 0, t = 0;
+  int prev = current();
+  cudaSetDevice(dev);
+  cudaMemGetInfo(&f, &t);
+  cudaSetDevice(prev);
+  return f;
+}
+
+/* Load, verify, one initialize-execute-finalize, unload; the caller's device must not move. */
+static void kernel_on(const char *name, const char *size_opt, int dev) {
+  char opts[64];
+  fupermod_kernel *k = NULL;
+  int caller = 1 - dev, rc, moved = 0;
+  cudaSetDevice(caller);
+  snprintf(opts, sizeof opts, "device=%d,%s", dev, size_opt);
+  rc = fupermod_kernel_load(name, opts, &k);
+  moved |= current() != caller;
+  if (rc == FUPERMOD_SUCCESS) rc = k->ops->verify(k->ctx);
+  moved |= current() != caller;
+  if (rc == FUPERMOD_SUCCESS && (rc = k->ops->initialize(5, k->ctx)) == FUPERMOD_SUCCESS) {
+    moved |= current() != caller;
+    rc = k->ops->execute(k->ctx);
+    moved |= current() != caller;
+    if (k->ops->finalize(k->ctx) != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = -1;
+    moved |= current() != caller;
+  }
+  ok(rc == FUPERMOD_SUCCESS && !moved, "%s on device %d: verify, initialize, execute, finalize (%s); the caller stays on "
+     "device %d", name, dev, rc ? fupermod_error_message() : "ok", caller);
+  if (k) fupermod_kernel_unload(k);
+}
+
+typedef struct {
+  fupermod_kernel *k;
+  int rc, dev_before, dev_after;
+} verify_arg;
+
+static void *verify_thread(void *arg) {
+  verify_arg *v = arg;
+  v->dev_before = current();
+  v->rc = v->k->ops->verify(v->k->ctx);
+  v->dev_after = current();
+  return NULL;
+}
+
+static void other_thread(const char *name, const char *opts) {
+  verify_arg v = {NULL, -1, -1, -1};
+  pthread_t th;
+  if (fupermod_kernel_load(name, opts, &v.k) == FUPERMOD_SUCCESS) {
+    pthread_create(&th, NULL, verify_thread, &v);
+    pthread_join(th, NULL);
+  }
+  ok(v.rc == FUPERMOD_SUCCESS && v.dev_before == 0 && v.dev_after == 0,
+     "%s (%s) created in one host thread verifies in another, which stays on its device 0", name, opts);
+  if (v.k) fupermod_kernel_unload(v.k);
+}
+
+static void memory_limits(void) {
+  fupermod_kernel *k = NULL;
+  int rc;
+  setenv("FAKE_CUDA_MEM", "1M", 1);
+  cudaSetDevice(0);
+  rc = fupermod_kernel_load("dgemm-cuda", "b=64", &k);
+  if (rc == FUPERMOD_SUCCESS) rc = k->ops->initialize(100, k->ctx);
+  ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "free memory of the CUDA device"),
+     "dgemm-cuda, 1 MB of device memory: d=100 (3.9 MB) is refused (%s)", fupermod_error_message());
+  if (k) {
+    rc = k->ops->initialize(1, k->ctx);
+    ok(rc == FUPERMOD_SUCCESS && k->ops->execute(k->ctx) == FUPERMOD_SUCCESS && k->ops->finalize(k->ctx) == FUPERMOD_SUCCESS,
+       "but d=1 (98 kB) runs");
+    fupermod_kernel_unload(k);
+  }
+  k = NULL;
+  /* 4099 is prime: the stand-in's cuFFT needs a work area as large as the data */
+  rc = fupermod_kernel_load("fft-rows-cuda", "n=4099", &k);
+  if (rc == FUPERMOD_SUCCESS) rc = k->ops->initialize(10, k->ctx);
+  ok(rc == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "cufftPlanMany"),
+     "fft-rows-cuda n=4099: 10 rows fit in 3/4 of 1 MB but the plan's work area does not: out of memory (%s)",
+     fupermod_error_message());
+  if (k) fupermod_kernel_unload(k);
+  ok(free_on(0) == 1u << 20, "and the failed initialize leaves all the device memory free (%zu)", free_on(0));
+  setenv("FAKE_CUDA_MEM", "64M", 1);
+}
+
+/* The executor on device 1 while the caller is on device 0, in 512 kB: out of card, then C held. */
+static void ooc_on_device_1(void) {
+  enum { M = 200, N = 150, K = 120 };
+  double *A = malloc(M * K * 8), *B = malloc(K * N * 8), *C = malloc(M * N * 8), *R = malloc(M * N * 8);
+  fupermod_ooc_opts o = {1, 0.0, 0, 0};
+  fupermod_ooc_stats st;
+  fupermod_ooc *ctx = NULL;
+  size_t f0, held = 0, f_other;
+  long bad = 0;
+  int rc, moved = 0;
+  uint64_t s = 1;
+  setenv("FAKE_CUDA_MEM", "512k", 1);
+  cudaSetDevice(0);
+  f0 = free_on(1);
+  for (int i = 0; i < M * K; i++) A[i] = (double)((s = s * 6364136223846793005ULL + 1) >> 61) - 3.0;
+  for (int i = 0; i < K * N; i++) B[i] = (double)((s = s * 6364136223846793005ULL + 1) >> 61) - 3.0;
+  for (int i = 0; i < M * N; i++) C[i] = R[i] = (double)(i % 7);
+  for (int j = 0; j < N; j++)
+    for (int i = 0; i < M; i++) {
+      double acc = 0;
+      for (int p = 0; p < K; p++) acc += A[i + p * M] * B[p + j * K];
+      R[i + j * M] = 2.0 * acc + R[i + j * M];
+    }
+  rc = fupermod_ooc_create(&o, &ctx);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_ooc_dgemm(ctx, M, N, K, 2.0, A, M, B, K, 1.0, C, M, &st);
+  moved |= current() != 0;
+  for (int i = 0; i < M * N; i++) bad += C[i] != R[i];
+  ok(rc == FUPERMOD_SUCCESS && !st.plan.in_card && bad == 0 && !moved,
+     "ooc on device 1 with 512 kB: split %ld x %ld to fit the free memory, exact (%ld differ); the caller stays on 0",
+     st.plan.h, st.plan.v, bad);
+  /* held: C (100 x 100) and panels of 20 take device 1's memory until the release */
+  f_other = free_on(0);
+  memcpy(R, C, 100 * 100 * 8);
+  if (rc == FUPERMOD_SUCCESS && (rc = fupermod_ooc_hold(ctx, C, 100, 100, 100, 20)) == FUPERMOD_SUCCESS) {
+    held = f0 - free_on(1);
+    for (int step = 0; step < 3 && rc == FUPERMOD_SUCCESS; step++)
+      rc = fupermod_ooc_dgemm(ctx, 100, 100, 20, 1.0, A + step, M, B + step, K, 1.0, C, 100, NULL);
+    for (int step = 0; step < 3; step++)
+      for (int j = 0; j < 100; j++)
+        for (int i = 0; i < 100; i++) {
+          double acc = 0;
+          for (int p = 0; p < 20; p++) acc += A[step + i + p * M] * B[step + p + j * K];
+          R[i + j * 100] += acc;
+        }
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_ooc_release(ctx);
+  }
+  bad = 0;
+  for (int i = 0; i < 100 * 100; i++) bad += C[i] != R[i];
+  ok(rc == FUPERMOD_SUCCESS && held >= 8u * (100 * 100 + 2 * 100 * 20) && free_on(0) == f_other && bad == 0 &&
+         current() == 0,
+     "a held C takes %zu bytes of device 1 only; three updates and the release give the exact result (%ld differ)", held,
+     bad);
+  fupermod_ooc_destroy(ctx);
+  ok(free_on(1) == f0, "destroying the context frees device 1's memory (%zu of %zu free)", free_on(1), f0);
+  setenv("FAKE_CUDA_MEM", "64M", 1);
+  free(A), free(B), free(C), free(R);
+}
+
+int main(void) {
+  char dir[4096], where[4096];
+  setenv("FAKE_CUDA_DEVICES", "2", 1);
+  setenv("FAKE_CUDA_MEM", "64M", 1);
+  for (int dev = 0; dev < 2; dev++) {
+    kernel_on("dgemm-cuda", "b=8", dev);
+    kernel_on("dgemm-cuda", "b=8,resident=1", dev);
+    kernel_on("fft-rows-cuda", "n=64", dev);
+  }
+  cudaSetDevice(0);
+  other_thread("dgemm-cuda", "device=1,b=16");
+  other_thread("fft-rows-cuda", "device=1,n=30");
+  memory_limits();
+  ooc_on_device_1();
+  standin_build_dir(dir, sizeof dir);
+  ok(standin_all(dir, "cudart cublas cufft", where, sizeof where), "the kernels and the executor ran on the stand-in: %s",
+     where);
+  return done_testing();
+}
+#endif
