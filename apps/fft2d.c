@@ -61,6 +61,7 @@ struct fupermod_fft2d {
   MPI_Datatype cplx;
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
   double stamp[5]; /* the last execute's phase boundaries: rows, transpose, cols, transpose back */
+  fupermod_exec *exec; /* a GPU executor that runs this process's FFTs (NULL: FFTW's plans here) */
   double copied, back; /* the last execute's end of own copies before the first fence or exchange,
                         * start of own copies back after the second */
   double cpu[2];   /* this thread's CPU seconds in the row and column phases (not FFTW's threads) */
@@ -539,6 +540,25 @@ int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows
   return fupermod_fft2d_plan_strategy(comm, M, N, rows, cols, threads, fftw_flags, FUPERMOD_FFT2D_AUTO, plan);
 }
 
+int fupermod_fft2d_plan_exec(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                             fupermod_exec *exec, unsigned fftw_flags, int strategy, fupermod_fft2d **plan) {
+  int rc = fupermod_fft2d_plan_strategy(comm, M, N, rows, cols, exec ? fupermod_exec_threads(exec) : 1, fftw_flags,
+                                        strategy, plan),
+      erc = 0;
+  fupermod_fft2d *p = rc == FUPERMOD_SUCCESS ? *plan : NULL;
+  if (p && exec && fupermod_exec_kind(exec) != FUPERMOD_EXEC_CPU) {
+    /* the signal and the column panels move to the device: page-locked */
+    p->exec = exec;
+    if (p->A) erc = fupermod_exec_pin(exec, p->A, (size_t)p->d * (size_t)p->N * sizeof(fftw_complex));
+    if (erc == FUPERMOD_SUCCESS && p->Y) erc = fupermod_exec_pin(exec, p->Y, (size_t)p->M * (size_t)p->c * sizeof(fftw_complex));
+  }
+  if (p && (rc = agree(p->comm, erc)) != FUPERMOD_SUCCESS) {
+    fupermod_fft2d_destroy(p);
+    *plan = NULL;
+  }
+  return rc;
+}
+
 int fupermod_fft2d_strategy(const fupermod_fft2d *plan) { return plan ? plan->strategy : FUPERMOD_FFT2D_AUTO; }
 
 double *fupermod_fft2d_local(fupermod_fft2d *plan) { return plan ? (double *)plan->A : NULL; }
@@ -555,9 +575,29 @@ long fupermod_fft2d_local_cols(const fupermod_fft2d *plan, long *first_col) {
   return plan->c;
 }
 
+/* The column FFTs through the executor, in the layout the strategy left them: panels of PANEL
+ * interleaved columns (and a narrower tail), M x c row-major (strided), or c x M (transposed). */
+static int exec_columns(fupermod_fft2d *p, int sign) {
+  int rc = FUPERMOD_SUCCESS;
+  if (p->strategy == FUPERMOD_FFT2D_SHARED) {
+    long full = p->c / PANEL, tail = p->c % PANEL;
+    fupermod_exec_fft_layout panels = {p->M, PANEL, PANEL, 1, full, p->M * PANEL}, last = {p->M, tail, tail, 1, 1, 0};
+    if (full > 0) rc = fupermod_exec_fft(p->exec, &panels, (double *)p->Y, sign);
+    if (rc == FUPERMOD_SUCCESS && tail > 0)
+      rc = fupermod_exec_fft(p->exec, &last, (double *)(p->Y + (size_t)full * PANEL * (size_t)p->M), sign);
+  } else {
+    int tr = p->strategy == FUPERMOD_FFT2D_TRANSPOSE;
+    fupermod_exec_fft_layout cols = {p->M, p->c, tr ? 1 : p->c, tr ? p->M : 1, 1, 0};
+    if (p->tr_TU) fftw_execute(p->tr_TU);
+    rc = fupermod_exec_fft(p->exec, &cols, (double *)p->Y, sign);
+    if (p->tr_UT) fftw_execute(p->tr_UT);
+  }
+  return rc;
+}
+
 static int execute(fupermod_fft2d *p, int direction, double *data) {
   fftw_complex *A;
-  int rc = FUPERMOD_SUCCESS, fwd, shared;
+  int rc = FUPERMOD_SUCCESS, erc = FUPERMOD_SUCCESS, fwd, shared; /* erc: the executor's, after the collectives */
   double t0, t1, t2, t3, t4, c0;
   if (!p) return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d: plan is NULL");
   A = data ? (fftw_complex *)data : p->A;
@@ -573,7 +613,11 @@ static int execute(fupermod_fft2d *p, int direction, double *data) {
 
   t0 = fupermod_time();
   c0 = fupermod_cpu_time();
-  if (p->d > 0) fftw_execute_dft(fwd ? p->row_fwd : p->row_bwd, A, A);
+  if (p->d > 0 && p->exec) {
+    fupermod_exec_fft_layout rows = {p->N, p->d, 1, p->N, 1, 0};
+    erc = fupermod_exec_fft(p->exec, &rows, (double *)A, direction);
+  } else if (p->d > 0)
+    fftw_execute_dft(fwd ? p->row_fwd : p->row_bwd, A, A);
   t1 = fupermod_time();
   p->cpu[0] = fupermod_cpu_time() - c0;
   if (shared) shared_copy(p, A, 1);
@@ -582,7 +626,9 @@ static int execute(fupermod_fft2d *p, int direction, double *data) {
   rc = shared ? shared_fence(p) : exchange(p, 1);
   t2 = fupermod_time();
   c0 = fupermod_cpu_time();
-  if (rc == FUPERMOD_SUCCESS && p->c > 0 && shared) {
+  if (rc == FUPERMOD_SUCCESS && p->c > 0 && p->exec) {
+    if (erc == FUPERMOD_SUCCESS) erc = exec_columns(p, direction);
+  } else if (rc == FUPERMOD_SUCCESS && p->c > 0 && shared) {
 #pragma omp parallel for num_threads(p->threads) schedule(static) if (p->threads > 1)
     for (long j = 0; j < p->c; j += PANEL) {
       fftw_complex *at = p->Y + (size_t)j * (size_t)p->M;
@@ -610,7 +656,8 @@ static int execute(fupermod_fft2d *p, int direction, double *data) {
   p->stamp[2] = t2;
   p->stamp[3] = t3;
   p->stamp[4] = t4;
-  return rc == FUPERMOD_SUCCESS ? rc : agree(p->comm, rc);
+  /* a device's failure is this rank's alone: every rank learns it (all took part in the exchanges) */
+  return agree(p->comm, rc != FUPERMOD_SUCCESS ? rc : erc);
 }
 
 /* FFTW's OpenMP loops take the calling thread's OpenMP thread count, not the plan's: set the
@@ -652,6 +699,10 @@ int fupermod_fft2d_busy_trace(const fupermod_fft2d *p, fupermod_trace *tr) {
 
 void fupermod_fft2d_destroy(fupermod_fft2d *p) {
   if (!p) return;
+  if (p->exec) {
+    fupermod_exec_unpin(p->exec, p->A);
+    fupermod_exec_unpin(p->exec, p->Y);
+  }
   if (p->row_fwd) fftw_destroy_plan(p->row_fwd);
   if (p->row_bwd) fftw_destroy_plan(p->row_bwd);
   if (p->col_fwd) fftw_destroy_plan(p->col_fwd);

@@ -57,6 +57,12 @@ typedef struct fupermod_fft2d fupermod_fft2d;
 int fupermod_fft2d_plan(MPI_Comm comm, long M, long N, const fupermod_dist *rows,
                         const fupermod_dist *cols, int threads, unsigned fftw_flags,
                         fupermod_fft2d **plan);
+/* The same on this process's executor (fupermod/exec.h; NULL: one FFTW thread) and strategy
+ * (FUPERMOD_FFT2D_AUTO as fupermod_fft2d_plan): a CPU executor plans FFTW with its threads; a GPU
+ * executor runs this process's row and column FFTs on its device, the signal and the column
+ * panels page-locked for the plan's life. Processes may give executors of different kinds. */
+int fupermod_fft2d_plan_exec(MPI_Comm comm, long M, long N, const fupermod_dist *rows, const fupermod_dist *cols,
+                             fupermod_exec *exec, unsigned fftw_flags, int strategy, fupermod_fft2d **plan);
 /* The same with a given strategy (fupermod_fft2d_plan uses FUPERMOD_FFT2D_AUTO). */
 int fupermod_fft2d_plan_strategy(MPI_Comm comm, long M, long N, const fupermod_dist *rows,
                                  const fupermod_dist *cols, int threads, unsigned fftw_flags,

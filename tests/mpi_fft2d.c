@@ -11,9 +11,11 @@
 #include <string.h>
 #include "apps/fft2d.h"
 #include "tests/tap.h"
+#include "tests/exec_env.h"
 #include "fupermod/mpi_thread.h"
 
 static int rank, size;
+static fupermod_exec *ex; /* $FUPERMOD_TEST_EXEC (tests/standin_fft2d.sh): this rank's executor */
 
 /* Deterministic value in [-1, 1) for (seed, i, j): the same on every rank. */
 static double rnd(uint64_t seed, long i, long j) {
@@ -94,12 +96,11 @@ static void run_case(const cfg *c) {
   snprintf(name, sizeof name, "%ldx%ld %s rows%s, %s, %d thread%s, p=%d", M, N, c->kind,
            c->explicit_cols ? ", explicit columns" : "", fupermod_fft2d_strategy_name(c->strategy), c->threads,
            c->threads > 1 ? "s" : "", size);
-  rc = fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, M, N, rows, cols, c->threads,
-                                    c->strategy >= FUPERMOD_FFT2D_TIMED || c->strategy == FUPERMOD_FFT2D_AUTO
-                                        ? FFTW_MEASURE
-                                        : FFTW_ESTIMATE,
-                                    c->strategy,
-                                    &plan);
+  {
+    unsigned flags = c->strategy >= FUPERMOD_FFT2D_TIMED || c->strategy == FUPERMOD_FFT2D_AUTO ? FFTW_MEASURE : FFTW_ESTIMATE;
+    rc = ex ? fupermod_fft2d_plan_exec(MPI_COMM_WORLD, M, N, rows, cols, ex, flags, c->strategy, &plan)
+            : fupermod_fft2d_plan_strategy(MPI_COMM_WORLD, M, N, rows, cols, c->threads, flags, c->strategy, &plan);
+  }
   if (!ok(rc == FUPERMOD_SUCCESS, "plan %s", name)) {
     diag("%s", fupermod_error_message());
     fupermod_dist_free(rows);
@@ -362,6 +363,16 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);
   diag("heterogeneous 2D FFT on %d process%s", size, size > 1 ? "es" : "");
+  if (getenv("FUPERMOD_TEST_EXEC")) {
+    int erc = test_exec_open(getenv("FUPERMOD_TEST_EXEC"), rank, &ex);
+    char d[300];
+    ok(gmax(erc == FUPERMOD_SUCCESS ? 0.0 : 1.0) == 0.0, "every rank opens its executor (%s)", getenv("FUPERMOD_TEST_EXEC"));
+    for (int r = 0; r < size; r++) {
+      snprintf(d, sizeof d, "%s", ex ? fupermod_exec_describe(ex) : fupermod_error_message());
+      MPI_Bcast(d, sizeof d, MPI_CHAR, r, MPI_COMM_WORLD);
+      diag("rank %d: %s", r, d);
+    }
+  }
   const cfg cases[] = {
       {16, 16, "even", 1, 0, 0},        {12, 20, "uneven", 1, 0, 0},          {20, 12, "zero-first", 1, 0, 0},
       {9, 7, "zero-alternate", 1, 0, 0}, {6, 10, "last-only", 1, 0, 0},        {1, 8, "even", 1, 0, 0},
@@ -399,6 +410,7 @@ int main(int argc, char **argv) {
   }
   errors();
   int st = done_testing();
+  fupermod_exec_close(ex);
   MPI_Finalize();
   return st;
 }

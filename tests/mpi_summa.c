@@ -14,6 +14,7 @@
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
 #include "tests/tap.h"
+#include "tests/exec_env.h"
 #include "fupermod/mpi_thread.h"
 
 static int rank, size;
@@ -24,26 +25,6 @@ static int summa(const fupermod_layout *l, int n, int b, const double *A, const 
   return fupermod_summa_dgemm_exec(MPI_COMM_WORLD, l, n, b, A, B, C, acc, ex, tr);
 }
 
-/* this rank's item of $FUPERMOD_TEST_EXEC */
-static int open_exec(const char *spec) {
-  char item[64];
-  int count = 1, k;
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CPU, 1, 0, 0};
-  for (const char *c = spec; *c; c++) count += *c == ',';
-  k = rank % count;
-  for (const char *c = spec; k > 0; c++)
-    if (*c == ',') k--, spec = c + 1;
-  snprintf(item, sizeof item, "%.*s", (int)strcspn(spec, ","), spec);
-  if (strncmp(item, "cpu:", 4) == 0) o.threads = atoi(item + 4);
-  else if (strncmp(item, "cuda:", 5) == 0) {
-    char *lim = strchr(item + 5, ':');
-    o.kind = FUPERMOD_EXEC_CUDA;
-    o.cuda_device = atoi(item + 5);
-    if (lim) o.mem_limit = atof(lim + 1);
-  } else
-    return fupermod_error(FUPERMOD_ERR_USAGE, "FUPERMOD_TEST_EXEC item '%s'", item);
-  return fupermod_exec_open(&o, &ex);
-}
 
 /* A condition true on every rank. */
 static int all(int cond) {
@@ -315,7 +296,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   tap_quiet(rank != 0);
   if (getenv("FUPERMOD_TEST_EXEC")) {
-    int erc = open_exec(getenv("FUPERMOD_TEST_EXEC"));
+    int erc = test_exec_open(getenv("FUPERMOD_TEST_EXEC"), rank, &ex);
     char d[300];
     ok(all(erc == FUPERMOD_SUCCESS), "every rank opens its executor (%s)", getenv("FUPERMOD_TEST_EXEC"));
     for (int r = 0; r < size; r++) {

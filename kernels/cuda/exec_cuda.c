@@ -330,42 +330,85 @@ static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
   return FUPERMOD_SUCCESS;
 }
 
+/* One batch of q signals of the layout, from signal s0 of the block at host: uploaded (signals
+ * one after another: in one piece; interleaved: row by row), transformed and downloaded. */
+static int fft_batch(cx *x, const fupermod_exec_fft_layout *l, double *host, long s0, long q, int sign) {
+  int inter = l->dist == 1 && l->stride >= l->howmany && q < l->howmany; /* columns of an interleaved block */
+  fupermod_exec_fft_layout b = {l->n, q, inter ? q : l->stride, inter ? 1 : l->dist, 1, 0};
+  size_t span = (size_t)(q - 1) * (size_t)b.dist + (size_t)(l->n - 1) * (size_t)b.stride + 1;
+  double *at = host + 2 * (size_t)s0 * (size_t)l->dist;
+  cufftHandle h = 0;
+  cudaError_t e;
+  int rc;
+  if ((rc = plan_of(x, &b, &h)) != FUPERMOD_SUCCESS ||
+      (rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS)
+    return rc;
+  e = inter ? cudaMemcpy2DAsync(x->dF, 16 * (size_t)q, at, 16 * (size_t)l->stride, 16 * (size_t)q, (size_t)l->n,
+                                cudaMemcpyHostToDevice, x->s)
+            : cudaMemcpyAsync(x->dF, at, 16 * span, cudaMemcpyHostToDevice, x->s);
+  x->st.bytes_up += 16.0 * (double)q * (double)l->n;
+  if (e != cudaSuccess) return fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
+  if (cufftExecZ2Z(h, (cufftDoubleComplex *)x->dF, (cufftDoubleComplex *)x->dF, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) !=
+      CUFFT_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  e = inter ? cudaMemcpy2DAsync(at, 16 * (size_t)l->stride, x->dF, 16 * (size_t)q, 16 * (size_t)q, (size_t)l->n,
+                                cudaMemcpyDeviceToHost, x->s)
+            : cudaMemcpyAsync(at, x->dF, 16 * span, cudaMemcpyDeviceToHost, x->s);
+  x->st.bytes_down += 16.0 * (double)q * (double)l->n;
+  if (e != cudaSuccess) return fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
+  return wait(x, "an FFT"); /* the buffer serves the next batch */
+}
+
 static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, int sign) {
   cx *x = impl;
   /* complex elements one block spans, and all of them */
   size_t block = (size_t)(l->howmany - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1,
          all = (size_t)(l->blocks - 1) * (size_t)l->block_dist + block;
-  long per = l->blocks; /* blocks per upload */
-  int prev = kern_cuda_saved(), rc;
-  cufftHandle h = 0;
-  if (16.0 * (double)block > x->limit)
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: %ld transforms of %ld (%.0f bytes) exceed the "
-                          "memory limit of %.0f bytes", x->device, l->howmany, l->n, 16.0 * (double)block, x->limit);
-  if (16.0 * (double)all > x->limit) per = (long)((x->limit / 16.0 - (double)block) / (double)(l->block_dist ? l->block_dist : 1)) + 1;
-  if (per < 1) per = 1;
-  if (per > l->blocks) per = l->blocks;
+  double cap = x->limit / 16.0; /* complex elements */
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
   cudaSetDevice(x->device);
-  if ((rc = plan_of(x, l, &h)) != FUPERMOD_SUCCESS) return kern_cuda_back(prev, rc);
-  {
-    size_t span = (size_t)(per - 1) * (size_t)l->block_dist + block;
-    if ((rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS) return kern_cuda_back(prev, rc);
+  if ((double)block > cap) {
+    /* a block in batches of signals: contiguous ones, or columns of an interleaved block */
+    int contiguous = l->stride == 1 && l->dist >= l->n, inter = l->dist == 1 && l->stride >= l->howmany;
+    long q = contiguous ? (long)((cap - (double)l->n) / (double)l->dist) + 1 : inter ? (long)(cap / (double)l->n) : 0;
+    if (q < 1 || (double)l->n * (double)(inter ? 1 : l->stride) > cap)
+      return kern_cuda_back(prev, fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a transform of %ld (%.0f "
+                                                 "bytes) exceeds the memory limit of %.0f bytes", x->device, l->n,
+                                                 16.0 * (double)l->n * (double)(inter ? 1 : l->stride), x->limit));
+    if (q > l->howmany) q = l->howmany;
+    for (long b = 0; b < l->blocks && rc == FUPERMOD_SUCCESS; b++)
+      for (long s0 = 0; s0 < l->howmany && rc == FUPERMOD_SUCCESS; s0 += q)
+        rc = fft_batch(x, l, data + 2 * (size_t)b * (size_t)l->block_dist, s0, l->howmany - s0 < q ? l->howmany - s0 : q,
+                       sign);
+    return kern_cuda_back(prev, rc);
   }
-  for (long b0 = 0; b0 < l->blocks && rc == FUPERMOD_SUCCESS; b0 += per) {
-    long nb = l->blocks - b0 < per ? l->blocks - b0 : per;
-    size_t span = (size_t)(nb - 1) * (size_t)l->block_dist + block;
-    double *host = data + 2 * (size_t)b0 * (size_t)l->block_dist;
-    cudaError_t e = cudaMemcpyAsync(x->dF, host, 16 * span, cudaMemcpyHostToDevice, x->s);
-    x->st.bytes_up += 16.0 * (double)span;
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
-    for (long b = 0; b < nb && rc == FUPERMOD_SUCCESS; b++) {
-      cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)b * (size_t)l->block_dist;
-      if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
-        rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  {
+    /* whole blocks, as many per upload as fit */
+    long per = (double)all <= cap ? l->blocks : (long)((cap - (double)block) / (double)(l->block_dist ? l->block_dist : 1)) + 1;
+    size_t span;
+    cufftHandle h = 0;
+    if (per < 1) per = 1;
+    if (per > l->blocks) per = l->blocks;
+    span = (size_t)(per - 1) * (size_t)l->block_dist + block;
+    if ((rc = plan_of(x, l, &h)) != FUPERMOD_SUCCESS || (rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS)
+      return kern_cuda_back(prev, rc);
+    for (long b0 = 0; b0 < l->blocks && rc == FUPERMOD_SUCCESS; b0 += per) {
+      long nb = l->blocks - b0 < per ? l->blocks - b0 : per;
+      size_t sp = (size_t)(nb - 1) * (size_t)l->block_dist + block;
+      double *host = data + 2 * (size_t)b0 * (size_t)l->block_dist;
+      cudaError_t e = cudaMemcpyAsync(x->dF, host, 16 * sp, cudaMemcpyHostToDevice, x->s);
+      x->st.bytes_up += 16.0 * (double)sp;
+      if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
+      for (long b = 0; b < nb && rc == FUPERMOD_SUCCESS; b++) {
+        cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)b * (size_t)l->block_dist;
+        if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
+          rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+      }
+      if (rc == FUPERMOD_SUCCESS && (e = cudaMemcpyAsync(host, x->dF, 16 * sp, cudaMemcpyDeviceToHost, x->s)) != cudaSuccess)
+        rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
+      x->st.bytes_down += 16.0 * (double)sp;
+      if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an FFT");
     }
-    if (rc == FUPERMOD_SUCCESS && (e = cudaMemcpyAsync(host, x->dF, 16 * span, cudaMemcpyDeviceToHost, x->s)) != cudaSuccess)
-      rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
-    x->st.bytes_down += 16.0 * (double)span;
-    if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an FFT");
   }
   return kern_cuda_back(prev, rc);
 }
