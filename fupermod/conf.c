@@ -269,23 +269,37 @@ int fupermod_bind_width(const char *bind, int *cores) {
 }
 
 int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size) {
+  return fupermod_bind_suggest_gpu(rank_intra, n, 0, buf, size);
+}
+
+/* A contiguous block [first, first + cores) shared by n processes: block k of rank k. */
+static void block_of(int first, int cores, int rank, int n, char *buf, size_t size) {
+  if (n <= cores) {
+    int lo = first + rank * cores / n, hi = first + (rank + 1) * cores / n - 1;
+    if (lo == hi) snprintf(buf, size, "core:%d", lo);
+    else snprintf(buf, size, "core:%d-%d", lo, hi);
+  } else {
+    snprintf(buf, size, "core:%d", first + rank * cores / n); /* processes share cores */
+  }
+}
+
+int fupermod_bind_suggest_gpu(int rank_intra, int n, int ngpu, char *buf, size_t size) {
   hwloc_topology_t topo;
   int cores;
-  if (n < 1 || rank_intra < 0 || rank_intra >= n)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "bind suggestion: rank %d of %d", rank_intra, n);
+  if (n < 1 || rank_intra < 0 || rank_intra >= n || ngpu < 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "bind suggestion: rank %d of %d, %d GPUs", rank_intra, n, ngpu);
   if (hwloc_topology_init(&topo) != 0 || hwloc_topology_load(topo) != 0)
     return fupermod_error(FUPERMOD_ERR_SYSTEM, "hwloc cannot load the topology");
   cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   hwloc_topology_destroy(topo);
-  if (cores < 1) {
-    snprintf(buf, size, "none");
-  } else if (n <= cores) {
-    /* a contiguous block of cores for each process */
-    int first = rank_intra * cores / n, last = (rank_intra + 1) * cores / n - 1;
-    if (first == last) snprintf(buf, size, "core:%d", first);
-    else snprintf(buf, size, "core:%d-%d", first, last);
-  } else {
-    snprintf(buf, size, "core:%d", rank_intra * cores / n); /* processes share cores */
-  }
+  if (ngpu > n) ngpu = n;
+  if (cores < 1) snprintf(buf, size, "none");
+  /* a GPU's process drives it from one core of its own; the CPU processes share the others */
+  else if (ngpu > 0 && n > ngpu && cores > ngpu && rank_intra < ngpu)
+    snprintf(buf, size, "core:%d", rank_intra);
+  else if (ngpu > 0 && n > ngpu && cores > ngpu)
+    block_of(ngpu, cores - ngpu, rank_intra - ngpu, n - ngpu, buf, size);
+  else
+    block_of(0, cores, rank_intra, n, buf, size);
   return FUPERMOD_SUCCESS;
 }

@@ -45,6 +45,9 @@ int fupermod_bind_apply(const char *bind);
 int fupermod_bind_width(const char *bind, int *cores);
 /* Suggest a binding for rank_intra of n processes on this host from the hwloc topology. */
 int fupermod_bind_suggest(int rank_intra, int n, char *buf, size_t size);
+/* The same on a node with ngpu GPUs driven by its first ngpu processes: each of those gets one core
+ * of its own (core:K), the other processes share the remaining cores in contiguous blocks. */
+int fupermod_bind_suggest_gpu(int rank_intra, int n, int ngpu, char *buf, size_t size);
 /* Collective over comm: every rank returns the status of the lowest failing rank (and records
  * its message, prefixed with "rank R: " on the other ranks), or FUPERMOD_SUCCESS when none
  * failed. Lets MPI code fail together instead of leaving ranks in a later collective. */
@@ -69,6 +72,9 @@ int fupermod_launch_hosts(const fupermod_launch_entry *map, int size);
 
 /* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
 int fupermod_cuda_device_count(void);
+/* The PCI bus id of CUDA device `device` as this process numbers it ("0000:3B:00.0"), from the
+ * CUDA runtime; FUPERMOD_ERR_NODEVICE without one. */
+int fupermod_cuda_pci_bus_id(int device, char *buf, size_t size);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "fupermod/error.h"
+#include "fupermod/exec.h"
 #include "fupermod/kernel.h"
 
 #ifndef FUPERMOD_KERNEL_DIR
@@ -91,8 +92,8 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
                         path);
     goto fail;
   }
-  if (ops->api_version != FUPERMOD_KERNEL_API) {
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: API version %d, expected %d", path, ops->api_version,
+  if (ops->api_version != FUPERMOD_KERNEL_API && ops->api_version != 1) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "kernel %s: API version %d, expected 1 to %d", path, ops->api_version,
                         FUPERMOD_KERNEL_API);
     goto fail;
   }
@@ -124,3 +125,12 @@ void fupermod_kernel_unload(fupermod_kernel *k) {
 }
 
 double fupermod_kernel_complexity(const fupermod_kernel *k, long d) { return k->ops->complexity(d, k->ctx); }
+
+int fupermod_kernel_use_exec(fupermod_kernel *k, fupermod_exec *exec) {
+  if (!k || !exec) return fupermod_error(FUPERMOD_ERR_USAGE, "kernel use_exec: NULL argument");
+  /* a version-1 table ends before use_exec */
+  if (k->ops->api_version >= 2 && k->ops->use_exec) return k->ops->use_exec(k->ctx, exec);
+  if (fupermod_exec_kind(exec) == FUPERMOD_EXEC_CPU) return FUPERMOD_SUCCESS;
+  return fupermod_error(FUPERMOD_ERR_USAGE, "kernel %s computes on the CPU only: it cannot run on %s",
+                        k->ops->name ? k->ops->name : k->path, fupermod_exec_describe(exec));
+}

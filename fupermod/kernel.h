@@ -9,7 +9,10 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
-#define FUPERMOD_KERNEL_API 1
+/* 2 adds use_exec; plug-ins built against version 1 still load */
+#define FUPERMOD_KERNEL_API 2
+
+struct fupermod_exec;
 
 typedef struct fupermod_kernel_ops {
   int api_version; /* FUPERMOD_KERNEL_API */
@@ -30,6 +33,9 @@ typedef struct fupermod_kernel_ops {
   int (*verify)(void *ctx);
   /* Optional: dynamic energy of the last execute, for emulated kernels (J). */
   int (*energy)(void *ctx, double *joules);
+  /* Optional (API 2): compute through this process's executor (fupermod/exec.h) from the next
+   * initialize on, so that the kernel runs on the executor's device as the application does. */
+  int (*use_exec)(void *ctx, struct fupermod_exec *exec);
 } fupermod_kernel_ops;
 
 typedef struct fupermod_kernel {
@@ -47,6 +53,10 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
  * directory); *path is malloc'ed. FUPERMOD_ERR_INPUT naming the directories searched if none. */
 int fupermod_kernel_find(const char *name, char **path);
 void fupermod_kernel_unload(fupermod_kernel *k);
+/* Compute k through exec. A kernel without use_exec computes on the CPU itself: a CPU executor is
+ * then fine (its threads are the kernel's own options' business), a GPU one is refused
+ * (FUPERMOD_ERR_USAGE naming the kernel). */
+int fupermod_kernel_use_exec(fupermod_kernel *k, struct fupermod_exec *exec);
 double fupermod_kernel_complexity(const fupermod_kernel *k, long d);
 
 #pragma GCC visibility pop

@@ -1,7 +1,10 @@
 /* NVML meter: the GPU's total-energy counter (nvmlDeviceGetTotalEnergyConsumption, millijoules
  * since the driver was loaded; Volta and newer). NVML is loaded with dlopen at run time, so the
  * library builds and runs where there is no NVIDIA driver: creation then fails with
- * FUPERMOD_ERR_NODEVICE. The counter is 64-bit and does not wrap in practice. */
+ * FUPERMOD_ERR_NODEVICE. The counter is 64-bit and does not wrap in practice. The GPU is found by
+ * its PCI bus id, the one the CUDA runtime gives for the line's device= (CUDA numbers the devices
+ * a process sees, after CUDA_VISIBLE_DEVICES; NVML numbers all of them), or nvml_pci=; by its NVML
+ * index only with nvml_device=, or when no CUDA runtime can say. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@ typedef struct {
   void *handle;
   nvml_device dev;
   unsigned device;
+  char pci[32]; /* "" : found by index */
   nvml_return (*shutdown)(void);
   nvml_return (*energy)(nvml_device, unsigned long long *);
   const char *(*error_string)(nvml_return);
@@ -53,26 +57,31 @@ static void nvml_destroy(fupermod_meter *m) {
 static const fupermod_meter_ops ops = {"nvml", nvml_read, NULL, nvml_destroy};
 
 int fupermod_meter_nvml_create(fupermod_meter *m, const char *subopts) {
-  static const char *const known[] = {"nvml_device", "nvml_lib", NULL};
+  static const char *const known[] = {"nvml_device", "nvml_lib", "nvml_pci", NULL};
   char lib[1024] = "libnvidia-ml.so.1";
   long dev = 0;
   int got, rc;
   nvml_return r;
   nvml_return (*init)(void);
   nvml_return (*by_index)(unsigned, nvml_device *);
+  nvml_return (*by_pci)(const char *, nvml_device *);
+  long cuda_dev = -1;
   unsigned long long probe;
   nvml *n;
   m->ops = &ops;
   if ((rc = fupermod_meter_opt_check(subopts, "nvml_", known)) != FUPERMOD_SUCCESS) return rc;
   if ((got = fupermod_subopt_get(subopts, "nvml_lib", lib, sizeof lib)) < 0) return got;
   if ((got = fupermod_meter_opt_long(subopts, "nvml_device", &dev)) < 0) return got;
-  /* the configuration line's CUDA device is the default; NVML and CUDA order devices alike
-   * unless CUDA_VISIBLE_DEVICES or CUDA_DEVICE_ORDER say otherwise (then give nvml_device) */
-  if (!got && (got = fupermod_meter_opt_long(subopts, "device", &dev)) < 0) return got;
+  /* without nvml_device: the line's CUDA device, found by its PCI bus id */
+  if (!got && (got = fupermod_meter_opt_long(subopts, "device", &cuda_dev)) < 0) return got;
+  if (!got) cuda_dev = 0;
   if (dev < 0 || dev > 1024) return fupermod_error(FUPERMOD_ERR_USAGE, "nvml_device=%ld: not a GPU index", dev);
   if (!(n = calloc(1, sizeof *n))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   m->impl = n;
-  n->device = (unsigned)dev;
+  n->device = (unsigned)(cuda_dev >= 0 ? cuda_dev : dev);
+  if ((got = fupermod_subopt_get(subopts, "nvml_pci", n->pci, sizeof n->pci)) < 0) return got;
+  if (!got && cuda_dev >= 0 && fupermod_cuda_pci_bus_id((int)cuda_dev, n->pci, sizeof n->pci) != FUPERMOD_SUCCESS)
+    n->pci[0] = '\0';
   n->handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
   if (!n->handle) return fupermod_error(FUPERMOD_ERR_NODEVICE, "NVML is not available (%s)", dlerror());
   init = (nvml_return(*)(void))dlsym(n->handle, "nvmlInit_v2");
@@ -82,17 +91,27 @@ int fupermod_meter_nvml_create(fupermod_meter *m, const char *subopts) {
   n->shutdown = (nvml_return(*)(void))dlsym(n->handle, "nvmlShutdown");
   n->energy = (nvml_return(*)(nvml_device, unsigned long long *))dlsym(n->handle, "nvmlDeviceGetTotalEnergyConsumption");
   n->error_string = (const char *(*)(nvml_return))dlsym(n->handle, "nvmlErrorString");
+  by_pci = (nvml_return(*)(const char *, nvml_device *))dlsym(n->handle, "nvmlDeviceGetHandleByPciBusId_v2");
   if (!init || !by_index || !n->energy)
     return fupermod_error(FUPERMOD_ERR_NODEVICE, "%s: not an NVML library with total-energy counters", lib);
   if ((r = init()) != 0) return fupermod_error(FUPERMOD_ERR_NODEVICE, "NVML initialisation failed: %s", errstr(n, r));
   n->inited = 1;
-  if ((r = by_index(n->device, &n->dev)) != 0)
+  if (n->pci[0] && by_pci) {
+    if ((r = by_pci(n->pci, &n->dev)) != 0)
+      return fupermod_error(FUPERMOD_ERR_NODEVICE, "GPU %u (PCI %s): %s", n->device, n->pci, errstr(n, r));
+  } else if ((r = by_index(n->device, &n->dev)) != 0)
     return fupermod_error(FUPERMOD_ERR_NODEVICE, "GPU %u: %s", n->device, errstr(n, r));
   if ((r = n->energy(n->dev, &probe)) != 0)
     return fupermod_error(r == NVML_ERROR_NOT_SUPPORTED ? FUPERMOD_ERR_NODEVICE : FUPERMOD_ERR_SYSTEM,
-                          "GPU %u has no readable total-energy counter: %s", n->device, errstr(n, r));
-  m->domain = fupermod_meter_strdupf("nvml:%u", n->device);
-  m->description = fupermod_meter_strdupf("nvml (GPU %u)", n->device);
+                          "GPU %u%s%s has no readable total-energy counter: %s", n->device, n->pci[0] && by_pci ? " PCI " : "",
+                          n->pci[0] && by_pci ? n->pci : "", errstr(n, r));
+  if (n->pci[0] && by_pci) {
+    m->domain = fupermod_meter_strdupf("nvml:%s", n->pci);
+    m->description = fupermod_meter_strdupf("nvml (GPU %u, PCI %s)", n->device, n->pci);
+  } else {
+    m->domain = fupermod_meter_strdupf("nvml:%u", n->device);
+    m->description = fupermod_meter_strdupf("nvml (GPU %u)", n->device);
+  }
   if (!m->domain || !m->description) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   return FUPERMOD_SUCCESS;
 }

@@ -157,4 +157,4 @@ static int energy(void *ctx, double *joules) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, "emulated", "time and energy of d units read from a point file",
-  create, complexity, initialize, execute, finalize, destroy, NULL, energy};
+  create, complexity, initialize, execute, finalize, destroy, NULL, energy, NULL};

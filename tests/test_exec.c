@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "fupermod/fupermod.h"
+#include "fupermod/meter.h"
 #include "tests/tap.h"
 #include "tests/standin_check.h"
 
@@ -206,6 +208,28 @@ static void cuda(void) {
     fupermod_exec_close(e);
   } else
     ok(0, "a CUDA executor with a memory limit: %s", fupermod_error_message());
+  {
+    /* the NVML meter finds a CUDA device by its PCI bus id: the stand-in NVML numbers the two
+     * stand-in GPUs the other way round, and only its device 0 (CUDA's 1) has a counter */
+    const char *top = getenv("top_builddir");
+    char sub[4200];
+    fupermod_meter *m = NULL;
+    char mj[] = "/tmp/fupermod-test-nvml-XXXXXX";
+    int fd = mkstemp(mj);
+    if (fd >= 0 && write(fd, "1000\n", 5) == 5) setenv("FAKE_NVML_ENERGY", mj, 1);
+    if (fd >= 0) close(fd);
+    snprintf(sub, sizeof sub, "nvml_lib=%s/tests/.libs/fake_nvml.so,device=1", top ? top : ".");
+    rc = fupermod_meter_create("nvml", sub, &m);
+    ok(rc == FUPERMOD_SUCCESS && strcmp(fupermod_meter_domain(m), "nvml:0000:18:00.0") == 0,
+       "the NVML meter of CUDA device 1 is the GPU of its PCI bus id: %s",
+       rc == FUPERMOD_SUCCESS ? fupermod_meter_describe(m) : fupermod_error_message());
+    fupermod_meter_free(m);
+    snprintf(sub, sizeof sub, "nvml_lib=%s/tests/.libs/fake_nvml.so,device=0", top ? top : ".");
+    rc = fupermod_meter_create("nvml", sub, &m);
+    ok(rc == FUPERMOD_ERR_NODEVICE && strstr(fupermod_error_message(), "PCI 0000:10:00.0"),
+       "CUDA device 0's GPU, by PCI, has no counter here: %s", fupermod_error_message());
+    unlink(mj);
+  }
   o.cuda_device = 7;
   rc = fupermod_exec_open(&o, &e);
   ok(rc == FUPERMOD_ERR_NODEVICE && strstr(fupermod_error_message(), "no CUDA device 7"),

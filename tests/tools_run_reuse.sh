@@ -3,7 +3,8 @@
 # whole configuration line, the real host, the lines of the processes on its node, the kernel (its
 # plug-in and library), the sizes and the precision. Each is changed in turn: the models of every
 # process it concerns are measured again; an unchanged configuration reuses them. A line the job
-# cannot honour (a gpu line, another kernel, contradicting sub-options) stops it before it measures.
+# cannot honour (a gpu line without a GPU, another kernel, contradicting sub-options) stops it
+# before it measures.
 . "$top_srcdir/tests/tap.sh"
 MPI="$MPIEXEC --oversubscribe --bind-to none"
 conf=$TMPD/two.conf OUT=$TMPD/results
@@ -30,7 +31,7 @@ step() {
 run
 ok $? "a first run measures the models"
 ok "$(grep -q '^# | localhost 1 core:1 cpu meter=model,meter_power=18, threads 1$' "$OUT/models/fft/localhost.0.points" &&
-  grep -q "^# measured on host $(hostname) with 1 thread" "$OUT/models/fft/localhost.0.points"; echo $?)" \
+  grep -q "^# measured on host $(hostname), executor cpu, 1 thread," "$OUT/models/fft/localhost.0.points"; echo $?)" \
   "a model file names the host, its threads and the node's lines it was measured beside"
 step "same same" "nothing changed"
 R=3
@@ -52,7 +53,7 @@ if [ "$(id -u)" -eq 0 ] && unshare --uts true 2>/dev/null; then
   rc=$?
   ok "$([ $rc -eq 0 ] && [ "$(sums | cut -d' ' -f1)" != "$(echo "$before" | cut -d' ' -f1)" ] &&
     [ "$(sums | cut -d' ' -f2)" != "$(echo "$before" | cut -d' ' -f2)" ] &&
-    grep -q '^# measured on host fupermod-elsewhere ' "$OUT/models/fft/localhost.0.points"; echo $?)" \
+    grep -q '^# measured on host fupermod-elsewhere, ' "$OUT/models/fft/localhost.0.points"; echo $?)" \
     "a directory carried to another host (localhost lines, same file names): models new new (exit $rc)"
 else
   skip "another host name needs root (a UTS namespace)"
@@ -68,8 +69,8 @@ refuse() { # LINE2 PATTERN DESC
   ok "$([ $rc -eq 1 ] && grep -q "bad.conf:2: $2" "$TMPD/out" && [ "$(sums)" = "$before" ]; echo $?)" "$3 (exit $rc)"
   grep -q "bad.conf:2: $2" "$TMPD/out" || sed 's/^/# /' "$TMPD/out" | head -3
 }
-refuse "localhost 1 core:1 gpu device=0" "a gpu line: fupermod run measures and runs CPU processes only" \
-  "a gpu line is refused, nothing measured or reused"
+refuse "localhost 1 core:1 gpu device=0" "a gpu line on $(hostname): no CUDA device" \
+  "a gpu line on a host without a usable GPU stops the job, nothing measured or reused"
 refuse "localhost 1 core:1 cpu kernel=dgemm-rows" "kernel=dgemm-rows computes neither" "a kernel the applications do not compute with is refused"
 refuse "localhost 1 core:1 cpu threads=0" "threads=0 must be an integer from 1 to 4096" "threads=0 is refused"
 refuse "localhost 1 core:1 cpu n=1024" "n=1024: the 2D-FFT transforms rows of $size" "a row length other than the FFT's is refused"

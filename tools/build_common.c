@@ -91,11 +91,35 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
     if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
   }
   if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  {
+    /* a gpu line whose kernel computes through an executor runs it on the line's GPU; a kernel
+     * without use_exec drives its device itself (dgemm-cuda) or is an emulation */
+    int gpu = strcmp(pc->device_type, "gpu") == 0 && p->kernel->ops->api_version >= 2 && p->kernel->ops->use_exec, any;
+    MPI_Allreduce(&gpu, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any && (rc = tool_proc_exec(sub, confpath, p)) != FUPERMOD_SUCCESS) return rc;
+    if (gpu) rc = fupermod_kernel_use_exec(p->kernel, p->exec);
+    if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  }
   return setup_energy(sub, pc, confpath, quiet, p);
+}
+
+int tool_proc_exec(const char *sub, const char *confpath, tool_proc *p) {
+  const fupermod_process_conf *pc = &p->conf.procs[p->index];
+  char where[4200], host[MPI_MAX_PROCESSOR_NAME] = "";
+  fupermod_exec_opts o;
+  int rc = FUPERMOD_SUCCESS, len;
+  if (p->exec) return tool_agree(sub, rc, MPI_COMM_WORLD);
+  MPI_Get_processor_name(host, &len);
+  snprintf(where, sizeof where, "%s:%d", confpath, pc->line);
+  if ((rc = fupermod_exec_opts_line(pc, where, &o)) == FUPERMOD_SUCCESS && (rc = fupermod_exec_open(&o, &p->exec)) != FUPERMOD_SUCCESS)
+    rc = fupermod_error_prefix(rc, "%s: a %s line on %s", where, pc->device_type, host);
+  return tool_agree(sub, rc, MPI_COMM_WORLD);
 }
 
 void tool_proc_free(tool_proc *p) {
   fupermod_kernel_unload(p->kernel);
+  fupermod_exec_close(p->exec);
+  p->exec = NULL;
   fupermod_meter_free(p->meter);
   fupermod_conf_free(&p->conf);
   free(p->map);

@@ -22,6 +22,7 @@ typedef struct tool_proc {
   char label[512];        /* energy label of output files; "" without a meter */
   fupermod_launch_entry *map; /* where every rank runs (host, intra-node rank, line, CPUs) */
   int nmap;
+  fupermod_exec *exec;    /* the process's executor, from its line (tool_proc_exec); NULL: none yet */
 } tool_proc;
 
 /* Collective over MPI_COMM_WORLD: load CONF, find this process's line, bind, check where the ranks
@@ -29,6 +30,11 @@ typedef struct tool_proc {
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe
  * keeps each node idle). Errors are agreed (tool_agree). */
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
+/* Collective: open this process's executor from its line (fupermod/exec.h), once; a line whose
+ * device cannot be opened (a gpu line on a host without a usable GPU) stops every rank, naming the
+ * line and the host. tool_proc_setup does it itself for a gpu line whose kernel computes through
+ * an executor, and binds the kernel to it. */
+int tool_proc_exec(const char *sub, const char *confpath, tool_proc *p);
 void tool_proc_free(tool_proc *p);
 
 /* The lock of a directory of point files (DIR/.fupermod-lock): a job holds it while it reads,

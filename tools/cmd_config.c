@@ -18,7 +18,8 @@ static void help(void) {
   printf("usage: mpirun -np N fupermod config [-o FILE] [-s SUBOPTS]\n\n"
          "Writes one line per process of the job: host, intra-node rank (MPI_Comm_split_type), a binding\n"
          "from the hwloc topology (a block of cores per process), and the device: the first G processes\n"
-         "of a node with G CUDA devices get 'gpu' with device=K, the others 'cpu'.\n"
+         "of a node with G CUDA devices get 'gpu' with device=K and one core each to drive it, the others\n"
+         "'cpu' and a block of the remaining cores each (their threads: those cores).\n"
          "  -o FILE      output file (default fupermod.conf; '-' for standard output)\n"
          "  -s SUBOPTS   sub-options added to every line, e.g. kernel=emulated,points=f.points\n");
 }
@@ -52,7 +53,7 @@ int cmd_config(int argc, char **argv) {
   if (me.rank_intra == 0) ngpu = fupermod_cuda_device_count();
   MPI_Bcast(&ngpu, 1, MPI_INT, 0, intra);
   me.gpu = me.rank_intra < ngpu ? me.rank_intra : -1;
-  if (fupermod_bind_suggest(me.rank_intra, nintra, me.bind, sizeof me.bind) != FUPERMOD_SUCCESS)
+  if (fupermod_bind_suggest_gpu(me.rank_intra, nintra, ngpu, me.bind, sizeof me.bind) != FUPERMOD_SUCCESS)
     strcpy(me.bind, "none");
   if (rank == 0) all = malloc((size_t)size * sizeof *all);
   MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, MPI_COMM_WORLD);

@@ -125,7 +125,8 @@ typedef struct {
   char sub[2048]; /* the kernel's sub-options: the app's own, then the line's */
   char host[MPI_MAX_PROCESSOR_NAME];
   char *node;    /* every line of this node, with its threads, in intra-node rank order */
-  uint64_t code; /* the kernel plug-in's bytes and the library it computes with */
+  uint64_t code; /* the kernel plug-in's bytes, the executor module's and the library they compute with */
+  const fupermod_exec *exec; /* the process's device */
 } run_exec;
 
 static uint64_t fnv(uint64_t h, const void *data, size_t n) {
@@ -145,6 +146,12 @@ static uint64_t fingerprint(const fupermod_process_conf *pc, const run_exec *ex,
   h = fnv(h, buf, strlen(buf));
   h = fnv(h, ex->host, strlen(ex->host) + 1);
   h = fnv(h, ex->node, strlen(ex->node) + 1);
+  {
+    /* the device: its kind and PCI bus id (not its free memory, which varies) */
+    int kind = fupermod_exec_kind(ex->exec);
+    const char *pci = fupermod_exec_pci_bus_id(ex->exec);
+    h = fnv(fnv(h, &kind, sizeof kind), pci, strlen(pci) + 1);
+  }
   return fnv(h, &ex->code, sizeof ex->code);
 }
 
@@ -191,31 +198,38 @@ static void report_model_cost(const app_t *a, const fupermod_points *all, int si
   free(grid);
 }
 
-/* The kernel's code: the plug-in file's bytes and the library it computes with. */
-static int kernel_code(const app_t *a, uint64_t *code) {
+/* The bytes of the plug-in NAME, into the hash h. */
+static int hash_plugin(const char *name, uint64_t *h) {
   char *path = NULL, *text = NULL;
   size_t len = 0;
-  const char *lib = a->b ? openblas_get_config() : fftw_version;
-  int rc = fupermod_kernel_find(a->kernel, &path);
+  int rc = fupermod_kernel_find(name, &path);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_read_file(path, &text, &len);
-  if (rc == FUPERMOD_SUCCESS) *code = fnv(fnv(1469598103934665603ULL, text, len), lib, strlen(lib));
+  if (rc == FUPERMOD_SUCCESS) *h = fnv(*h, text, len);
   free(text);
   free(path);
+  return rc;
+}
+
+/* The kernel's code: the plug-in file's bytes, on a GPU the executor module's, and the library
+ * the CPU computes with. */
+static int kernel_code(const app_t *a, const fupermod_exec *exec, uint64_t *code) {
+  const char *lib = a->b ? openblas_get_config() : fftw_version;
+  uint64_t h = 1469598103934665603ULL;
+  int rc = hash_plugin(a->kernel, &h);
+  if (rc == FUPERMOD_SUCCESS && fupermod_exec_kind(exec) == FUPERMOD_EXEC_CUDA) rc = hash_plugin("fupermod_exec_cuda", &h);
+  *code = fnv(h, lib, strlen(lib));
   return rc;
 }
 
 /* This process's run_exec for app a (collective over the node: the node's lines). */
 static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
   const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
-  char mine[2048], buf[64];
-  long v = 0;
+  char mine[2048];
   int rc = FUPERMOD_SUCCESS, n = 0, len = 0;
   char *all = NULL;
   memset(ex, 0, sizeof *ex);
-  /* the value was checked with the configuration (check_lines) */
-  if (fupermod_subopt_get(pc->subopts, "threads", buf, sizeof buf) == 1 && fupermod_parse_long(buf, &v) == 0) ex->threads = (int)v;
-  else if ((rc = fupermod_bind_width(pc->bind, &ex->threads)) != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", tp->conf.source, pc->line);
-  if (ex->threads < 1) ex->threads = 1;
+  ex->exec = tp->exec;
+  ex->threads = fupermod_exec_threads(tp->exec);
   if (a->b) snprintf(ex->sub, sizeof ex->sub, "b=%ld,threads=%d", a->b, ex->threads);
   else snprintf(ex->sub, sizeof ex->sub, "n=%ld,threads=%d,place=in", a->n, ex->threads);
   /* then the line's other sub-options (those the app sets agree with it: check_lines) */
@@ -227,7 +241,7 @@ static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
     s += n + (s[n] == ',');
   }
   MPI_Get_processor_name(ex->host, &len);
-  if (rc == FUPERMOD_SUCCESS) rc = kernel_code(a, &ex->code);
+  if (rc == FUPERMOD_SUCCESS) rc = kernel_code(a, tp->exec, &ex->code);
   snprintf(mine, sizeof mine, "%s %d %s %s %s, threads %d", pc->hostname, pc->rank_intra, pc->bind, pc->device_type,
            pc->subopts, ex->threads);
   MPI_Comm_size(tp->intra, &n);
@@ -259,13 +273,11 @@ static int check_lines(const options *o) {
     const fupermod_process_conf *pc = &conf.procs[i];
     const char *where = o->conf;
     int line = pc->line;
-    if (strcmp(pc->device_type, "cpu") != 0)
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a %s line: fupermod run measures and runs CPU processes only (use "
-                          "fupermod build and fupermod partition for other devices)", where, line, pc->device_type);
-    else if (fupermod_subopt_get(pc->subopts, "kernel", buf, sizeof buf) == 1 && strcmp(buf, "dgemm") != 0 &&
-             strcmp(buf, "fft-rows") != 0)
+    if (fupermod_subopt_get(pc->subopts, "kernel", buf, sizeof buf) == 1 && strcmp(buf, "dgemm") != 0 &&
+        strcmp(buf, "fft-rows") != 0 && strcmp(buf, "dgemm-cuda") != 0 && strcmp(buf, "fft-rows-cuda") != 0)
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: kernel=%s computes neither of fupermod run's applications (SUMMA "
-                          "DGEMM: kernel dgemm; 2D-FFT: kernel fft-rows)", where, line, buf);
+                          "DGEMM: kernel dgemm; 2D-FFT: kernel fft-rows; on a gpu line through its executor, "
+                          "dgemm-cuda and fft-rows-cuda name the same)", where, line, buf);
     else if (fupermod_subopt_get(pc->subopts, "threads", buf, sizeof buf) == 1 &&
              (fupermod_parse_long(buf, &v) != 0 || v < 1 || v > 4096))
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: threads=%s must be an integer from 1 to 4096", where, line, buf);
@@ -326,8 +338,8 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, const
       fprintf(af.fp, "# kernel: %s %s\n# line: %s %d %s %s %s\n", a->kernel, sub, pc->hostname, pc->rank_intra, pc->bind,
               pc->device_type, pc->subopts);
       /* what else the fingerprint covers, for a reader */
-      fprintf(af.fp, "# measured on host %s with %d thread%s, beside the node's lines:\n# | ", ex->host, ex->threads,
-              ex->threads == 1 ? "" : "s");
+      fprintf(af.fp, "# measured on host %s, executor %s, beside the node's lines:\n# | ", ex->host,
+              fupermod_exec_describe(tp->exec));
       for (const char *c = ex->node; *c; c++)
         if (*c == '\n') fputs("\n# | ", af.fp);
         else fputc(*c, af.fp);
@@ -336,6 +348,8 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, const
     }
   }
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_load(a->kernel, sub, &k);
+  /* measured on the process's device, as the application computes */
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_use_exec(k, tp->exec);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   if (!o->full_grid && (rc = build_adaptive(o, tp, a, k, path, pts)) != FUPERMOD_SUCCESS) goto done;
   for (int i = 1; o->full_grid && i <= a->K; i++) {
@@ -630,6 +644,9 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     C = malloc(cnt * sizeof *C);
     if (!A || !B || !C) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "SUMMA: no memory for %d x %d", rows, cols);
   }
+  /* the matrices stay in host memory, page-locked for a GPU (the cost is the executor's pin time) */
+  for (int m = 0; m < 3 && rc == FUPERMOD_SUCCESS; m++)
+    rc = fupermod_exec_pin(tp->exec, m == 0 ? A : m == 1 ? B : C, ((size_t)rows * (size_t)cols + 1) * sizeof *A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
@@ -640,7 +657,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     window_energy(tp, 1, NULL);
     t0 = fupermod_time();
     fupermod_trace_clear(&gemms);
-    rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, C, 0, &gemms);
+    rc = fupermod_summa_dgemm_exec(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, C, 0, tp->exec, &gemms);
     t1 = fupermod_time();
     e = window_energy(tp, 0, &st);
     mine = t1 - t0;
@@ -664,6 +681,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   }
 done:
   fupermod_trace_free(&gemms);
+  if (tp->exec) fupermod_exec_unpin(tp->exec, A), fupermod_exec_unpin(tp->exec, B), fupermod_exec_unpin(tp->exec, C);
   free(A);
   free(B);
   free(C);
@@ -672,7 +690,7 @@ done:
 }
 
 /* Run the 2D-FFT with r->dist's rows; per process the compute time is row + column FFT phases. */
-static int run_fft(const options *o, tool_proc *tp, const app_t *a, int threads, MPI_Comm share, run_t *r) {
+static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
   int rank, size, rc;
   fupermod_fft2d *plan = NULL;
   double *data;
@@ -680,7 +698,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, int threads,
   fupermod_trace phases = FUPERMOD_TRACE_INIT;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  rc = fupermod_fft2d_plan(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, threads, FFTW_ESTIMATE, &plan);
+  rc = fupermod_fft2d_plan_exec(MPI_COMM_WORLD, a->n, a->n, r->dist, NULL, tp->exec, FFTW_ESTIMATE, FUPERMOD_FFT2D_AUTO, &plan);
   if (rc != FUPERMOD_SUCCESS) return tool_agree(SUB, rc, MPI_COMM_WORLD);
   data = fupermod_fft2d_local(plan);
   rows = r->dist->parts[rank].d;
@@ -1051,6 +1069,7 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
 }
 
 static int map_shown; /* where the ranks run: printed once, with the first application */
+static fupermod_exec *proc_exec; /* this process's device, for both applications */
 
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
@@ -1073,6 +1092,10 @@ static int run_app(const options *o, app_t *a) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: meter=external has energies only after the job: use fupermod build, "
                         "fupermod energy import, then fupermod partition", o->conf, tp.conf.procs[tp.index].line);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  /* the device of the line, opened once for the process (a gpu line without a GPU stops here) */
+  tp.exec = proc_exec;
+  if ((rc = tool_proc_exec(SUB, o->conf, &tp)) != FUPERMOD_SUCCESS) goto done;
+  proc_exec = tp.exec;
   if ((rc = tool_agree(SUB, exec_setup(&tp, a, &ex), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* the process's threads, for the application's BLAS as for its models (OpenBLAS's own default
    * would split every update over threads sharing the cores the process is bound to) */
@@ -1080,12 +1103,21 @@ static int run_app(const options *o, app_t *a) {
   if (rank == 0 && !(threads = malloc((size_t)size * sizeof *threads))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   MPI_Gather(&ex.threads, 1, MPI_INT, threads, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  if (rank == 0 && !map_shown) {
-    map_shown = 1;
-    printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
-    for (int r = 0; r < tp.nmap; r++)
-      printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n", r, tp.map[r].host,
-             tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r]);
+  {
+    /* every rank's device and meter, for the map */
+    char mine[512], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    snprintf(mine, sizeof mine, "%s; energy: %s", fupermod_exec_describe(tp.exec),
+             tp.meter ? fupermod_meter_describe(tp.meter) : "none");
+    MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0 && !map_shown && all) {
+      map_shown = 1;
+      printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
+      for (int r = 0; r < tp.nmap; r++)
+        printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n     device: %s\n", r,
+               tp.map[r].host, tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r],
+               all + (size_t)r * sizeof mine);
+    }
+    free(all);
   }
   if ((rc = build_function(o, &tp, a, &ex, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
@@ -1115,7 +1147,7 @@ static int run_app(const options *o, app_t *a) {
       fprintf(stderr, "fupermod run: %s round %d of %d (a run on each of %d distributions)\n", a->name, round + 1, o->reps,
               nruns);
     for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
-      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, ex.threads, share, &runs[k]);
+      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) gather_reps(o, &runs[k], rank, size);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
@@ -1140,6 +1172,7 @@ done:
   free(hostbuf);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
+  tp.exec = NULL; /* kept for the next application (cmd_run closes it) */
   tool_proc_free(&tp);
   return rc;
 }
@@ -1247,6 +1280,8 @@ int cmd_run(int argc, char **argv) {
     rc = run_app(&o, &a);
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
+  fupermod_exec_close(proc_exec);
+  proc_exec = NULL;
   MPI_Finalize();
   return fupermod_exit_status(rc);
 }

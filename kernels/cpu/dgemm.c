@@ -7,7 +7,10 @@
  * panels are communication, which the application does not count as computation either.
  * complexity = 2 rows cols b.
  * Sub-options: b=BLOCK (default 64), threads=N (openblas_set_num_threads from initialize to
- * finalize, which restores the program's count; default: unchanged). */
+ * finalize, which restores the program's count; default: unchanged).
+ * Through an executor (use_exec, fupermod/exec.h) the runs are the updates of one GEMM session
+ * from initialize to finalize, as SUMMA's on that device: on a GPU, C stays on the device and
+ * every run uploads its pivot panels, with A, B and C page-locked. */
 #define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
 #include "kernels/cpu/blas.h"
@@ -22,6 +25,7 @@ typedef struct {
   long d, m, iter;
   size_t rows, cols; /* m*b, about d b^2 / rows */
   double *A, *B, *C;
+  fupermod_exec *exec; /* NULL: OpenBLAS in this thread */
 } dgemm_ctx;
 
 static int create(const char *subopts, void **ctx) {
@@ -46,13 +50,19 @@ static double complexity(long d, void *ctx) {
 
 static int finalize(void *ctx) {
   dgemm_ctx *k = ctx;
+  int rc = FUPERMOD_SUCCESS;
+  if (k->exec && k->d) {
+    /* C back in host memory; the session and the page-locking end with the size */
+    rc = fupermod_exec_gemm_end(k->exec);
+    fupermod_exec_unpin(k->exec, k->A), fupermod_exec_unpin(k->exec, k->B), fupermod_exec_unpin(k->exec, k->C);
+  }
   /* the thread count is process-wide: give the program back its own */
   if (k->saved_threads > 0) openblas_set_num_threads(k->saved_threads);
   k->saved_threads = 0;
   free(k->A), free(k->B), free(k->C);
   k->A = k->B = k->C = NULL;
   k->d = 0;
-  return FUPERMOD_SUCCESS;
+  return rc;
 }
 
 static int initialize(long d, void *ctx) {
@@ -85,6 +95,19 @@ static int initialize(long d, void *ctx) {
   kern_fill(k->C, rc_elems, 3);
   k->d = d;
   k->iter = 0;
+  if (k->exec) {
+    size_t by = rc_elems * sizeof(double);
+    if ((rc = fupermod_exec_pin(k->exec, k->A, by)) == FUPERMOD_SUCCESS &&
+        (rc = fupermod_exec_pin(k->exec, k->B, by)) == FUPERMOD_SUCCESS &&
+        (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS)
+      rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0);
+    if (rc != FUPERMOD_SUCCESS) {
+      k->d = 0; /* no session to end */
+      fupermod_exec_unpin(k->exec, k->A), fupermod_exec_unpin(k->exec, k->B), fupermod_exec_unpin(k->exec, k->C);
+      finalize(k);
+    }
+    return rc;
+  }
   if (k->threads > 0) {
     k->saved_threads = openblas_get_num_threads();
     openblas_set_num_threads((int)k->threads);
@@ -98,6 +121,8 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
   p = (size_t)(k->iter++ % k->m);
+  if (k->exec)
+    return fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
   k->gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->A + p * b * k->rows,
           (int)k->rows, k->B + p * b, (int)k->rows, 1.0, k->C, (int)k->rows);
   return FUPERMOD_SUCCESS;
@@ -110,8 +135,8 @@ static void destroy(void *ctx) {
 }
 
 /* Run the kernel for (b, d) and compare C with C_0 + sum of the pivot products by a triple loop. */
-static int check_one(long b, long d, long threads) {
-  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL};
+static int check_one(long b, long d, long threads, fupermod_exec *exec) {
+  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, exec};
   const int runs = 3;
   double *ref, err;
   size_t n;
@@ -130,6 +155,8 @@ static int check_one(long b, long d, long threads) {
     kern_ref_gemm((long)k.cols, (long)k.rows, b, k.B + p * b, (long)k.rows, k.A + p * b * (long)k.rows, (long)k.rows,
                   ref, (long)k.rows);
   }
+  /* an executor hands C back at the end of its session */
+  if (exec && rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(exec);
   err = kern_rel_err(k.C, ref, n);
   free(ref);
   finalize(&k);
@@ -146,11 +173,18 @@ static int verify(void *ctx) {
   static const long cases[][2] = {{1, 1}, {3, 2}, {5, 7}, {4, 10}, {8, 6}, {16, 12}};
   int rc;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if ((rc = check_one(cases[i][0], cases[i][1], k->threads)) != FUPERMOD_SUCCESS) return rc;
-  if (k->b <= 128) return check_one(k->b, 5, k->threads); /* the configured block size itself */
+    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec)) != FUPERMOD_SUCCESS) return rc;
+  if (k->b <= 128) return check_one(k->b, 5, k->threads, k->exec); /* the configured block size itself */
+  return FUPERMOD_SUCCESS;
+}
+
+static int use_exec(void *ctx, fupermod_exec *exec) {
+  dgemm_ctx *k = ctx;
+  if (k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: use_exec between initialize and finalize");
+  k->exec = exec;
   return FUPERMOD_SUCCESS;
 }
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
-  FUPERMOD_KERNEL_API, NAME, "SUMMA block update: pivot-buffer copies then C += A_(b) B_(b) (OpenBLAS)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  FUPERMOD_KERNEL_API, NAME, "SUMMA block update: C += A_(b) B_(b) (OpenBLAS, or the process's executor)",
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};

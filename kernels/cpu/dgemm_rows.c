@@ -130,4 +130,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i for a block of d rows of an N x N product (OpenBLAS)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};

@@ -7,7 +7,9 @@
  * Sub-options: n=N (row length, default 4096, >= 2), threads=T (FFTW OpenMP threads of the plan,
  * default 1; the planner setting of the program is restored after planning),
  * place=in|out (default in; out keeps the input, every run transforms the same data),
- * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE). */
+ * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE).
+ * Through an executor (use_exec, fupermod/exec.h) each run is the executor's in-place transform of
+ * the d rows, as the 2D-FFT's row phase on that device (a GPU: upload, cuFFT, download). */
 #include <pthread.h>
 #include <fftw3.h>
 #ifdef _OPENMP
@@ -22,6 +24,7 @@
 
 typedef struct {
   long n, threads;
+  fupermod_exec *exec; /* NULL: FFTW in this process */
   int wisdom, inplace;
   long d, runs;
   fftw_complex *in, *out;
@@ -66,6 +69,7 @@ static double complexity(long d, void *ctx) {
 
 static int finalize(void *ctx) {
   fft_ctx *k = ctx;
+  if (k->exec && k->in) fupermod_exec_unpin(k->exec, k->in);
   if (k->plan) fftw_destroy_plan(k->plan);
   if (k->out != k->in) fftw_free(k->out);
   fftw_free(k->in);
@@ -92,6 +96,13 @@ static int initialize(long d, void *ctx) {
   if (!k->in || !k->out) {
     finalize(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes for d=%ld", bytes, d);
+  }
+  if (k->exec) {
+    kern_fill((double *)k->in, 2 * len, 21);
+    k->d = d;
+    k->runs = 0;
+    if ((rc = fupermod_exec_pin(k->exec, k->in, len * sizeof(fftw_complex))) != FUPERMOD_SUCCESS) finalize(k);
+    return rc;
   }
   /* the planner's thread count is global FFTW state: set it for this plan only (a plan keeps
    * its count) and give the program back its own */
@@ -120,6 +131,10 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   if (k->inplace && k->runs > 0 && k->runs % REFILL == 0) kern_fill((double *)k->in, 2 * (size_t)k->d * (size_t)k->n, 21);
   k->runs++;
+  if (k->exec) {
+    fupermod_exec_fft_layout rows = {k->n, k->d, 1, k->n, 1, 0};
+    return fupermod_exec_fft(k->exec, &rows, (double *)k->in, FFTW_FORWARD);
+  }
 #ifdef _OPENMP
   {
     /* FFTW's OpenMP loops take the calling thread's OpenMP thread count, not the plan's: a
@@ -143,8 +158,8 @@ static void destroy(void *ctx) {
 
 /* Every row against a naive DFT (relative error <= 1e-9), out of place twice (the input must be
  * preserved) and in place once, then again after the refill of run REFILL. */
-static int check_one(long n, long d, long threads, int inplace) {
-  fft_ctx k = {n, threads, 0, inplace, 0, 0, NULL, NULL, NULL};
+static int check_one(long n, long d, long threads, int inplace, fupermod_exec *exec) {
+  fft_ctx k = {n, threads, exec, 0, inplace, 0, 0, NULL, NULL, NULL};
   double *ref, err = 0.0;
   size_t row = 2 * (size_t)n;
   int rc = initialize(d, &k);
@@ -183,11 +198,21 @@ static int verify(void *ctx) {
   static const long cases[][2] = {{2, 1}, {3, 3}, {5, 2}, {8, 4}, {12, 3}, {17, 2}, {64, 5}, {210, 2}, {1024, 2}};
   int rc;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, (int)(i % 2))) != FUPERMOD_SUCCESS) return rc;
-  if (k->n <= 4096) return check_one(k->n, 2, k->threads, k->inplace);
+    /* an executor transforms in place only */
+    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec ? 1 : (int)(i % 2), k->exec)) != FUPERMOD_SUCCESS)
+      return rc;
+  if (k->n <= 4096) return check_one(k->n, 2, k->threads, k->inplace, k->exec);
+  return FUPERMOD_SUCCESS;
+}
+
+static int use_exec(void *ctx, fupermod_exec *exec) {
+  fft_ctx *k = ctx;
+  if (k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: use_exec between initialize and finalize");
+  if (!k->inplace) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: place=out cannot run through an executor");
+  k->exec = exec;
   return FUPERMOD_SUCCESS;
 }
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
-  FUPERMOD_KERNEL_API, NAME, "batched forward 1D complex FFTs of d rows of length N (FFTW)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  FUPERMOD_KERNEL_API, NAME, "batched forward 1D complex FFTs of d rows of length N (FFTW, or the process's executor)",
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};

@@ -169,4 +169,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "one Jacobi sweep over a block of d rows of an N-column system",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};

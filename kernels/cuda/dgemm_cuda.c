@@ -261,4 +261,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "SUMMA block update on a GPU (cuBLAS), host-device transfers included",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};

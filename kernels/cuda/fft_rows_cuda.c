@@ -194,4 +194,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "batched forward 1D complex FFTs of d rows on a GPU (cuFFT), transfers included",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};

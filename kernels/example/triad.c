@@ -92,4 +92,4 @@ static int verify(void *ctx) {
 /* The one symbol fupermod looks for. */
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, "triad", "STREAM triad a = b + s c over d blocks of elements",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};

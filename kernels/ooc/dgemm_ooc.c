@@ -143,4 +143,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i over d rows of N on a GPU, out of card (two CUDA streams)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};
