@@ -119,6 +119,10 @@ static int run(int argc, char **argv) {
     rc = fupermod_conf_load(conffile, &conf);
     if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
     rc = fupermod_conf_locate(&conf, MPI_COMM_WORLD, &idx, &intra);
+    /* the Jacobi sweep runs on the CPU: a gpu line would silently measure its host core */
+    if (rc == FUPERMOD_SUCCESS && strcmp(conf.procs[idx].device_type, "cpu") != 0)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a %s line: the Jacobi solver computes on CPU processes only",
+                          conffile, conf.procs[idx].line, conf.procs[idx].device_type);
     if (rc == FUPERMOD_SUCCESS) rc = fupermod_bind_apply(conf.procs[idx].bind);
     if (intra != MPI_COMM_NULL) MPI_Comm_free(&intra);
     fupermod_conf_free(&conf);
