@@ -1,15 +1,16 @@
 #!/bin/bash
 # fupermod run on a CPU + GPU node, the GPU a stand-in: the gpu process is measured and computes
 # SUMMA and the 2D-FFT through its CUDA executor (the model files and the report say so), the
-# cpu process through its CPU executor, both applications verified; with no GPU the gpu line
-# stops the job before anything is measured, naming the line and the host.
+# cpu process through its CPU executor, both applications verified, one executor per process
+# for both, given back at the end; with no GPU the gpu line stops the job before anything is
+# measured, naming the line and the host.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/standin.sh"
-MPI="$MPIEXEC --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x FAKE_CUDA_DEVICES"
+MPI="$MPIEXEC --oversubscribe --bind-to none -x LD_LIBRARY_PATH -x FAKE_CUDA_DEVICES -x FAKE_CUDA_VERBOSE"
 printf 'localhost 0 none gpu device=1,meter=model,meter_power=200\nlocalhost 1 none cpu meter=model,meter_power=30\n' \
   >"$TMPD/node.conf"
 ARGS="--conf $TMPD/node.conf --out $TMPD/r --size 256 --dgemm-b 32 --points 8 --reps 1 -r 2 -R 3 -q --full-grid"
-timeout 240 $MPI -np 2 "$FUPERMOD" run $ARGS >"$TMPD/out" 2>&1
+FAKE_CUDA_VERBOSE=1 timeout 240 $MPI -np 2 "$FUPERMOD" run $ARGS >"$TMPD/out" 2>&1
 rc=$?
 ok $rc "fupermod run on a stand-in GPU and a CPU process (exit $rc)"
 [ $rc -eq 0 ] || sed 's/^/# /' "$TMPD/out" | tail -15
@@ -25,6 +26,9 @@ for app in dgemm fft; do
   ok "$(grep -q "^== $app" "$TMPD/out" && [ "$(grep -c "^$app,256," "$TMPD/r/summary-$app.csv")" -ge 2 ]; echo $?)" \
     "$app: the application ran on the distributions, verified, and was reported"
 done
+# one CUDA executor for the process, opened once for both applications and closed at the end
+ok "$(! grep -q 'cuda stand-in: at exit' "$TMPD/out"; echo $?)" "the gpu process gave its device back (no stream or memory left at exit)"
+grep 'cuda stand-in: at exit' "$TMPD/out" | sed 's/^/# /'
 # without a GPU the gpu line stops the job before anything is measured
 FAKE_CUDA_DEVICES=0 timeout 120 $MPI -np 2 "$FUPERMOD" run ${ARGS/$TMPD\/r/$TMPD/none} >"$TMPD/out0" 2>&1
 rc=$?

@@ -103,23 +103,33 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   return setup_energy(sub, pc, confpath, quiet, p);
 }
 
+/* one per process however many tool_procs it sets up (fupermod run's applications): a device is
+ * opened once, and its handles, plans and buffers serve them all */
+static fupermod_exec *proc_exec;
+
 int tool_proc_exec(const char *sub, const char *confpath, tool_proc *p) {
   const fupermod_process_conf *pc = &p->conf.procs[p->index];
   char where[4200], host[MPI_MAX_PROCESSOR_NAME] = "";
   fupermod_exec_opts o;
   int rc = FUPERMOD_SUCCESS, len;
-  if (p->exec) return tool_agree(sub, rc, MPI_COMM_WORLD);
-  MPI_Get_processor_name(host, &len);
-  snprintf(where, sizeof where, "%s:%d", confpath, pc->line);
-  if ((rc = fupermod_exec_opts_line(pc, where, &o)) == FUPERMOD_SUCCESS && (rc = fupermod_exec_open(&o, &p->exec)) != FUPERMOD_SUCCESS)
-    rc = fupermod_error_prefix(rc, "%s: a %s line on %s", where, pc->device_type, host);
+  if (!proc_exec) {
+    MPI_Get_processor_name(host, &len);
+    snprintf(where, sizeof where, "%s:%d", confpath, pc->line);
+    if ((rc = fupermod_exec_opts_line(pc, where, &o)) == FUPERMOD_SUCCESS && (rc = fupermod_exec_open(&o, &proc_exec)) != FUPERMOD_SUCCESS)
+      rc = fupermod_error_prefix(rc, "%s: a %s line on %s", where, pc->device_type, host);
+  }
+  p->exec = proc_exec;
   return tool_agree(sub, rc, MPI_COMM_WORLD);
+}
+
+void tool_exec_close(void) {
+  fupermod_exec_close(proc_exec);
+  proc_exec = NULL;
 }
 
 void tool_proc_free(tool_proc *p) {
   fupermod_kernel_unload(p->kernel);
-  fupermod_exec_close(p->exec);
-  p->exec = NULL;
+  p->exec = NULL; /* the process's, closed by tool_exec_close */
   fupermod_meter_free(p->meter);
   fupermod_conf_free(&p->conf);
   free(p->map);

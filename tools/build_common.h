@@ -30,11 +30,14 @@ typedef struct tool_proc {
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe
  * keeps each node idle). Errors are agreed (tool_agree). */
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
-/* Collective: open this process's executor from its line (fupermod/exec.h), once; a line whose
- * device cannot be opened (a gpu line on a host without a usable GPU) stops every rank, naming the
- * line and the host. tool_proc_setup does it itself for a gpu line whose kernel computes through
- * an executor, and binds the kernel to it. */
+/* Collective: p->exec = this process's executor, opened from its line (fupermod/exec.h) the first
+ * time and shared by every later tool_proc of the process; a line whose device cannot be opened
+ * (a gpu line on a host without a usable GPU) stops every rank, naming the line and the host.
+ * tool_proc_setup does it itself for a gpu line whose kernel computes through an executor, and
+ * binds the kernel to it. */
 int tool_proc_exec(const char *sub, const char *confpath, tool_proc *p);
+/* Close the process's executor: after the last tool_proc_free, before MPI_Finalize. */
+void tool_exec_close(void);
 void tool_proc_free(tool_proc *p);
 
 /* The lock of a directory of point files (DIR/.fupermod-lock): a job holds it while it reads,

@@ -598,6 +598,7 @@ done:
   tool_dir_unlock(&lockfd);
   status = fupermod_exit_status(rc);
   tool_proc_free(&en);
+  tool_exec_close();
   fupermod_points_free(&have);
   tool_adaptive_free(&ad);
   tool_combos_free(&combos);

@@ -144,6 +144,7 @@ done:
   fupermod_dynamic_free(&dyn);
   fupermod_dist_free(best);
   tool_proc_free(&pr);
+  tool_exec_close();
   MPI_Finalize();
   return status;
 }

@@ -225,7 +225,7 @@ static int kernel_code(const app_t *a, const fupermod_exec *exec, uint64_t *code
 static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
   const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
   char mine[2048];
-  int rc = FUPERMOD_SUCCESS, n = 0, len = 0;
+  int rc, n = 0, len = 0;
   char *all = NULL;
   memset(ex, 0, sizeof *ex);
   ex->exec = tp->exec;
@@ -234,14 +234,14 @@ static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
   else snprintf(ex->sub, sizeof ex->sub, "n=%ld,threads=%d,place=in", a->n, ex->threads);
   /* then the line's other sub-options (those the app sets agree with it: check_lines) */
   for (const char *s = pc->subopts; *s;) {
-    size_t n = strcspn(s, ",");
-    if (!((n > 2 && strncmp(s, "b=", 2) == 0) || (n > 2 && strncmp(s, "n=", 2) == 0) ||
-          (n > 8 && strncmp(s, "threads=", 8) == 0) || (n > 6 && strncmp(s, "place=", 6) == 0)))
-      snprintf(ex->sub + strlen(ex->sub), sizeof ex->sub - strlen(ex->sub), ",%.*s", (int)n, s);
-    s += n + (s[n] == ',');
+    size_t k = strcspn(s, ",");
+    if (!((k > 2 && strncmp(s, "b=", 2) == 0) || (k > 2 && strncmp(s, "n=", 2) == 0) ||
+          (k > 8 && strncmp(s, "threads=", 8) == 0) || (k > 6 && strncmp(s, "place=", 6) == 0)))
+      snprintf(ex->sub + strlen(ex->sub), sizeof ex->sub - strlen(ex->sub), ",%.*s", (int)k, s);
+    s += k + (s[k] == ',');
   }
   MPI_Get_processor_name(ex->host, &len);
-  if (rc == FUPERMOD_SUCCESS) rc = kernel_code(a, tp->exec, &ex->code);
+  rc = kernel_code(a, tp->exec, &ex->code);
   snprintf(mine, sizeof mine, "%s %d %s %s %s, threads %d", pc->hostname, pc->rank_intra, pc->bind, pc->device_type,
            pc->subopts, ex->threads);
   MPI_Comm_size(tp->intra, &n);
@@ -261,9 +261,9 @@ static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
   return rc;
 }
 
-/* Every line asks for what the job can do, or the job stops before it measures anything: a cpu
- * process, no kernel but the applications', threads from 1 to 4096, and no kernel sub-option
- * that contradicts what the application computes. */
+/* Every line asks for what the job can do, or the job stops before it measures anything: no
+ * kernel but the applications', threads from 1 to 4096, and no kernel sub-option that contradicts
+ * what the application computes. */
 static int check_lines(const options *o) {
   fupermod_conf conf;
   char buf[256];
@@ -681,7 +681,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   }
 done:
   fupermod_trace_free(&gemms);
-  if (tp->exec) fupermod_exec_unpin(tp->exec, A), fupermod_exec_unpin(tp->exec, B), fupermod_exec_unpin(tp->exec, C);
+  fupermod_exec_unpin(tp->exec, A), fupermod_exec_unpin(tp->exec, B), fupermod_exec_unpin(tp->exec, C);
   free(A);
   free(B);
   free(C);
@@ -1069,7 +1069,6 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
 }
 
 static int map_shown; /* where the ranks run: printed once, with the first application */
-static fupermod_exec *proc_exec; /* this process's device, for both applications */
 
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
@@ -1093,9 +1092,7 @@ static int run_app(const options *o, app_t *a) {
                         "fupermod energy import, then fupermod partition", o->conf, tp.conf.procs[tp.index].line);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* the device of the line, opened once for the process (a gpu line without a GPU stops here) */
-  tp.exec = proc_exec;
   if ((rc = tool_proc_exec(SUB, o->conf, &tp)) != FUPERMOD_SUCCESS) goto done;
-  proc_exec = tp.exec;
   if ((rc = tool_agree(SUB, exec_setup(&tp, a, &ex), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* the process's threads, for the application's BLAS as for its models (OpenBLAS's own default
    * would split every update over threads sharing the cores the process is bound to) */
@@ -1172,7 +1169,6 @@ done:
   free(hostbuf);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
-  tp.exec = NULL; /* kept for the next application (cmd_run closes it) */
   tool_proc_free(&tp);
   return rc;
 }
@@ -1280,8 +1276,7 @@ int cmd_run(int argc, char **argv) {
     rc = run_app(&o, &a);
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
-  fupermod_exec_close(proc_exec);
-  proc_exec = NULL;
+  tool_exec_close();
   MPI_Finalize();
   return fupermod_exit_status(rc);
 }

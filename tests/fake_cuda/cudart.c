@@ -311,6 +311,22 @@ static void reap(void) {
   }
 }
 
+/* At exit, with $FAKE_CUDA_VERBOSE: the streams and device memory the program never gave back, as
+ * a leak checker would say (a program that opens a device more often than it closes it). */
+__attribute__((destructor)) static void leaks(void) {
+  int ns = 0, nb = 0;
+  size_t bytes = 0;
+  if (!getenv("FAKE_CUDA_VERBOSE")) return;
+  lock();
+  for (struct CUstream_st *s = streams; s; s = s->next) ns += s->kind == ST_USER && !s->destroyed;
+  for (block *b = blocks; b; b = b->next)
+    if (b->dev >= 0 && !b->freeing) nb++, bytes += b->bytes;
+  unlock();
+  if (ns || nb)
+    fupermod_standin_note("at exit: %d stream%s never destroyed, %d device allocation%s (%zu bytes) never freed", ns,
+                          ns == 1 ? "" : "s", nb, nb == 1 ? "" : "s", bytes);
+}
+
 static op *push(struct CUstream_st *s, int kind, standin_fn run, standin_fn drop, void *arg) {
   op *o = calloc(1, sizeof *o);
   if (!o) return NULL;
