@@ -8,6 +8,7 @@
 #include <gsl/gsl_cdf.h>
 #include "fupermod/benchmark.h"
 #include "fupermod/calib.h"
+#include "fupermod/mpi_thread.h"
 #include "fupermod/error.h"
 #include "fupermod/meter.h"
 #include "fupermod/share.h"
@@ -120,15 +121,7 @@ static void reps_free(rep_set *r) {
 
 /* Wait for a non-blocking collective while giving the core away: co-located processes that
  * finished early must not spin, or they slow down (and bias) the ones still running. */
-static int wait_politely(MPI_Request *req) {
-  int done = 0;
-  struct timespec nap = {0, 50000};
-  for (;;) {
-    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-    if (done) return 0;
-    nanosleep(&nap, NULL);
-  }
-}
+static int wait_politely(MPI_Request *req) { return fupermod_mpi_wait_idle(req, 50000); }
 
 /* Start of the kernel run in progress in this process, in ns of fupermod_time (0: none), for a
  * watchdog on another thread (fupermod_benchmark_running). */

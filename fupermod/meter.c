@@ -11,6 +11,7 @@
 #include "fupermod/benchmark.h"
 #include "fupermod/conf.h"
 #include "fupermod/meter_impl.h"
+#include "fupermod/mpi_thread.h"
 #include "fupermod/util.h"
 
 static const char *const names[] = {"rapl", "nvml", "command", "emulated", "model", "external", NULL};
@@ -187,15 +188,7 @@ int fupermod_meter_note_run(fupermod_meter *m, long d) {
 }
 
 /* Wait for a non-blocking collective without spinning: idle processes must stay idle. */
-static int idle_wait(MPI_Request *req) {
-  struct timespec nap = {0, 200000};
-  for (;;) {
-    int done = 0;
-    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
-    if (done) return 0;
-    nanosleep(&nap, NULL);
-  }
-}
+static int idle_wait(MPI_Request *req) { return fupermod_mpi_wait_idle(req, 200000); }
 
 static void sleep_for(double seconds) {
   struct timespec ts, now;

@@ -1,3 +1,4 @@
+#include <time.h>
 #include "fupermod/error.h"
 #include "fupermod/mpi_thread.h"
 
@@ -48,4 +49,14 @@ int fupermod_mpi_init_thread(int *argc, char ***argv, int required, const char *
     return fupermod_error(FUPERMOD_ERR_MPI, "%s: MPI_Init_thread failed", who ? who : "fupermod");
   if (provided) *provided = got;
   return compare(got, required, who);
+}
+
+int fupermod_mpi_wait_idle(MPI_Request *req, long nap_ns) {
+  const struct timespec nap = {nap_ns / 1000000000L, nap_ns % 1000000000L};
+  for (;;) {
+    int done = 0;
+    if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return -1;
+    if (done) return 0;
+    nanosleep(&nap, NULL);
+  }
 }

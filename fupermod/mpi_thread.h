@@ -24,6 +24,11 @@ int fupermod_mpi_init_thread(int *argc, char ***argv, int required, const char *
  * MPI_THREAD_SERIALIZED when it asks for MPI_THREAD_FUNNELED. */
 int fupermod_mpi_check_thread(int required, const char *who);
 
+/* Complete req, sleeping nap_ns between tests: a process that waits (an idle one, one that
+ * finished early) must not load the cores others are measured on, as MPI's busy polling would.
+ * 0 when done, -1 when MPI_Test fails. */
+int fupermod_mpi_wait_idle(MPI_Request *req, long nap_ns);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "tools/build_common.h"
 
 static int add_combo(const char *item, void *ctx) {
@@ -65,12 +64,8 @@ void tool_combos_free(tool_combos *c) {
 /* A barrier whose waiters sleep: an idle process must not load the node it leaves to another. */
 static void quiet_barrier(MPI_Comm comm) {
   MPI_Request req;
-  int done = 0;
   MPI_Ibarrier(comm, &req);
-  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
-    struct timespec tick = {0, 20000};
-    nanosleep(&tick, NULL);
-  }
+  fupermod_mpi_wait_idle(&req, 20000);
 }
 
 typedef struct {

@@ -203,17 +203,14 @@ static int lock_take(const char *sub, const char *dir, double wait, int *fd) {
 }
 
 int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd) {
-  int rank, rc = FUPERMOD_SUCCESS, done = 0;
+  int rank, rc = FUPERMOD_SUCCESS;
   MPI_Request req;
   *fd = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) rc = lock_take(sub, dir, wait, fd);
   /* the others wait without spinning: a job that waits must not slow the one that measures */
   MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
-  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done) {
-    struct timespec tick = {0, 10000000};
-    nanosleep(&tick, NULL);
-  }
+  fupermod_mpi_wait_idle(&req, 10000000);
   return tool_agree(sub, rc, MPI_COMM_WORLD);
 }
 
