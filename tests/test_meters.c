@@ -323,9 +323,11 @@ static void test_nvml(void) {
   snprintf(energy, sizeof energy, "%s/nvml_mj", dir);
   setenv("FAKE_NVML_ENERGY", energy, 1);
   put("nvml_mj", "123456789\n");
-  snprintf(sub, sizeof sub, "nvml_lib=%s,device=0", lib);
+  /* a real GPU's PCI bus id is unknown to the fake NVML: there, name its GPU by NVML index */
+  snprintf(sub, sizeof sub, "nvml_lib=%s,%s", lib, fupermod_cuda_device_count() > 0 ? "nvml_device=0" : "device=0");
   rc = fupermod_meter_create("nvml", sub, &m);
-  if (ok(rc == 0 && strcmp(fupermod_meter_domain(m), "nvml:0") == 0, "nvml meter loads a (fake) NVML at run time")) {
+  if (ok(rc == 0 && strcmp(fupermod_meter_domain(m), "nvml:0") == 0, "nvml meter loads a (fake) NVML at run time (%s)",
+         rc == 0 ? fupermod_meter_describe(m) : fupermod_error_message())) {
     fupermod_meter_start(m);
     put("nvml_mj", "123458289\n");
     rc = fupermod_meter_stop(m, &j, NULL);
