@@ -315,6 +315,37 @@ static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fu
   return 1;
 }
 
+/* Per-device grids: a grid of D/K steps cannot give a device much slower than the others its
+ * share (a core beside a GPU takes a few % of the work, under one step): it stays idle. When a
+ * process could do fewer than REFINE_BELOW steps within the makespan T, at the speed of its
+ * smallest measured size, the grid's step becomes the largest divisor of it that gives that
+ * process REFINE_STEPS steps, with at most REFINE_MAX grid sizes (the partitioners' cost grows
+ * with their square). Measured sizes stay on the finer grid; only a uniform grid g, 2g, ..., D is
+ * refined, once. Returns the new step on rank 0, or 0. */
+#define REFINE_BELOW 2
+#define REFINE_STEPS 8
+#define REFINE_MAX 1024
+static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int size, double T) {
+  long g = ad->grid[0], step = 0;
+  if (!ad->refine || !(T > 0) || g < 2 || ad->grid[ad->ngrid - 1] != ad->D) return 0;
+  for (int k = 0; k < ad->ngrid; k++)
+    if (ad->grid[k] != g * (k + 1)) return 0;
+  for (int i = 0; i < size; i++) {
+    const fupermod_point *p = NULL;
+    double x;
+    for (int j = 0; j < all[i].count && !p; j++)
+      if (!fupermod_point_abandoned(&all[i].pts[j]) && all[i].pts[j].t > 0) p = &all[i].pts[j];
+    if (!p || !((x = (double)p->d / p->t * T) < REFINE_BELOW * (double)g)) continue;
+    for (long r = 2; r <= g; r++) {
+      if (g % r) continue;
+      if ((double)ad->D / (double)(g / r) > REFINE_MAX) break;
+      if (step == 0 || g / r < step) step = g / r;
+      if ((double)(g / r) * REFINE_STEPS <= x) break;
+    }
+  }
+  return step;
+}
+
 /* Measure this process's sizes (n may differ between processes): the node's processes in step,
  * over the node's communicator as the fixed grid does. A process without a size at a step runs
  * the smallest grid size, kept only if it lacks it, so that the others are measured under the
@@ -417,10 +448,14 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   MPI_Comm share = MPI_COMM_NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const long *caller_grid = ad->grid;
+  int caller_ngrid = ad->ngrid, refined = 0;
+  long *fine = NULL;
   ad->rounds = ad->converged = 0;
   ad->spent = 0;
   ad->all = NULL;
   ad->size = size;
+  ad->step = ad->ngrid > 0 ? ad->grid[0] : 0;
   if (ad->ngrid < 1 || ad->init < 2)
     return fupermod_error(FUPERMOD_ERR_USAGE, "adaptive build: needs a grid and at least 2 first sizes");
   leader = malloc((size_t)size * sizeof *leader);
@@ -462,6 +497,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
     if (rc != FUPERMOD_SUCCESS) goto done;
   }
   for (int round = 1; !stop; round++) {
+    long step = 0;
     fupermod_points *all = NULL, *F = NULL;
     fupermod_dist *cand[NCAND] = {NULL};
     char *req = NULL;
@@ -480,6 +516,11 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         if (m > change) change = m;
       }
       if (cand[main]) predicted(cand[main], F, ad, main == 1, &v, &hw, &T);
+      if (!refined && cand[0]) {
+        double v0, hw0, T0;
+        predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
+        step = refine_step(ad, all, size, T0);
+      }
       for (int i = 0; req && i < size; i++) {
         if (all[i].count > most) most = all[i].count;
         for (int c = 0; c < NCAND; c++)
@@ -492,7 +533,9 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, T, req + (size_t)i * ad->ngrid);
       /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
        * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
-      if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
+      /* a refining round measures nothing: the next one partitions on the finer grid */
+      if (step > 0) {
+      } else if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
         stop = ad->converged = 1;
       else if (round > ad->max_rounds) stop = 1;
       if (!ad->quiet)
@@ -500,12 +543,29 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
                 ad->sub, round, most, round > 1 ? 100 * change : 100.0, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
                 v != 0 ? 100 * hw / fabs(v) : 0.0,
                 stop ? (ad->converged ? ": done" : ": round cap reached") : "");
+      if (!ad->quiet && step > 0)
+        fprintf(stderr, "fupermod %s: adaptive round %d: a process's share is under %d grid steps of %ld: grid refined to steps of %ld (%ld sizes)\n",
+                ad->sub, round, REFINE_BELOW, ad->grid[0], step, ad->D / step);
       ad->rounds = round;
+    }
+    MPI_Bcast(&step, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    if (step > 0 && !stop) {
+      /* every rank on the finer grid (the smallest size is the one idle processes run) */
+      long *g2 = malloc((size_t)(ad->D / step) * sizeof *g2);
+      if (!g2) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      for (long k = 0; g2 && k < ad->D / step; k++) g2[k] = step * (k + 1);
+      if (g2) {
+        free(fine);
+        ad->grid = fine = g2;
+        ad->ngrid = (int)(ad->D / step);
+        ad->step = step;
+      }
+      refined = 1;
     }
     MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(&ad->rounds, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Bcast(&ad->converged, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS && !stop) {
+    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS && !stop && step == 0) {
       free(sizes);
       sizes = NULL;
       rc = scatter_sizes(ad, req, leader, size, &sizes, &n);
@@ -522,6 +582,9 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
     if (rc != FUPERMOD_SUCCESS) break;
   }
 done:
+  ad->grid = caller_grid;
+  ad->ngrid = caller_ngrid;
+  free(fine);
   for (int c = 0; c < NCAND; c++) fupermod_dist_free(prev[c]);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   free(sizes);

@@ -96,9 +96,11 @@ typedef struct tool_adaptive {
   int quiet;
   const char *sub;       /* tool name in messages */
   long *watch_d;         /* if not NULL: the size in progress, for a watchdog (__atomic) */
+  int refine;            /* a uniform grid g, 2g, ..., D may get a finer step for a slow device */
   /* results */
   int rounds;            /* rounds run after the first */
   int converged;         /* 0: the round cap ended it */
+  long step;             /* the grid's step at the end: grid[0], or finer when refined */
   double spent;          /* this process's benchmark seconds in this call */
   fupermod_points *all;  /* rank 0: every process's points at the end (tool_adaptive_free) */
   int size;

@@ -71,6 +71,8 @@ static void help(void) {
          "              --init N (4)  --max-rounds N (10)  --tol REL (0.05: the predicted optimum's\n"
          "                              relative half-width that ends a stable build)\n"
          "              --smooth W      partition on smoothed functions, as fupermod run (default 0)\n"
+         "              --refine        on a grid g, 2g, ..., D: finer steps when a process could do under 2\n"
+         "                              of them within the makespan (a slow device), as fupermod run\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
          "            -T SECONDS_PER_POINT (60; a kernel run that has not returned after twice this is\n"
          "               taken for hung: the job stops naming the rank, host and size)\n"
@@ -258,7 +260,7 @@ int cmd_build(int argc, char **argv) {
                                        {"adapt-for", required_argument, NULL, 'F'}, {"init", required_argument, NULL, 'I'},
                                        {"max-rounds", required_argument, NULL, 'M'}, {"tol", required_argument, NULL, 'O'},
                                        {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
-                                       {"keep-outliers", no_argument, NULL, 'K'},
+                                       {"keep-outliers", no_argument, NULL, 'K'}, {"refine", no_argument, NULL, 'N'},
                                        {"lock-wait", required_argument, NULL, 'l'},
                                        {"additivity", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
@@ -326,6 +328,7 @@ int cmd_build(int argc, char **argv) {
     case 'W': prec.idle_wait = 1; break;
     case 'K': prec.keep_outliers = 1; break;
     case 'A': adaptive = 1; break;
+    case 'N': ad.refine = 1; break;
     case 'a': ad.algorithm = optarg; break;
     case 'F':
       ad.objectives = 0;
@@ -412,9 +415,9 @@ int cmd_build(int argc, char **argv) {
     ad.cl = prec.cl;
     ad.kernel_energy = 1;
     ad.watch_d = &wd.d;
-  } else if (ad.D || ad.smooth || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph") || tradeoff_set) {
+  } else if (ad.D || ad.smooth || ad.refine || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph") || tradeoff_set) {
     free(sizes);
-    return tool_usage(SUB, "--units, --adapt-for, --smooth, --tradeoff and -a apply to --adaptive");
+    return tool_usage(SUB, "--units, --adapt-for, --smooth, --refine, --tradeoff and -a apply to --adaptive");
   }
   if ((rc = fupermod_precision_check(&prec)) != FUPERMOD_SUCCESS) {
     free(sizes);

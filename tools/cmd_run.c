@@ -65,7 +65,8 @@ static void help(void) {
          "The main job. Every process finds its line in CONF, then:\n"
          "  1. builds the time and dynamic-energy functions of the DGEMM (SUMMA block update) and\n"
          "     row-FFT kernels on a grid of K sizes, all processes in parallel, adaptively: only the\n"
-         "     sizes where the distributions are decided (--full-grid: every size), each process\n"
+         "     sizes where the distributions are decided (--full-grid: every size), on a finer grid\n"
+         "     for a device too slow to take one step of it (docs/models.md), each process\n"
          "     with the threads of its line (threads=, default: the cores of its binding); reused\n"
          "     from DIR/models when nothing that determines them changed (the line, the host, the\n"
          "     node's lines, the kernel, the sizes, the precision), and an interrupted build resumes;\n"
@@ -181,6 +182,7 @@ static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fuper
   ad.smooth = o->smooth;
   ad.cl = o->prec.cl;
   ad.quiet = o->quiet;
+  ad.refine = 1;
   ad.sub = SUB;
   rc = ad.grid ? tool_adaptive_build(&ad, tp, k, &o->prec, path, pts) : fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   tool_adaptive_free(&ad);
@@ -892,9 +894,18 @@ static void write_reports(const options *o, const app_t *a, run_t *runs, int nru
   fupermod_atomic_file af;
   const run_t *even = &runs[nruns - 1], *best = &runs[0];
   int has_e = f[0].has_energy;
+  long step = a->g; /* the grid's step where it was refined for a slow device (docs/models.md) */
+  for (int i = 0; i < size; i++)
+    for (int k = 0; k < measured[i].count; k++)
+      for (long x = measured[i].pts[k].d; x > 0;) {
+        long r = step % x; /* Euclid: step = gcd(step, d) */
+        step = x, x = r;
+      }
   /* terminal table */
-  printf("\n== %s: %s n=%ld%s, D=%ld units (measured at %ld, %ld, ..., %ld), %d processes\n", a->name,
-         a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D, size);
+  printf("\n== %s: %s n=%ld%s, D=%ld units (grid %ld, %ld, ..., %ld", a->name, a->b ? "SUMMA DGEMM" : "2D-FFT", a->n,
+         a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D);
+  if (step < a->g) printf(", refined to steps of %ld for a slow device", step);
+  printf("), %d processes\n", size);
   printf("   kernel %s; each process computes with the threads of its line (thr below), as its model was measured\n",
          a->kernel);
   if (a->b) {
