@@ -2,6 +2,7 @@
 #include <cblas.h>
 #include <float.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
@@ -229,20 +230,17 @@ static int post_step(MPI_Comm comm, const fupermod_layout *l, const extent *ext,
   return MPI_SUCCESS;
 }
 
-/* MPI_Waitall that stops spinning after a while: a rank sharing a core with others (the
- * heterogeneous configurations) would otherwise take CPU time from the ranks it waits for. */
+/* MPI_Waitall that yields its core between tests once the wait is longer than a moment: a rank
+ * sharing a core with others (the heterogeneous configurations) gives it to them at once. Not a
+ * sleep: without a single-copy transport (no CMA in many containers) Open MPI moves a large
+ * message a fragment per test on each side: with 1 ms naps an 8 MB panel took 89 ms between two
+ * cores (108 ms on one), with this loop 3 ms (2.5 ms on one; docs/matrix.md). */
 static int polite_waitall(int count, MPI_Request *req) {
-  double t0 = MPI_Wtime(), waited;
+  double t0 = MPI_Wtime();
   int flag = 0, err;
   for (;;) {
     if ((err = MPI_Testall(count, req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) return err;
-    if ((waited = MPI_Wtime() - t0) > 1e-4) {
-      /* naps grow with the wait (at most 1/8 of it late, 1 ms at most): every wake-up preempts
-       * a process computing on the same core and evicts its caches */
-      double s = waited / 8 < 5e-5 ? 5e-5 : waited / 8 > 1e-3 ? 1e-3 : waited / 8;
-      struct timespec nap = {0, (long)(s * 1e9)};
-      nanosleep(&nap, NULL);
-    }
+    if (MPI_Wtime() - t0 > 1e-4) sched_yield();
   }
 }
 
