@@ -162,17 +162,17 @@ static int overlap(int a0, int a1, int b0, int b1, int *lo, int *hi) {
 
 /* Post the messages of pivot k: what I own goes to every process whose rectangle overlaps it
  * in rows (A) or columns (B); what I lack comes from the owners. */
-static int post_step(MPI_Comm comm, const fupermod_layout *l, const extent *ext, int me, int n, int b, int k,
-                     const double *A, const double *B, step_buf *s) {
+static int post_step(MPI_Comm comm, int p, const extent *ext, int me, const int *seg, int k, const double *A,
+                     const double *B, step_buf *s) {
   const extent *my = &ext[me];
-  int kc0 = k * b, kc1 = kc0 + b < n ? kc0 + b : n, kb = kc1 - kc0, tagA = 2 * (k & 0x3fff), tagB = tagA + 1;
+  int kc0 = seg[k], kc1 = seg[k + 1], kb = kc1 - kc0, tagA = 2 * (k & 0x3fff), tagB = tagA + 1;
   int have_a = kc0 >= my->col0 && kc0 < my->col0 + my->cols;
   int have_b = kc0 >= my->row0 && kc0 < my->row0 + my->rows;
   int packed_a = 0, packed_b = 0;
   s->count = 0;
   s->a_plain = 0;
   if (my->rows == 0 || my->cols == 0) return MPI_SUCCESS;
-  for (int q = 0; q < l->p; q++) {
+  for (int q = 0; q < p; q++) {
     const extent *o = &ext[q];
     int lo, hi, err;
     if (q == me || o->rows == 0 || o->cols == 0) continue;
@@ -289,30 +289,23 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
   return fupermod_summa_dgemm_exec(comm, l, n, b, A, B, C, accumulate, NULL, compute);
 }
 
-int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
-                              double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
+/* The product over the pivots seg[0] = 0 < seg[1] < ... < seg[K] = n, each at most kbmax wide and
+ * inside one owner's columns of A and one owner's rows of B for every process (every extent's
+ * edges are pivot edges). The arguments are agreed already. */
+static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, int K, int kbmax, const double *A,
+                     const double *B, double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
   double g0, c0;
   int trace_rc = FUPERMOD_SUCCESS;
-  const double *ptrs[3] = {A, B, C};
-  const char *names[3] = {"A", "B", "C"};
   MPI_Comm work = MPI_COMM_NULL;
-  extent *ext = NULL;
   MPI_Request *reqbuf = NULL;
   step_buf st[2];
-  int rc, me, K, kbmax, mpi_err = MPI_SUCCESS;
-  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: communicator is MPI_COMM_NULL");
-  if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  int rc = FUPERMOD_SUCCESS, me, mpi_err = MPI_SUCCESS;
   MPI_Comm_rank(comm, &me);
-  K = l->M;
-  kbmax = b < n ? b : n;
   memset(st, 0, sizeof st);
-  ext = malloc((size_t)l->p * sizeof *ext);
-  reqbuf = malloc((size_t)8 * l->p * sizeof *reqbuf);
-  rc = FUPERMOD_SUCCESS;
-  if (!ext || !reqbuf) {
+  reqbuf = malloc((size_t)8 * p * sizeof *reqbuf);
+  if (!reqbuf) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
   } else {
-    for (int i = 0; i < l->p; i++) extent_of(l, i, n, b, &ext[i]);
     if (ext[me].rows > 0 && ext[me].cols > 0)
       for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
         size_t na = (size_t)ext[me].rows * kbmax, nb = (size_t)kbmax * ext[me].cols;
@@ -344,24 +337,24 @@ int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, in
     const extent *my = &ext[me];
     int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
     st[0].req = reqbuf;
-    st[1].req = reqbuf + 4 * l->p;
+    st[1].req = reqbuf + 4 * p;
     if (active && exec) {
       /* the executor keeps C where its device computes, from the first update to the last */
       if ((rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)
         active = 0;
     } else if (active && !accumulate)
       for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
-    mpi_err = post_step(work, l, ext, me, n, b, 0, A, B, &st[0]);
+    mpi_err = post_step(work, p, ext, me, seg, 0, A, B, &st[0]);
     for (int k = 0; k < K; k++) {
       step_buf *cur = &st[k & 1], *nxt = &st[(k + 1) & 1];
-      int kc0 = k * b, kb = (kc0 + b < n ? kc0 + b : n) - kc0, err;
+      int kc0 = seg[k], kb = seg[k + 1] - kc0, err;
       const double *ap, *bp;
       int lda, ldb;
       CBLAS_TRANSPOSE ta;
       if ((err = polite_waitall(cur->count, cur->req)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = err;
       cur->count = 0;
       nxt->count = 0;
-      if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_step(work, l, ext, me, n, b, k + 1, A, B, nxt);
+      if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_step(work, p, ext, me, seg, k + 1, A, B, nxt);
       if (!active || mpi_err != MPI_SUCCESS) continue;
       if (kc0 >= my->col0 && kc0 < my->col0 + my->cols) {
         ap = A + (size_t)(kc0 - my->col0) * my->rows;
@@ -386,7 +379,8 @@ int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, in
       if (nxt->count == 0 || use_thread || exec) {
         progress_arg pa = {nxt->req, nxt->count, MPI_SUCCESS, 0};
         pthread_t th;
-        int started = nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
+        /* only where another thread may call MPI: otherwise the update runs whole */
+        int started = use_thread && nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
         g0 = fupermod_time();
         c0 = fupermod_cpu_time();
         if (!exec)
@@ -446,7 +440,108 @@ done:
     }
   }
   free(reqbuf);
+  return rc;
+}
+
+int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                              double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
+  const double *ptrs[3] = {A, B, C};
+  const char *names[3] = {"A", "B", "C"};
+  extent *ext = NULL;
+  int *seg = NULL, rc, K;
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: communicator is MPI_COMM_NULL");
+  if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  K = l->M;
+  ext = malloc((size_t)l->p * sizeof *ext);
+  seg = malloc((size_t)(K + 1) * sizeof *seg);
+  if (!ext || !seg) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory");
+  for (int i = 0; ext && i < l->p; i++) extent_of(l, i, n, b, &ext[i]);
+  for (int k = 0; seg && k <= K; k++) seg[k] = k < K ? k * b : n;
+  if ((rc = agree(comm, rc)) == FUPERMOD_SUCCESS)
+    rc = summa_run(comm, l->p, ext, seg, K, b < n ? b : n, A, B, C, accumulate, exec, compute);
   free(ext);
+  free(seg);
+  return rc;
+}
+
+static int by_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* The extents must tile the n x n matrix: each inside it, no two overlapping, their areas summing
+ * to n^2. */
+static int check_extents(int p, const extent *ext, int n) {
+  long area = 0;
+  for (int i = 0; i < p; i++) {
+    const extent *e = &ext[i];
+    if (e->rows < 0 || e->cols < 0 || ((e->rows > 0 && e->cols > 0) &&
+        (e->row0 < 0 || e->col0 < 0 || (long)e->row0 + e->rows > n || (long)e->col0 + e->cols > n)))
+      return fupermod_error(FUPERMOD_ERR_USAGE, "summa: process %d's extent (rows %d + %d, columns %d + %d) is not "
+                            "inside the %d x %d matrix", i, e->row0, e->rows, e->col0, e->cols, n, n);
+    if (e->rows == 0 || e->cols == 0) continue;
+    area += (long)e->rows * e->cols;
+    for (int j = 0; j < i; j++) {
+      const extent *f = &ext[j];
+      int lo, hi, lo2, hi2;
+      if (f->rows > 0 && f->cols > 0 && overlap(e->row0, e->row0 + e->rows, f->row0, f->row0 + f->rows, &lo, &hi) &&
+          overlap(e->col0, e->col0 + e->cols, f->col0, f->col0 + f->cols, &lo2, &hi2))
+        return fupermod_error(FUPERMOD_ERR_USAGE, "summa: the extents of processes %d and %d overlap", j, i);
+    }
+  }
+  if (area != (long)n * n)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa: the extents cover %ld of the %ld elements", area, (long)n * n);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_summa_dgemm_extents(MPI_Comm comm, const int *row0, const int *rows, const int *col0, const int *cols,
+                                 int n, int b, const double *A, const double *B, double *C, int accumulate,
+                                 fupermod_exec *exec, fupermod_trace *compute) {
+  extent *ext = NULL;
+  int *seg = NULL, rc = FUPERMOD_SUCCESS, p = 0, me = 0, K = 0;
+  uint64_t h = 1469598103934665603ULL;
+  unsigned long hv[2], hmax[2];
+  if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: communicator is MPI_COMM_NULL");
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &me);
+  if (!row0 || !rows || !col0 || !cols) rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: NULL extents");
+  else if (n < 1 || b < 1) rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: n = %d, b = %d (both must be >= 1)", n, b);
+  else if (!(ext = malloc((size_t)p * sizeof *ext)) || !(seg = malloc((size_t)(n / b + 4 * p + 2) * sizeof *seg)))
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory");
+  else {
+    for (int i = 0; i < p; i++) ext[i] = (extent){row0[i], rows[i], col0[i], cols[i]};
+    if ((rc = check_extents(p, ext, n)) == FUPERMOD_SUCCESS && ext[me].rows > 0 && ext[me].cols > 0 && (!A || !B || !C))
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: a matrix is NULL on rank %d, which owns %d x %d elements", me,
+                          ext[me].rows, ext[me].cols);
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    /* pivots: every b columns, cut where an extent begins or ends */
+    int m = 0;
+    for (int k = 0; k < n; k += b) seg[m++] = k;
+    for (int i = 0; i < p; i++)
+      if (ext[i].rows > 0 && ext[i].cols > 0) {
+        seg[m++] = ext[i].row0, seg[m++] = ext[i].row0 + ext[i].rows;
+        seg[m++] = ext[i].col0, seg[m++] = ext[i].col0 + ext[i].cols;
+      }
+    seg[m++] = n;
+    qsort(seg, (size_t)m, sizeof *seg, by_int);
+    for (int k = 0; k < m; k++)
+      if (K == 0 || seg[k] != seg[K - 1]) seg[K++] = seg[k];
+    K--; /* pivots between the K + 1 edges */
+    for (int i = 0; i < p; i++) {
+      const int v[4] = {ext[i].row0, ext[i].rows, ext[i].col0, ext[i].cols};
+      const unsigned char *c = (const unsigned char *)v;
+      for (size_t k = 0; k < sizeof v; k++) h = (h ^ c[k]) * 1099511628211ULL;
+    }
+  }
+  if ((rc = agree(comm, rc)) == FUPERMOD_SUCCESS) {
+    hv[0] = (unsigned long)h ^ (unsigned long)n ^ ((unsigned long)b << 32);
+    hv[1] = ~hv[0];
+    if (MPI_Allreduce(hv, hmax, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm) != MPI_SUCCESS)
+      rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Allreduce failed");
+    else if (hmax[0] != hv[0] || hmax[1] != hv[1])
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: the ranks were given different extents, n or b");
+  }
+  if (rc == FUPERMOD_SUCCESS) rc = summa_run(comm, p, ext, seg, K, b < n ? b : n, A, B, C, accumulate, exec, compute);
+  free(ext);
+  free(seg);
   return rc;
 }
 

@@ -41,6 +41,14 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
 int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
                               const double *B, double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute);
 
+/* The same on element extents: process i (of comm) owns rows [row0[i], row0[i] + rows[i]) and
+ * columns [col0[i], col0[i] + cols[i]) of C, A and B, column-major with leading dimension
+ * rows[i]; the extents tile the n x n matrix exactly, at any granularity. Pivots are b wide, cut
+ * further where an extent begins or ends. Every rank passes the same extents, n and b. */
+int fupermod_summa_dgemm_extents(MPI_Comm comm, const int *row0, const int *rows, const int *col0, const int *cols,
+                                 int n, int b, const double *A, const double *B, double *C, int accumulate,
+                                 fupermod_exec *exec, fupermod_trace *compute);
+
 /* Collective: *l on root (its status rc_root: a failure there is returned on every rank with
  * root's message) is copied to every other rank, which allocates its own *l. */
 int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout **l);

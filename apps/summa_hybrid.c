@@ -105,182 +105,22 @@ int fupermod_hybrid_layout_inpa(const fupermod_hier_comm *hc, const fupermod_inp
   return agree(rc, hc->comm, "hybrid layout");
 }
 
-int fupermod_hybrid_device_of(const fupermod_process_conf *pc, fupermod_hybrid_device *dev) {
-  char buf[32];
-  long d = 0;
-  int rc;
-  if (!pc || !dev) return fupermod_error(FUPERMOD_ERR_USAGE, "hybrid device: NULL argument");
-  dev->gpu = -1;
-  dev->gpu_mem = 0.0;
-  if (strcmp(pc->device_type, "cpu") == 0) return FUPERMOD_SUCCESS;
-  if (strcmp(pc->device_type, "gpu") != 0)
-    return fupermod_error(FUPERMOD_ERR_INPUT, "configuration line %d: device type '%s' (cpu or gpu)", pc->line,
-                          pc->device_type);
-  rc = fupermod_subopt_get(pc->subopts ? pc->subopts : "", "device", buf, sizeof buf);
-  if (rc < 0) return rc;
-  if (rc == 1 && (fupermod_parse_long(buf, &d) || d < 0 || d > 1023))
-    return fupermod_error(FUPERMOD_ERR_INPUT, "configuration line %d: device=%s", pc->line, buf);
-  dev->gpu = (int)d;
-  return FUPERMOD_SUCCESS;
-}
-
 /* ---------------------------------------------------------------- the multiplication */
 
-static void overlap(int a0, int an, int b0, int bn, int *o0, int *on) {
-  int lo = a0 > b0 ? a0 : b0, hi = a0 + an < b0 + bn ? a0 + an : b0 + bn;
-  *o0 = lo;
-  *on = hi > lo ? hi - lo : 0;
-}
-
-/* Messages of one pivot: strided sub-blocks described by MPI vector types, no packing. */
-typedef struct {
-  int n;
-  MPI_Request *req;
-  MPI_Datatype *type;
-} msgs;
-
-static int add_msg(msgs *m, MPI_Comm comm, int send, void *buf, int ni, int nj, int ld, int peer, int tag) {
-  MPI_Datatype t;
-  if (MPI_Type_vector(nj, ni, ld, MPI_DOUBLE, &t) != MPI_SUCCESS || MPI_Type_commit(&t) != MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "hybrid summa: MPI_Type_vector failed");
-  m->type[m->n] = t;
-  if ((send ? MPI_Isend(buf, 1, t, peer, tag, comm, &m->req[m->n]) : MPI_Irecv(buf, 1, t, peer, tag, comm, &m->req[m->n])) !=
-      MPI_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_MPI, "hybrid summa: MPI_%s failed", send ? "Isend" : "Irecv");
-  m->n++;
-  return FUPERMOD_SUCCESS;
-}
-
-static int wait_msgs(msgs *m) {
-  int rc = MPI_Waitall(m->n, m->req, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? FUPERMOD_SUCCESS : FUPERMOD_ERR_MPI;
-  for (int k = 0; k < m->n; k++) MPI_Type_free(&m->type[k]);
-  m->n = 0;
-  return rc == FUPERMOD_SUCCESS ? rc : fupermod_error(rc, "hybrid summa: MPI_Waitall failed");
-}
-
-/* Post pivot k: what this rank needs of A's block column k and B's block row k, and what it
- * owns of them for the others. Its own parts are copied. */
-static int post_pivot(MPI_Comm comm, const fupermod_hybrid_layout *hl, int me, int k, const double *A, const double *B,
-                      double *Ap, double *Bp, msgs *m) {
-  const int p0 = k * hl->b, pk = hl->n - p0 < hl->b ? hl->n - p0 : hl->b, tag = 2 * (k % 2);
-  const int mr0 = hl->row0[me], mrs = hl->rows[me], mc0 = hl->col0[me], mcs = hl->cols[me];
-  int rc = FUPERMOD_SUCCESS;
-  for (int q = 0; q < hl->p && rc == FUPERMOD_SUCCESS; q++) {
-    int i0, ni, j0, nj;
-    if (hl->rows[q] == 0 || hl->cols[q] == 0) continue;
-    /* A(rows_q ∩ rows_me, pivot ∩ cols_owner) from owner to needer */
-    if (mrs > 0 && mcs > 0) {
-      overlap(hl->row0[q], hl->rows[q], mr0, mrs, &i0, &ni);
-      overlap(hl->col0[q], hl->cols[q], p0, pk, &j0, &nj);
-      if (ni > 0 && nj > 0) {
-        double *dst = Ap + (size_t)(j0 - p0) * (size_t)mrs + (size_t)(i0 - mr0);
-        if (q == me) {
-          const double *src = A + (size_t)(j0 - mc0) * (size_t)mrs + (size_t)(i0 - mr0);
-          for (int j = 0; j < nj; j++) memcpy(dst + (size_t)j * mrs, src + (size_t)j * mrs, (size_t)ni * sizeof *dst);
-        } else
-          rc = add_msg(m, comm, 0, dst, ni, nj, mrs, q, tag);
-      }
-      /* B(pivot ∩ rows_owner, cols_q ∩ cols_me) */
-      overlap(hl->row0[q], hl->rows[q], p0, pk, &i0, &ni);
-      overlap(hl->col0[q], hl->cols[q], mc0, mcs, &j0, &nj);
-      if (rc == FUPERMOD_SUCCESS && ni > 0 && nj > 0) {
-        double *dst = Bp + (size_t)(j0 - mc0) * (size_t)pk + (size_t)(i0 - p0);
-        if (q == me) {
-          const double *src = B + (size_t)(j0 - mc0) * (size_t)mrs + (size_t)(i0 - mr0);
-          for (int j = 0; j < nj; j++) memcpy(dst + (size_t)j * pk, src + (size_t)j * mrs, (size_t)ni * sizeof *dst);
-        } else
-          rc = add_msg(m, comm, 0, dst, ni, nj, pk, q, tag + 1);
-      }
-    }
-    /* what q needs from this rank's parts */
-    if (rc == FUPERMOD_SUCCESS && q != me && mrs > 0 && mcs > 0) {
-      overlap(mr0, mrs, hl->row0[q], hl->rows[q], &i0, &ni);
-      overlap(mc0, mcs, p0, pk, &j0, &nj);
-      if (ni > 0 && nj > 0)
-        rc = add_msg(m, comm, 1, (void *)(A + (size_t)(j0 - mc0) * (size_t)mrs + (size_t)(i0 - mr0)), ni, nj, mrs, q, tag);
-      overlap(mr0, mrs, p0, pk, &i0, &ni);
-      overlap(mc0, mcs, hl->col0[q], hl->cols[q], &j0, &nj);
-      if (rc == FUPERMOD_SUCCESS && ni > 0 && nj > 0)
-        rc = add_msg(m, comm, 1, (void *)(B + (size_t)(j0 - mc0) * (size_t)mrs + (size_t)(i0 - mr0)), ni, nj, mrs, q,
-                     tag + 1);
-    }
-  }
-  return rc;
-}
-
-int fupermod_hybrid_dgemm(MPI_Comm comm, const fupermod_hybrid_layout *hl, const fupermod_hybrid_device *dev,
-                          const double *A, const double *B, double *C, int accumulate, double *compute) {
-  int rc = FUPERMOD_SUCCESS, size = 0, me = 0, K = 0, rows = 0, cols = 0, b = 0, held = 0;
-  double *Ap[2] = {NULL, NULL}, *Bp[2] = {NULL, NULL}, busy = 0.0;
-  msgs m[2] = {{0, NULL, NULL}, {0, NULL, NULL}};
-  fupermod_ooc *ooc = NULL;
+int fupermod_hybrid_dgemm(MPI_Comm comm, const fupermod_hybrid_layout *hl, fupermod_exec *exec, const double *A,
+                          const double *B, double *C, int accumulate, double *compute) {
+  fupermod_trace tr = FUPERMOD_TRACE_INIT;
+  int rc = FUPERMOD_SUCCESS, size = 0;
+  if (compute) *compute = 0.0;
   if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "hybrid summa: no communicator");
   MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &me);
-  if (!hl || !dev || hl->p != size || hl->n < 1 || hl->b < 1)
+  if (!hl || hl->p != size)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "hybrid summa: layout for %d processes on %d", hl ? hl->p : 0, size);
-  else {
-    rows = hl->rows[me];
-    cols = hl->cols[me];
-    b = hl->b;
-    K = (int)(((long)hl->n + b - 1) / b);
-    if (rows > 0 && cols > 0 && (!A || !B || !C)) rc = fupermod_error(FUPERMOD_ERR_USAGE, "hybrid summa: NULL matrix");
-  }
-  if (rc == FUPERMOD_SUCCESS)
-    for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
-      m[s].req = malloc(4 * (size_t)size * sizeof *m[s].req);
-      m[s].type = malloc(4 * (size_t)size * sizeof *m[s].type);
-      Ap[s] = malloc(((size_t)rows * (size_t)b + 1) * sizeof(double));
-      Bp[s] = malloc(((size_t)b * (size_t)cols + 1) * sizeof(double));
-      if (!m[s].req || !m[s].type || !Ap[s] || !Bp[s]) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hybrid summa: out of memory");
-    }
-  /* a GPU process without its GPU fails here, on every rank */
-  if (rc == FUPERMOD_SUCCESS && dev->gpu >= 0 && rows > 0 && cols > 0) {
-    fupermod_ooc_opts o = {dev->gpu, dev->gpu_mem, 0, 0};
-    rc = fupermod_ooc_create(&o, &ooc);
-  }
-  if ((rc = agree(rc, comm, "hybrid summa")) != FUPERMOD_SUCCESS) goto out;
-  if (!accumulate && rows > 0 && cols > 0) memset(C, 0, (size_t)rows * (size_t)cols * sizeof *C);
-  if (ooc) {
-    /* C stays on the GPU for the whole product when it fits; else every update moves it */
-    double t0 = fupermod_time();
-    if ((rc = fupermod_ooc_hold(ooc, C, rows, cols, rows, b)) == FUPERMOD_SUCCESS) held = 1;
-    else if (rc == FUPERMOD_ERR_NOMEM) rc = FUPERMOD_SUCCESS;
-    busy += fupermod_time() - t0;
-  }
-  if ((rc = agree(rc, comm, "hybrid summa")) != FUPERMOD_SUCCESS) goto out;
-  rc = post_pivot(comm, hl, me, 0, A, B, Ap[0], Bp[0], &m[0]);
-  for (int k = 0; k < K && rc == FUPERMOD_SUCCESS; k++) {
-    const int s = k % 2, pk = hl->n - k * b < b ? hl->n - k * b : b;
-    if ((rc = wait_msgs(&m[s])) != FUPERMOD_SUCCESS) break;
-    /* the next pivot travels during this update */
-    if (k + 1 < K && (rc = post_pivot(comm, hl, me, k + 1, A, B, Ap[1 - s], Bp[1 - s], &m[1 - s])) != FUPERMOD_SUCCESS)
-      break;
-    if (rows > 0 && cols > 0) {
-      double t0 = fupermod_time();
-      if (ooc)
-        rc = fupermod_ooc_dgemm(ooc, rows, cols, pk, 1.0, Ap[s], rows, Bp[s], pk, 1.0, C, rows, NULL);
-      else
-        cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, cols, pk, 1.0, Ap[s], rows, Bp[s], pk, 1.0, C, rows);
-      busy += fupermod_time() - t0;
-    }
-  }
-  /* a failed update must not leave messages behind */
-  for (int s = 0; s < 2; s++)
-    if (m[s].n) wait_msgs(&m[s]);
-  if (held) {
-    double t0 = fupermod_time();
-    int rrc = fupermod_ooc_release(ooc);
-    if (rc == FUPERMOD_SUCCESS) rc = rrc;
-    busy += fupermod_time() - t0;
-  }
-  rc = agree(rc, comm, "hybrid summa");
-out:
-  if (compute) *compute = busy;
-  fupermod_ooc_destroy(ooc);
-  for (int s = 0; s < 2; s++) {
-    free(m[s].req), free(m[s].type), free(Ap[s]), free(Bp[s]);
-  }
+  if ((rc = agree(rc, comm, "hybrid summa")) != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_summa_dgemm_extents(comm, hl->row0, hl->rows, hl->col0, hl->cols, hl->n, hl->b, A, B, C, accumulate,
+                                    exec, compute ? &tr : NULL);
+  if (compute) *compute = fupermod_trace_total(&tr);
+  fupermod_trace_free(&tr);
   return rc;
 }
 
@@ -352,10 +192,6 @@ int fupermod_hybrid_measure(long bm, long d, MPI_Comm comm_sync, fupermod_point 
   if (!ctx || b < 1 || bm < 1 || d < 1 || !pt)
     return fupermod_error(FUPERMOD_ERR_USAGE, "hybrid measure: bad arguments (bm = %ld, d = %ld)", bm, d);
   reps = ctx->reps > 0 ? ctx->reps : 3;
-  if (ctx->dev.gpu >= 0 && !ctx->ooc) {
-    fupermod_ooc_opts o = {ctx->dev.gpu, ctx->dev.gpu_mem, 0, 0};
-    if ((rc = fupermod_ooc_create(&o, &ctx->ooc)) != FUPERMOD_SUCCESS) return rc;
-  }
   Ab = malloc((size_t)bm * (size_t)b * sizeof *Ab);
   Bb = malloc((size_t)b * (size_t)d * sizeof *Bb);
   Cs = malloc((size_t)bm * (size_t)d * sizeof *Cs);
@@ -365,24 +201,22 @@ int fupermod_hybrid_measure(long bm, long d, MPI_Comm comm_sync, fupermod_point 
     for (size_t i = 0; i < (size_t)b * (size_t)d; i++) Bb[i] = (double)(i % 5) * 0.25 - 0.5;
     memset(Cs, 0, (size_t)bm * (size_t)d * sizeof *Cs);
   }
-  /* as in the product, C stays on the GPU when it fits (its transfers are then once per product) */
-  if (rc == FUPERMOD_SUCCESS && ctx->ooc && (rc = fupermod_ooc_hold(ctx->ooc, Cs, bm, d, bm, b)) == FUPERMOD_ERR_NOMEM)
-    rc = FUPERMOD_SUCCESS;
-  /* one warm-up run, then reps timed runs started together on the node */
+  /* as in the product: one session, C' kept where the device computes */
+  if (rc == FUPERMOD_SUCCESS && ctx->exec) rc = fupermod_exec_gemm_begin(ctx->exec, Cs, bm, d, bm, b, 1);
+  /* one warm-up update, then reps timed ones started together on the node */
   for (int r = 0; r <= reps && rc == FUPERMOD_SUCCESS; r++) {
     double t0;
     if (comm_sync != MPI_COMM_NULL) MPI_Barrier(comm_sync);
     t0 = fupermod_time();
-    if (ctx->ooc)
-      rc = fupermod_ooc_dgemm(ctx->ooc, bm, d, b, 1.0, Ab, bm, Bb, b, 1.0, Cs, bm, NULL);
+    if (ctx->exec) rc = fupermod_exec_gemm_update(ctx->exec, 0, b, Ab, bm, Bb, b);
     else
       cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)bm, (int)d, (int)b, 1.0, Ab, (int)bm, Bb, (int)b, 1.0,
                   Cs, (int)bm);
     if (r > 0) sum += fupermod_time() - t0;
   }
-  if (ctx->ooc) {
-    int rrc = fupermod_ooc_release(ctx->ooc);
-    if (rc == FUPERMOD_SUCCESS) rc = rrc;
+  if (ctx->exec) {
+    int erc = fupermod_exec_gemm_end(ctx->exec);
+    if (rc == FUPERMOD_SUCCESS) rc = erc;
   }
   free(Ab), free(Bb), free(Cs);
   if (rc != FUPERMOD_SUCCESS) return rc;

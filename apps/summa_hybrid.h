@@ -1,10 +1,10 @@
 /* Hybrid SUMMA (Clarke thesis 3.2, mxm_hybrid; docs/hierarchical.md): C = A B for n x n
  * matrices. Nodes own rectangles of b x b blocks (the INPA layout); each node's rectangle is cut
- * into vertical slices of element columns, one per device (IDPA). A device is one process: CPU
- * devices compute with OpenBLAS, GPU devices with cuBLAS through the out-of-card GEMM, whose time
- * includes every host-device transfer; the process driving a GPU is its dedicated host core.
- * A, B and C share the slices; each process stores its slice column-major, leading dimension =
- * its number of rows. */
+ * into vertical slices of element columns, one per device (IDPA). A device is one process
+ * computing through its executor (fupermod/exec.h): its cores, or a GPU driven from its host core,
+ * the GPU's time including every host-device transfer. The product is the one SUMMA of
+ * apps/summa.h on the slices' element extents (fupermod_summa_dgemm_extents). A, B and C share the
+ * slices; each process stores its slice column-major, leading dimension = its number of rows. */
 #ifndef FUPERMOD_SUMMA_HYBRID_H
 #define FUPERMOD_SUMMA_HYBRID_H
 
@@ -12,7 +12,6 @@
 #include <mpi.h>
 #include <fupermod/fupermod.h>
 #include "../partitioners/hier.h"
-#include "../kernels/ooc/ooc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,23 +34,15 @@ int fupermod_hybrid_layout_inpa(const fupermod_hier_comm *hc, const fupermod_inp
                                 fupermod_hybrid_layout **out);
 void fupermod_hybrid_layout_free(fupermod_hybrid_layout *hl);
 
-/* What computes this process's updates. */
-typedef struct fupermod_hybrid_device {
-  int gpu;        /* -1: CPU (OpenBLAS); otherwise the CUDA device index */
-  double gpu_mem; /* bytes the GPU GEMM may use (<= 0: 90 % of the free memory) */
-} fupermod_hybrid_device;
-
-/* The device of a configuration line: device_type gpu takes sub-option device=N (default 0). */
-int fupermod_hybrid_device_of(const fupermod_process_conf *pc, fupermod_hybrid_device *dev);
-
-/* Collective over comm (size hl->p). accumulate = 0: C = A B; 1: C += A B. Per pivot block k, each
- * process receives the rows of A's block column k that its slice spans and the columns of B's
- * block row k over its slice, from the processes that own them (the next pivot's messages are in
- * flight during the update), then updates its slice on its device. *compute (if not NULL) =
- * seconds in the updates, transfers to a GPU included. Errors are agreed: every rank returns the
- * same status (no GPU on a GPU rank: FUPERMOD_ERR_NODEVICE everywhere). */
-int fupermod_hybrid_dgemm(MPI_Comm comm, const fupermod_hybrid_layout *hl, const fupermod_hybrid_device *dev,
-                          const double *A, const double *B, double *C, int accumulate, double *compute);
+/* Collective over comm (size hl->p). accumulate = 0: C = A B; 1: C += A B, computed through this
+ * process's executor (NULL: OpenBLAS in the calling thread; processes may pass executors of
+ * different kinds). Per pivot, each process receives the rows of A's pivot columns that its
+ * slice spans and the columns of B's pivot rows over its slice, from the processes that own them
+ * (the next pivot's messages are in flight during the update). *compute (if not NULL) = seconds
+ * in the updates, a GPU's transfers included. Errors are agreed: every rank returns the same
+ * status. */
+int fupermod_hybrid_dgemm(MPI_Comm comm, const fupermod_hybrid_layout *hl, fupermod_exec *exec, const double *A,
+                          const double *B, double *C, int accumulate, double *compute);
 
 /* Fill rank's slice with the values of fupermod_summa_value(seed, kind, i, j). */
 int fupermod_hybrid_fill(const fupermod_hybrid_layout *hl, int rank, uint64_t seed, int kind, double *X);
@@ -65,13 +56,13 @@ int fupermod_hybrid_check(MPI_Comm comm, const fupermod_hybrid_layout *hl, int k
                           double *maxrel);
 
 /* A fupermod_hier_measure for INPA on real devices: the time of C'(bm x d) += A_(b)(bm x b)
- * B_(b)(b x d) on this process's device (a GPU's time includes the transfers), the mean of reps
- * runs after one warm-up, the co-located devices of comm_sync running together. */
+ * B_(b)(b x d) through this process's executor (NULL: OpenBLAS in this thread), C' held by the
+ * executor as in the product (a GPU's time includes the panels' transfers), the mean of reps
+ * updates after one warm-up, the co-located devices of comm_sync running together. */
 typedef struct fupermod_hybrid_measure_ctx {
   long b;
   int reps;
-  fupermod_hybrid_device dev;
-  fupermod_ooc *ooc; /* created on first use for a GPU; free with fupermod_ooc_destroy */
+  fupermod_exec *exec;
 } fupermod_hybrid_measure_ctx;
 
 int fupermod_hybrid_measure(long bm, long d, MPI_Comm comm_sync, fupermod_point *pt, void *ctx);

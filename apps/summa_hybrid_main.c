@@ -1,8 +1,8 @@
-/* fupermod-summa-hybrid: INPA with nested IDPA on the real devices of a configuration (CPU cores
- * through OpenBLAS, GPUs through cuBLAS with transfers), then the hybrid SUMMA on the result.
+/* fupermod-summa-hybrid: INPA with nested IDPA on the real devices of a configuration, then the
+ * hybrid SUMMA on the result, every process computing through the executor of its line (a cpu
+ * line its cores with threads=, a gpu line the CUDA device device=N from its own core).
  *   mpirun --bind-to none -np P fupermod-summa-hybrid --conf CONF -n N -b B [options]
- * Nodes are the configuration's groups (group=NAME, else the host); a gpu line drives the CUDA
- * device of its sub-option device=N (default 0) from its own core. */
+ * Nodes are the configuration's groups (group=NAME, else the host). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +30,14 @@ int main(int argc, char **argv) {
   int even = 0, check = 0, c, rank, size, provided, rc, idx = -1, status = 0;
   fupermod_conf conf = {0, NULL, NULL};
   fupermod_hier_comm hc;
-  fupermod_hybrid_device dev = {-1, 0.0};
+  fupermod_exec *ex = NULL;
   fupermod_hybrid_measure_ctx mctx;
   fupermod_inpa_result res;
   fupermod_hybrid_layout *hl = NULL;
   double *A = NULL, *B = NULL, *C = NULL;
 
   { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-summa-hybrid", &provided);
+    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa-hybrid", &provided);
     if (trc != FUPERMOD_SUCCESS) {
       fprintf(stderr, "fupermod-summa-hybrid: %s\n", fupermod_error_message());
       MPI_Finalize();
@@ -85,15 +85,21 @@ int main(int argc, char **argv) {
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (rc == FUPERMOD_SUCCESS && (rc = fupermod_conf_locate(&conf, MPI_COMM_WORLD, &idx, NULL)) == FUPERMOD_SUCCESS &&
       (rc = fupermod_hier_comm_create(&conf, MPI_COMM_WORLD, &hc)) == FUPERMOD_SUCCESS) {
-    int r = fupermod_hybrid_device_of(&conf.procs[idx], &dev);
-    if (r == FUPERMOD_SUCCESS && strcmp(conf.procs[idx].bind, "none") != 0) r = fupermod_bind_apply(conf.procs[idx].bind);
-    MPI_Allreduce(&r, &rc, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    char where[4200];
+    fupermod_exec_opts eo;
+    int r = FUPERMOD_SUCCESS;
+    snprintf(where, sizeof where, "%s:%d", confp, conf.procs[idx].line);
+    if (strcmp(conf.procs[idx].bind, "none") != 0) r = fupermod_bind_apply(conf.procs[idx].bind);
+    /* the line's device, opened once (a gpu line without its GPU stops every rank here) */
+    if (r == FUPERMOD_SUCCESS && (r = fupermod_exec_opts_line(&conf.procs[idx], where, &eo)) == FUPERMOD_SUCCESS)
+      r = fupermod_exec_open(&eo, &ex);
+    rc = fupermod_agree(r, MPI_COMM_WORLD);
   }
   if (rc == FUPERMOD_SUCCESS) {
     const fupermod_partitioner *gpa = fupermod_partitioner_find("geometric");
     fupermod_inpa_opts o = {n, b, eps1, eps2, (int)max_inpa, (int)max_idpa, gpa->continuous, gpa->continuous,
                             "piecewise", "piecewise", "br"};
-    mctx = (fupermod_hybrid_measure_ctx){b, (int)reps, dev, NULL};
+    mctx = (fupermod_hybrid_measure_ctx){b, (int)reps, ex};
     t0 = fupermod_time();
     if (even) {
       /* the homogeneous baseline: one INPA round without measurements is not possible, so build it */
@@ -115,7 +121,6 @@ int main(int argc, char **argv) {
       rc = fupermod_inpa(&hc, &o, fupermod_hybrid_measure, &mctx, &res);
       if (rc == FUPERMOD_SUCCESS) rc = fupermod_hybrid_layout_inpa(&hc, &res, (int)n, (int)b, &hl);
     }
-    fupermod_ooc_destroy(mctx.ooc);
     t = fupermod_time() - t0;
     if (rank == 0 && rc == FUPERMOD_SUCCESS) {
       if (even) printf("partition: even (%d nodes)\n", hc.nodes);
@@ -138,7 +143,7 @@ int main(int argc, char **argv) {
       fupermod_hybrid_fill(hl, rank, 2, kind, B);
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = fupermod_time();
-      rc = fupermod_hybrid_dgemm(MPI_COMM_WORLD, hl, &dev, A, B, C, 0, &compute);
+      rc = fupermod_hybrid_dgemm(MPI_COMM_WORLD, hl, ex, A, B, C, 0, &compute);
       t = fupermod_time() - t0;
       MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     }
@@ -174,6 +179,7 @@ int main(int argc, char **argv) {
   fupermod_hybrid_layout_free(hl);
   fupermod_inpa_result_free(&res);
   fupermod_hier_comm_free(&hc);
+  fupermod_exec_close(ex);
   if (conf.procs) fupermod_conf_free(&conf);
   MPI_Finalize();
   return status;

@@ -29,4 +29,4 @@ EXTRA_DIST += tests/tools_hpartition.sh
 check_PROGRAMS += tests/mpi_summa_hybrid_np4
 TESTS += tests/mpi_summa_hybrid_np4
 tests_mpi_summa_hybrid_np4_SOURCES = tests/mpi_summa_hybrid.c tests/tap.h
-tests_mpi_summa_hybrid_np4_LDADD = libfupermod_apps.la libfupermod_ooc.la $(TEST_LDADD) $(OPENBLAS_LIBS)
+tests_mpi_summa_hybrid_np4_LDADD = libfupermod_apps.la $(TEST_LDADD) $(OPENBLAS_LIBS)

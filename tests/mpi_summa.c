@@ -281,6 +281,90 @@ static void test_bad_input(void) {
   fupermod_layout_free(l);
 }
 
+/* SUMMA on element extents: a random guillotine tiling of the n x n matrix at element
+ * granularity (some processes empty), pivots cut at every edge; exact with integer data. */
+static void guillotine(int n, int *r0, int *rs, int *c0, int *cs) {
+  int m = 1;
+  r0[0] = c0[0] = 0, rs[0] = cs[0] = n;
+  for (int i = 1; i < size; i++) r0[i] = rs[i] = c0[i] = cs[i] = 0;
+  for (int tries = 0; m < size && tries < 100; tries++) {
+    int q = (int)(urand() * m), vertical = urand() < 0.5;
+    int len = vertical ? cs[q] : rs[q], cut = 1 + (int)(urand() * (len - 1));
+    if (len < 2) continue;
+    r0[m] = r0[q], rs[m] = rs[q], c0[m] = c0[q], cs[m] = cs[q];
+    if (vertical) cs[q] = cut, c0[m] += cut, cs[m] -= cut;
+    else rs[q] = cut, r0[m] += cut, rs[m] -= cut;
+    m++;
+  }
+  /* rank order shuffled: the owners' order is not the tiling's */
+  for (int i = size - 1; i > 0; i--) {
+    int j = (int)(urand() * (i + 1)), t;
+    t = r0[i], r0[i] = r0[j], r0[j] = t;
+    t = rs[i], rs[i] = rs[j], rs[j] = t;
+    t = c0[i], c0[i] = c0[j], c0[j] = t;
+    t = cs[i], cs[i] = cs[j], cs[j] = t;
+  }
+}
+
+static void test_extents(void) {
+  int *r0 = malloc((size_t)size * 4 * sizeof *r0), *rs = r0 + size, *c0 = rs + size, *cs = c0 + size, bad = 0, rc;
+  for (int it = 0; it < 12; it++) {
+    int n = 1 + (int)(urand() * 40), b = 1 + (int)(urand() * 9), acc = it % 2;
+    size_t cnt;
+    double *A, *B, *C;
+    guillotine(n, r0, rs, c0, cs);
+    cnt = (size_t)rs[rank] * (size_t)cs[rank] + 1;
+    A = malloc(cnt * sizeof *A), B = malloc(cnt * sizeof *B), C = malloc(cnt * sizeof *C);
+    for (int j = 0; j < cs[rank]; j++)
+      for (int i = 0; i < rs[rank]; i++) {
+        size_t at = (size_t)j * rs[rank] + i;
+        A[at] = fupermod_summa_value(21, FUPERMOD_SUMMA_INTEGER, r0[rank] + i, c0[rank] + j);
+        B[at] = fupermod_summa_value(22, FUPERMOD_SUMMA_INTEGER, r0[rank] + i, c0[rank] + j);
+        C[at] = fupermod_summa_value(23, FUPERMOD_SUMMA_INTEGER, r0[rank] + i, c0[rank] + j);
+      }
+    rc = fupermod_summa_dgemm_extents(MPI_COMM_WORLD, r0, rs, c0, cs, n, b, A, B, C, acc, ex, NULL);
+    for (int j = 0; rc == FUPERMOD_SUCCESS && j < cs[rank]; j++)
+      for (int i = 0; i < rs[rank]; i++) {
+        long gi = r0[rank] + i, gj = c0[rank] + j;
+        double want = acc ? fupermod_summa_value(23, FUPERMOD_SUMMA_INTEGER, gi, gj) : 0.0;
+        for (long k = 0; k < n; k++)
+          want += fupermod_summa_value(21, FUPERMOD_SUMMA_INTEGER, gi, k) * fupermod_summa_value(22, FUPERMOD_SUMMA_INTEGER, k, gj);
+        if (C[(size_t)j * rs[rank] + i] != want) bad++;
+      }
+    if (rc != FUPERMOD_SUCCESS) bad++;
+    free(A), free(B), free(C);
+  }
+  ok(all(bad == 0), "12 random guillotine tilings at element granularity (n 1..40, b 1..9, empty processes, C = AB "
+     "and C += AB): exact (%d wrong)", bad);
+  /* errors, agreed: two extents overlapping, a hole, the ranks disagreeing (column strips n x 2) */
+  {
+    int n = 2 * size;
+    double *X = calloc((size_t)(2 * n), sizeof *X);
+    for (int i = 0; i < size; i++) r0[i] = 0, rs[i] = n, c0[i] = 2 * i, cs[i] = 2;
+    if (size > 1) {
+      c0[size - 1] = 1;
+      rc = fupermod_summa_dgemm_extents(MPI_COMM_WORLD, r0, rs, c0, cs, n, 2, X, X, X, 0, ex, NULL);
+      ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "overlap")),
+         "overlapping extents are refused on every rank: %s", fupermod_error_message());
+      c0[size - 1] = 2 * (size - 1);
+    } else
+      skip("overlapping extents need 2 processes");
+    rs[0] = n - 1;
+    rc = fupermod_summa_dgemm_extents(MPI_COMM_WORLD, r0, rs, c0, cs, n, 2, X, X, X, 0, ex, NULL);
+    ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "cover")),
+       "extents that leave a hole are refused on every rank: %s", fupermod_error_message());
+    rs[0] = n;
+    if (size > 1) {
+      rc = fupermod_summa_dgemm_extents(MPI_COMM_WORLD, r0, rs, c0, cs, n, rank == 0 ? 1 : 2, X, X, X, 0, ex, NULL);
+      ok(all(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "different")),
+         "ranks given different b: refused on every rank (%s)", fupermod_error_message());
+    } else
+      skip("ranks disagreeing need 2 processes");
+    free(X);
+  }
+  free(r0);
+}
+
 int main(int argc, char **argv) {
   int status, level = MPI_THREAD_SERIALIZED, got = MPI_THREAD_SINGLE;
   /* SUMMA's two ways of progressing its messages: a helper thread (SERIALIZED) or tests between
@@ -310,6 +394,7 @@ int main(int argc, char **argv) {
   test_exact();
   test_random();
   test_bad_input();
+  test_extents();
   status = done_testing();
   fupermod_exec_close(ex);
   MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

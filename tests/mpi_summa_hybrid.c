@@ -1,8 +1,9 @@
-/* Hybrid SUMMA on two emulated nodes of two devices (group=): exact results with integer data on
- * hand-made and random node layouts and column slices (b dividing n or not, empty slices,
- * accumulate), the INPA layout measured on the real CPU devices, agreed errors, and with a GPU
- * one device of a node on the GPU, with two GPUs two of them, C held on the GPU or not (skipped
- * without; tests/standin_summa_hybrid.sh runs them on the stand-in CUDA of tests/fake_cuda). */
+/* Hybrid SUMMA on two emulated nodes of two devices (group=), every process through its executor
+ * in the one SUMMA: exact results with integer data on hand-made and random node layouts and
+ * column slices (b dividing n or not, empty slices, accumulate), the INPA layout measured on the
+ * real CPU devices, agreed errors, and with a GPU one device of a node on the GPU, with two GPUs
+ * two of them, C held on the GPU or not (skipped without; tests/standin_summa_hybrid.sh runs them
+ * on the stand-in CUDA of tests/fake_cuda). */
 #include <string.h>
 #include "tests/tap.h"
 #include "tests/standin_check.h"
@@ -25,7 +26,7 @@ static long rnd(long lo, long hi) {
 }
 
 /* Multiply on a layout and check exactly; returns mismatches (-1: an error). */
-static long run(const fupermod_hybrid_layout *hl, const fupermod_hybrid_device *dev, int accumulate, int *rcp) {
+static long run(const fupermod_hybrid_layout *hl, fupermod_exec *dev, int accumulate, int *rcp) {
   size_t e = (size_t)hl->rows[rank] * (size_t)hl->cols[rank] + 1;
   double *A = malloc(e * sizeof *A), *B = malloc(e * sizeof *B), *C = malloc(e * sizeof *C), rel;
   long bad = -1;
@@ -64,8 +65,9 @@ int main(int argc, char **argv) {
                      "localhost 2 none cpu group=b\nlocalhost 3 none gpu group=b,device=0\n";
   fupermod_conf conf;
   fupermod_hier_comm hc;
-  fupermod_hybrid_device cpu = {-1, 0.0}, mine;
-  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_summa_hybrid", &provided) != FUPERMOD_SUCCESS) {
+  fupermod_exec *cpu = NULL;
+  fupermod_exec_opts mine, one = {FUPERMOD_EXEC_CPU, 1, 0, 0};
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, "mpi_summa_hybrid", &provided) != FUPERMOD_SUCCESS) {
     printf("Bail out! %s\n", fupermod_error_message());
     MPI_Finalize();
     return 1;
@@ -80,8 +82,10 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return status;
   }
-  rc = fupermod_hybrid_device_of(&conf.procs[rank], &mine);
-  ok(all_ok(rc == FUPERMOD_SUCCESS && mine.gpu == (rank == 3 ? 0 : -1)), "device types from the configuration");
+  rc = fupermod_exec_opts_line(&conf.procs[rank], "hybrid", &mine);
+  ok(all_ok(rc == FUPERMOD_SUCCESS && mine.kind == (rank == 3 ? FUPERMOD_EXEC_CUDA : FUPERMOD_EXEC_CPU) &&
+            mine.cuda_device == 0), "executors from the configuration: a CUDA one on the gpu line");
+  ok(all_ok(fupermod_exec_open(&one, &cpu) == FUPERMOD_SUCCESS), "a CPU executor of one thread per process");
 
   /* hand-made: n = 50, b = 8 (7 x 7 blocks, the last partial), slices not on block boundaries */
   {
@@ -100,9 +104,9 @@ int main(int argc, char **argv) {
     ok(all_ok(rc == FUPERMOD_SUCCESS), "layout of 2 node rectangles cut into element-column slices%s%s",
        rc ? ": " : "", rc ? fupermod_error_message() : "");
     if (rc == FUPERMOD_SUCCESS) {
-      long bad = run(hl, &cpu, 0, &r2);
+      long bad = run(hl, cpu, 0, &r2);
       ok(all_ok(bad == 0), "n=50, b=8, one empty slice: C = A B exactly (%ld mismatches)", bad);
-      bad = run(hl, &cpu, 1, &r2);
+      bad = run(hl, cpu, 1, &r2);
       ok(all_ok(bad == 0), "accumulate: C = C0 + A B exactly (%ld mismatches)", bad);
       cols[0]++;
       fupermod_hybrid_layout *bad_l = NULL;
@@ -131,7 +135,7 @@ int main(int argc, char **argv) {
       slices(&hc, l, n, b, cols);
       if (fupermod_hybrid_layout_make(&hc, l, cols, n, b, &hl) != FUPERMOD_SUCCESS) bad++;
       else {
-        long m = run(hl, &cpu, (int)(it % 2), &r2);
+        long m = run(hl, cpu, (int)(it % 2), &r2);
         bad += m != 0;
         runs++;
       }
@@ -146,7 +150,7 @@ int main(int argc, char **argv) {
   {
     const fupermod_partitioner *gpa = fupermod_partitioner_find("geometric");
     fupermod_inpa_opts o = {128, 16, 0.3, 0.3, 3, 4, gpa->continuous, gpa->continuous, "piecewise", "piecewise", "br"};
-    fupermod_hybrid_measure_ctx mc = {16, 2, cpu, NULL};
+    fupermod_hybrid_measure_ctx mc = {16, 2, cpu};
     fupermod_inpa_result res;
     fupermod_hybrid_layout *hl = NULL;
     rc = fupermod_inpa(&hc, &o, fupermod_hybrid_measure, &mc, &res);
@@ -155,7 +159,7 @@ int main(int argc, char **argv) {
        rc == FUPERMOD_SUCCESS ? res.inpa_iterations : -1, rc ? ": " : "", rc ? fupermod_error_message() : "");
     if (rc == FUPERMOD_SUCCESS) {
       int r2;
-      long bad = run(hl, &cpu, 0, &r2);
+      long bad = run(hl, cpu, 0, &r2);
       ok(all_ok(bad == 0), "hybrid SUMMA n=128 b=16 on the INPA layout: exact (%ld mismatches)", bad);
       fupermod_inpa_result_free(&res);
     }
@@ -165,7 +169,7 @@ int main(int argc, char **argv) {
   /* errors are agreed */
   {
     fupermod_hybrid_layout wrong = {3, 8, 4, NULL, NULL, NULL, NULL};
-    rc = fupermod_hybrid_dgemm(MPI_COMM_WORLD, &wrong, &cpu, NULL, NULL, NULL, 0, NULL);
+    rc = fupermod_hybrid_dgemm(MPI_COMM_WORLD, &wrong, cpu, NULL, NULL, NULL, 0, NULL);
     ok(all_ok(rc == FUPERMOD_ERR_USAGE), "a layout for 3 processes on 4: usage error everywhere");
   }
 
@@ -176,20 +180,23 @@ int main(int argc, char **argv) {
     fupermod_hybrid_layout *hl = NULL;
     long cols[4];
     int r2 = FUPERMOD_SUCCESS;
+    fupermod_exec *ex = NULL;
     fupermod_layout_br(areas, 2, 0, 12, 12, &l);
     rnd(0, 0);
     slices(&hc, l, 96, 8, cols);
     rc = fupermod_hybrid_layout_make(&hc, l, cols, 96, 8, &hl);
-    if (rc == FUPERMOD_SUCCESS) {
-      long bad = run(hl, &mine, 0, &r2);
-      if (fupermod_cuda_device_count() == 0) {
-        ok(all_ok(r2 == FUPERMOD_ERR_NODEVICE) && all_ok(strstr(fupermod_error_message(), "no CUDA device") != NULL),
-           "GPU device without a GPU: every rank reports it (%s)", fupermod_error_message());
-        skip("no CUDA device: hybrid SUMMA with CPU and GPU devices in one node");
-      } else
-        ok(all_ok(bad == 0), "CPU and GPU devices in one node: exact (%ld mismatches)", bad);
+    /* the gpu line's executor: without a GPU, rank 3 fails and every rank says so */
+    r2 = fupermod_agree(fupermod_exec_open(&mine, &ex), MPI_COMM_WORLD);
+    if (rc == FUPERMOD_SUCCESS && fupermod_cuda_device_count() == 0) {
+      ok(all_ok(r2 == FUPERMOD_ERR_NODEVICE) && all_ok(strstr(fupermod_error_message(), "no CUDA device") != NULL),
+         "a gpu line without a GPU: every rank reports it (%s)", fupermod_error_message());
+      skip("no CUDA device: hybrid SUMMA with CPU and GPU devices in one node");
+    } else if (rc == FUPERMOD_SUCCESS && r2 == FUPERMOD_SUCCESS) {
+      long bad = run(hl, ex, 0, &r2);
+      ok(all_ok(bad == 0), "CPU and GPU devices in one node: exact (%ld mismatches)", bad);
     } else
-      ok(0, "GPU layout: %s", fupermod_error_message());
+      ok(0, "GPU layout or executor: %s", fupermod_error_message());
+    fupermod_exec_close(ex);
     fupermod_hybrid_layout_free(hl);
     fupermod_layout_free(l);
   }
@@ -199,7 +206,8 @@ int main(int argc, char **argv) {
   {
     static const char *const what[3] = {"C held on the GPUs", "8 kB of GPU memory: C not held, out of card",
                                         "GPU 1's slice empty"};
-    fupermod_hybrid_device two = {rank == 1 ? 1 : rank == 3 ? 0 : -1, 0.0};
+    fupermod_exec_opts two = {rank == 1 || rank == 3 ? FUPERMOD_EXEC_CUDA : FUPERMOD_EXEC_CPU, 1, rank == 1 ? 1 : 0, 0};
+    fupermod_exec *ex = NULL;
     double areas[2] = {1, 2};
     fupermod_layout *l = NULL;
     const int n = 75, b = 8;
@@ -216,8 +224,12 @@ int main(int argc, char **argv) {
           cols[2 * k] = v == 2 && k == 0 ? w : w / 3; /* the CPU process's share */
           cols[2 * k + 1] = w - cols[2 * k];
         }
-        two.gpu_mem = v == 1 ? 8.0 * 1000 : 0.0;
-        if (fupermod_hybrid_layout_make(&hc, l, cols, n, b, &hl) == FUPERMOD_SUCCESS) bad = run(hl, &two, 1, &r2);
+        two.mem_limit = v == 1 ? 8.0 * 1000 : 0.0;
+        r2 = fupermod_agree(fupermod_exec_open(&two, &ex), MPI_COMM_WORLD);
+        if (r2 == FUPERMOD_SUCCESS && fupermod_hybrid_layout_make(&hc, l, cols, n, b, &hl) == FUPERMOD_SUCCESS)
+          bad = run(hl, ex, 1, &r2);
+        fupermod_exec_close(ex);
+        ex = NULL;
         ok(all_ok(bad == 0), "n=%d b=%d on CPU, GPU 1 | CPU, GPU 0 (%ld, %ld | %ld, %ld columns), %s: exact (%ld "
            "mismatches%s%s)", n, b, cols[0], cols[1], cols[2], cols[3], what[v], bad, r2 ? ": " : "",
            r2 ? fupermod_error_message() : "");
@@ -226,7 +238,8 @@ int main(int argc, char **argv) {
       if (getenv("FUPERMOD_CUDA_STANDIN")) {
         /* the GPU ranks loaded CUDA: rank 1 says which */
         char where[4096] = "";
-        int mine = two.gpu < 0 || standin_all(getenv("FUPERMOD_CUDA_STANDIN"), "cudart cublas", where, sizeof where);
+        int mine = two.kind != FUPERMOD_EXEC_CUDA ||
+                   standin_all(getenv("FUPERMOD_CUDA_STANDIN"), "cudart cublas", where, sizeof where);
         if (rank == 1) MPI_Send(where, sizeof where, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
         if (rank == 0) MPI_Recv(where, sizeof where, MPI_CHAR, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         ok(all_ok(mine), "the GPU processes ran on the stand-in CUDA (rank 1: %s)", where);
@@ -234,6 +247,7 @@ int main(int argc, char **argv) {
     }
     fupermod_layout_free(l);
   }
+  fupermod_exec_close(cpu);
   fupermod_hier_comm_free(&hc);
   fupermod_conf_free(&conf);
   status = done_testing();
