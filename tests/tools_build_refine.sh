@@ -29,8 +29,12 @@ done
 ok $([ "$(share "$TMPD/coarse.dist" 1)" = 0 ] && ! grep -q refined "$TMPD/coarse.err" && echo 0 || echo 1) \
   "without --refine the slow device is idle (share $(share "$TMPD/coarse.dist" 1)): its share is under one grid step"
 step=$(sed -n 's/.*grid refined to steps of \([0-9]*\) .*/\1/p' "$TMPD/refine.err")
-ok $([ "$step" = 4 ] && echo 0 || echo 1) \
-  "with --refine the grid's step becomes 4 (got '$step'): the largest divisor of 100 giving the slow device 8 steps of its 35"
+x=$(sed -n 's/.* could do \([0-9.]*\) units within the makespan.*/\1/p' "$TMPD/refine.err")
+# the rule: the largest divisor of 100 (at most 1024 sizes) with 8 steps within what it could do
+want=$(awk -v x="$x" 'BEGIN { s = 0; for (r = 2; r <= 100; r++) if (100 % r == 0) { if (3200 / (100 / r) > 1024) break
+        s = 100 / r; if (8 * s <= x) break }; print s }')
+ok $([ -n "$step" ] && [ "$step" = "$want" ] && [ "$step" -ge 4 ] && [ "$step" -le 5 ] && echo 0 || echo 1) \
+  "with --refine the grid's step becomes $step: the largest divisor of 100 giving the slow device 8 steps of the $x units it could do (want $want)"
 s1=$(share "$TMPD/refine.dist" 1)
 small=$(grep -v '^#' "$TMPD/refine/localhost.1.points" | awk '$1 < 100 { n++ } END { print n + 0 }')
 ok $([ -n "$s1" ] && [ "$s1" -gt 0 ] && [ "$s1" -lt 100 ] && [ "$small" -ge 2 ] && echo 0 || echo 1) \

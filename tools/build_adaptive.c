@@ -325,8 +325,9 @@ static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fu
 #define REFINE_BELOW 2
 #define REFINE_STEPS 8
 #define REFINE_MAX 1024
-static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int size, double T) {
+static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int size, double T, double *xmin) {
   long g = ad->grid[0], step = 0;
+  *xmin = INFINITY;
   if (!ad->refine || !(T > 0) || g < 2 || ad->grid[ad->ngrid - 1] != ad->D) return 0;
   for (int k = 0; k < ad->ngrid; k++)
     if (ad->grid[k] != g * (k + 1)) return 0;
@@ -336,6 +337,7 @@ static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int
     for (int j = 0; j < all[i].count && !p; j++)
       if (!fupermod_point_abandoned(&all[i].pts[j]) && all[i].pts[j].t > 0) p = &all[i].pts[j];
     if (!p || !((x = (double)p->d / p->t * T) < REFINE_BELOW * (double)g)) continue;
+    if (x < *xmin) *xmin = x;
     for (long r = 2; r <= g; r++) {
       if (g % r) continue;
       if ((double)ad->D / (double)(g / r) > REFINE_MAX) break;
@@ -498,6 +500,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   }
   for (int round = 1; !stop; round++) {
     long step = 0;
+    double xmin = 0;
     fupermod_points *all = NULL, *F = NULL;
     fupermod_dist *cand[NCAND] = {NULL};
     char *req = NULL;
@@ -519,7 +522,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       if (!refined && cand[0]) {
         double v0, hw0, T0;
         predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
-        step = refine_step(ad, all, size, T0);
+        step = refine_step(ad, all, size, T0, &xmin);
       }
       for (int i = 0; req && i < size; i++) {
         if (all[i].count > most) most = all[i].count;
@@ -544,8 +547,9 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
                 v != 0 ? 100 * hw / fabs(v) : 0.0,
                 stop ? (ad->converged ? ": done" : ": round cap reached") : "");
       if (!ad->quiet && step > 0)
-        fprintf(stderr, "fupermod %s: adaptive round %d: a process's share is under %d grid steps of %ld: grid refined to steps of %ld (%ld sizes)\n",
-                ad->sub, round, REFINE_BELOW, ad->grid[0], step, ad->D / step);
+        fprintf(stderr, "fupermod %s: adaptive round %d: a process could do %.1f units within the makespan, under %d grid "
+                "steps of %ld: grid refined to steps of %ld (%ld sizes)\n", ad->sub, round, xmin, REFINE_BELOW, ad->grid[0],
+                step, ad->D / step);
       ad->rounds = round;
     }
     MPI_Bcast(&step, 1, MPI_LONG, 0, MPI_COMM_WORLD);
