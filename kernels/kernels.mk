@@ -28,8 +28,10 @@ kernels_fupermod_kernel_jacobi_rows_la_SOURCES = kernels/cpu/jacobi_rows.c kerne
 kernels_fupermod_kernel_jacobi_rows_la_LDFLAGS = $(KERNEL_LINK_FLAGS)
 kernels_fupermod_kernel_jacobi_rows_la_LIBADD = libfupermod.la $(LIBS)
 
-# CUDA kernels: plain C over the cuBLAS/cuFFT/cudart host APIs (no nvcc behind libtool, P11).
-# They build wherever the toolkit is found and report "no CUDA device" at run time without a GPU.
+# GPU kernels: dgemm and fft-rows built with KERN_CUDA, computing through a CUDA executor they open
+# (fupermod/exec.h). The executor module holds the CUDA code: plain C over the cuBLAS/cuFFT/cudart
+# host APIs (no nvcc behind libtool, P11). They build wherever the toolkit is found and report "no
+# CUDA device" at run time without a GPU.
 if HAVE_CUDA
 kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la \
   kernels/fupermod_exec_cuda.la
@@ -40,14 +42,14 @@ kernels_fupermod_exec_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kernels_fupermod_exec_cuda_la_CFLAGS = $(LIB_CFLAGS)
 kernels_fupermod_exec_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
 kernels_fupermod_exec_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
-kernels_fupermod_kernel_dgemm_cuda_la_SOURCES = kernels/cuda/dgemm_cuda.c kernels/cpu/common.h
-kernels_fupermod_kernel_dgemm_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_kernel_dgemm_cuda_la_SOURCES = $(kernels_fupermod_kernel_dgemm_la_SOURCES)
+kernels_fupermod_kernel_dgemm_cuda_la_CPPFLAGS = $(kernels_fupermod_kernel_dgemm_la_CPPFLAGS) -DKERN_CUDA
 kernels_fupermod_kernel_dgemm_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
-kernels_fupermod_kernel_dgemm_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
-kernels_fupermod_kernel_fft_rows_cuda_la_SOURCES = kernels/cuda/fft_rows_cuda.c kernels/cpu/common.h
-kernels_fupermod_kernel_fft_rows_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_kernel_dgemm_cuda_la_LIBADD = $(kernels_fupermod_kernel_dgemm_la_LIBADD)
+kernels_fupermod_kernel_fft_rows_cuda_la_SOURCES = $(kernels_fupermod_kernel_fft_rows_la_SOURCES)
+kernels_fupermod_kernel_fft_rows_cuda_la_CPPFLAGS = $(kernels_fupermod_kernel_fft_rows_la_CPPFLAGS) -DKERN_CUDA
 kernels_fupermod_kernel_fft_rows_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
-kernels_fupermod_kernel_fft_rows_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
+kernels_fupermod_kernel_fft_rows_cuda_la_LIBADD = $(kernels_fupermod_kernel_fft_rows_la_LIBADD)
 
 # The kernel that docs/kernels.md walks through; tests/kernels_example.sh builds it as a user would.
 EXTRA_DIST += kernels/example/triad.c

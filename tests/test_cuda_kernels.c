@@ -1,8 +1,9 @@
-/* Today's GPU code on two stand-in GPUs (tests/fake_cuda), with what only the stand-in offers: a
- * second device and small device memories. dgemm-cuda and fft-rows-cuda verify on either device
- * while the caller is on the other one, and from another host thread, and give the caller's
- * device back; a device's memory limit gives their documented errors; the out-of-card executor on
- * device 1 splits to that device's free memory, holds C in it and frees it again. */
+/* The GPU kernels and the out-of-card GEMM on two stand-in GPUs (tests/fake_cuda), with what only
+ * the stand-in offers: a second device and small device memories. dgemm-cuda and fft-rows-cuda
+ * (through their CUDA executors) verify on either device while the caller is on the other one,
+ * and from another host thread, and give the caller's device back; in a small device memory the
+ * GEMM goes out of card and the FFT reports its plan's work area; the out-of-card GEMM on device
+ * 1 splits to that device's free memory, holds C in it and frees it again. */
 #include "config.h"
 #ifndef FUPERMOD_HAVE_CUDA
 #include "tests/standin_check.h"
@@ -87,25 +88,32 @@ static void memory_limits(void) {
   int rc;
   setenv("FAKE_CUDA_MEM", "1M", 1);
   cudaSetDevice(0);
-  rc = fupermod_kernel_load("dgemm-cuda", "b=64", &k);
-  if (rc == FUPERMOD_SUCCESS) rc = k->ops->initialize(100, k->ctx);
-  ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "free memory of the CUDA device"),
-     "dgemm-cuda, 1 MB of device memory: d=100 (3.9 MB) is refused (%s)", fupermod_error_message());
+  /* the kernels compute through their CUDA executor: what does not fit goes out of card */
+  rc = fupermod_kernel_load("dgemm-cuda", "b=64,resident=1", &k);
+  if (rc == FUPERMOD_SUCCESS && (rc = k->ops->initialize(100, k->ctx)) == FUPERMOD_SUCCESS) {
+    rc = k->ops->execute(k->ctx);
+    if (k->ops->finalize(k->ctx) != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS) rc = -1;
+  }
+  ok(rc == FUPERMOD_SUCCESS, "dgemm-cuda, resident=1, 1 MB of device memory: d=100 (3.9 MB) runs out of card (%s)",
+     rc ? fupermod_error_message() : "ok");
   if (k) {
-    rc = k->ops->initialize(1, k->ctx);
-    ok(rc == FUPERMOD_SUCCESS && k->ops->execute(k->ctx) == FUPERMOD_SUCCESS && k->ops->finalize(k->ctx) == FUPERMOD_SUCCESS,
-       "but d=1 (98 kB) runs");
+    rc = k->ops->verify(k->ctx);
+    ok(rc == FUPERMOD_SUCCESS, "and its self-check passes there (%s)", rc ? fupermod_error_message() : "ok");
     fupermod_kernel_unload(k);
   }
+  ok(free_on(0) == 1u << 20, "unloading the kernel gives the device all its memory back (%zu)", free_on(0));
   k = NULL;
   /* 4099 is prime: the stand-in's cuFFT needs a work area as large as the data */
   rc = fupermod_kernel_load("fft-rows-cuda", "n=4099", &k);
-  if (rc == FUPERMOD_SUCCESS) rc = k->ops->initialize(10, k->ctx);
-  ok(rc == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "cufftPlanMany"),
-     "fft-rows-cuda n=4099: 10 rows fit in 3/4 of 1 MB but the plan's work area does not: out of memory (%s)",
+  if (rc == FUPERMOD_SUCCESS && (rc = k->ops->initialize(10, k->ctx)) == FUPERMOD_SUCCESS) {
+    rc = k->ops->execute(k->ctx);
+    k->ops->finalize(k->ctx);
+  }
+  ok(rc == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "out of memory"),
+     "fft-rows-cuda n=4099: 10 rows fit in 1 MB but not with the plan's work area: out of memory (%s)",
      fupermod_error_message());
   if (k) fupermod_kernel_unload(k);
-  ok(free_on(0) == 1u << 20, "and the failed initialize leaves all the device memory free (%zu)", free_on(0));
+  ok(free_on(0) == 1u << 20, "and the failed run leaves all the device memory free once unloaded (%zu)", free_on(0));
   setenv("FAKE_CUDA_MEM", "64M", 1);
 }
 

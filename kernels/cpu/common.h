@@ -27,6 +27,14 @@ static inline int kern_opt_long(const char *kernel, const char *subopts, const c
   return FUPERMOD_SUCCESS;
 }
 
+/* The GPU variants of the kernels (KERN_CUDA): a CUDA executor of their own on the device of
+ * sub-option device=N (default 0), opened at create. */
+static inline int kern_open_cuda(const char *kernel, long device, fupermod_exec **out) {
+  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, (int)device, 0};
+  int rc = fupermod_exec_open(&o, out);
+  return rc == FUPERMOD_SUCCESS ? rc : fupermod_error_prefix(rc, "%s kernel", kernel);
+}
+
 /* Largest host allocation a kernel accepts: 3/4 of the physical memory, so that a model-building
  * range that overshoots fails with a message instead of swapping the node to a halt. */
 /* 64-byte aligned doubles (whole cache lines, AVX-512 loads); free() releases them. */

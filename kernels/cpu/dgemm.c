@@ -10,13 +10,23 @@
  * finalize, which restores the program's count; default: unchanged).
  * Through an executor (use_exec, fupermod/exec.h) the runs are the updates of one GEMM session
  * from initialize to finalize, as SUMMA's on that device: on a GPU, C stays on the device and
- * every run uploads its pivot panels, with A, B and C page-locked. */
+ * every run uploads its pivot panels, with A, B and C page-locked.
+ * Built as dgemm-cuda (KERN_CUDA), the kernel opens a CUDA executor of its own on device=N
+ * (default 0), so that fupermod build measures a GPU without a process executor: the same update
+ * through the same GPU code as SUMMA's. Sub-option resident=0 (the default) makes every run a
+ * session of its own, C uploaded and downloaded with it (the thesis's GPU kernel); resident=1
+ * keeps C on the device from initialize to finalize. Without a CUDA device, create fails with
+ * FUPERMOD_ERR_NODEVICE. */
 #define _GNU_SOURCE /* dladdr */
 #include <cblas.h>
 #include "kernels/cpu/blas.h"
 #include "kernels/cpu/common.h"
 
+#ifdef KERN_CUDA
+#define NAME "dgemm-cuda"
+#else
 #define NAME "dgemm"
+#endif
 
 typedef struct {
   kern_dgemm_fn gemm; /* OpenBLAS's, whatever the global scope holds (blas.h) */
@@ -26,6 +36,8 @@ typedef struct {
   size_t rows, cols; /* m*b, about d b^2 / rows */
   double *A, *B, *C;
   fupermod_exec *exec; /* NULL: OpenBLAS in this thread */
+  fupermod_exec *own;  /* dgemm-cuda: the executor it opened */
+  long resident;       /* dgemm-cuda: C stays on the device between runs */
 } dgemm_ctx;
 
 static int create(const char *subopts, void **ctx) {
@@ -34,10 +46,23 @@ static int create(const char *subopts, void **ctx) {
   int rc;
   if ((rc = kern_opt_long(NAME, subopts, "b", 1, 16384, &b)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = kern_opt_long(NAME, subopts, "threads", 1, 4096, &threads)) != FUPERMOD_SUCCESS) return rc;
+#ifdef KERN_CUDA
+  long device = 0, resident = 0;
+  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, subopts, "resident", 0, 1, &resident)) != FUPERMOD_SUCCESS) return rc;
+#endif
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->gemm = kern_openblas_dgemm();
   k->b = b;
   k->threads = threads;
+#ifdef KERN_CUDA
+  if ((rc = kern_open_cuda(NAME, device, &k->own)) != FUPERMOD_SUCCESS) {
+    free(k);
+    return rc;
+  }
+  k->exec = k->own;
+  k->resident = resident;
+#endif
   *ctx = k;
   return FUPERMOD_SUCCESS;
 }
@@ -53,7 +78,7 @@ static int finalize(void *ctx) {
   int rc = FUPERMOD_SUCCESS;
   if (k->exec && k->d) {
     /* C back in host memory; the session and the page-locking end with the size */
-    rc = fupermod_exec_gemm_end(k->exec);
+    if (k->resident || !k->own) rc = fupermod_exec_gemm_end(k->exec);
     fupermod_exec_unpin(k->exec, k->A), fupermod_exec_unpin(k->exec, k->B), fupermod_exec_unpin(k->exec, k->C);
   }
   /* the thread count is process-wide: give the program back its own */
@@ -99,7 +124,7 @@ static int initialize(long d, void *ctx) {
     size_t by = rc_elems * sizeof(double);
     if ((rc = fupermod_exec_pin(k->exec, k->A, by)) == FUPERMOD_SUCCESS &&
         (rc = fupermod_exec_pin(k->exec, k->B, by)) == FUPERMOD_SUCCESS &&
-        (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS)
+        (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS && (k->resident || !k->own))
       rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0);
     if (rc != FUPERMOD_SUCCESS) {
       k->d = 0; /* no session to end */
@@ -121,6 +146,14 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
   p = (size_t)(k->iter++ % k->m);
+  if (k->exec && !k->resident && k->own) {
+    /* dgemm-cuda, resident=0: C goes to the device and back with every run */
+    int rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0), erc;
+    if (rc == FUPERMOD_SUCCESS)
+      rc = fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
+    erc = fupermod_exec_gemm_end(k->exec);
+    return rc != FUPERMOD_SUCCESS ? rc : erc;
+  }
   if (k->exec)
     return fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
   k->gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->A + p * b * k->rows,
@@ -131,12 +164,13 @@ static int execute(void *ctx) {
 static void destroy(void *ctx) {
   if (!ctx) return;
   finalize(ctx);
+  fupermod_exec_close(((dgemm_ctx *)ctx)->own);
   free(ctx);
 }
 
 /* Run the kernel for (b, d) and compare C with C_0 + sum of the pivot products by a triple loop. */
-static int check_one(long b, long d, long threads, fupermod_exec *exec) {
-  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, exec};
+static int check_one(long b, long d, long threads, fupermod_exec *exec, fupermod_exec *own, long resident) {
+  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, exec, own, resident};
   const int runs = 3;
   double *ref, err;
   size_t n;
@@ -156,7 +190,7 @@ static int check_one(long b, long d, long threads, fupermod_exec *exec) {
                   ref, (long)k.rows);
   }
   /* an executor hands C back at the end of its session */
-  if (exec && rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(exec);
+  if (exec && (resident || !own) && rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(exec);
   err = kern_rel_err(k.C, ref, n);
   free(ref);
   finalize(&k);
@@ -173,18 +207,30 @@ static int verify(void *ctx) {
   static const long cases[][2] = {{1, 1}, {3, 2}, {5, 7}, {4, 10}, {8, 6}, {16, 12}};
   int rc;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec)) != FUPERMOD_SUCCESS) return rc;
-  if (k->b <= 128) return check_one(k->b, 5, k->threads, k->exec); /* the configured block size itself */
+    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec, k->own, k->resident)) != FUPERMOD_SUCCESS)
+      return rc;
+  if (k->b <= 128) return check_one(k->b, 5, k->threads, k->exec, k->own, k->resident); /* the configured block size */
   return FUPERMOD_SUCCESS;
 }
 
 static int use_exec(void *ctx, fupermod_exec *exec) {
   dgemm_ctx *k = ctx;
   if (k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: use_exec between initialize and finalize");
-  k->exec = exec;
+  /* the process's device replaces the one dgemm-cuda opened */
+  if (k->own && exec) {
+    fupermod_exec_close(k->own);
+    k->own = NULL;
+    k->resident = 0;
+  }
+  k->exec = exec ? exec : k->own;
   return FUPERMOD_SUCCESS;
 }
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
-  FUPERMOD_KERNEL_API, NAME, "SUMMA block update: C += A_(b) B_(b) (OpenBLAS, or the process's executor)",
+  FUPERMOD_KERNEL_API, NAME,
+#ifdef KERN_CUDA
+  "SUMMA block update: C += A_(b) B_(b) on a GPU (its CUDA executor, transfers included)",
+#else
+  "SUMMA block update: C += A_(b) B_(b) (OpenBLAS, or the process's executor)",
+#endif
   create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};

@@ -9,7 +9,10 @@
  * place=in|out (default in; out keeps the input, every run transforms the same data),
  * wisdom=FILE (import FFTW wisdom; plans found there are used, others fall back to FFTW_ESTIMATE).
  * Through an executor (use_exec, fupermod/exec.h) each run is the executor's in-place transform of
- * the d rows, as the 2D-FFT's row phase on that device (a GPU: upload, cuFFT, download). */
+ * the d rows, as the 2D-FFT's row phase on that device (a GPU: upload, cuFFT, download).
+ * Built as fft-rows-cuda (KERN_CUDA), the kernel opens a CUDA executor of its own on device=N
+ * (default 0): the same transforms through the same GPU code as the 2D-FFT's, in place only.
+ * Without a CUDA device, create fails with FUPERMOD_ERR_NODEVICE. */
 #include <pthread.h>
 #include <fftw3.h>
 #ifdef _OPENMP
@@ -17,7 +20,11 @@
 #endif
 #include "kernels/cpu/common.h"
 
+#ifdef KERN_CUDA
+#define NAME "fft-rows-cuda"
+#else
 #define NAME "fft-rows"
+#endif
 /* |x| grows by at most sqrt(N) per forward transform in the 2-norm: 32 runs stay finite for any N
  * below 2^60 */
 #define REFILL 32
@@ -25,6 +32,7 @@
 typedef struct {
   long n, threads;
   fupermod_exec *exec; /* NULL: FFTW in this process */
+  fupermod_exec *own;  /* fft-rows-cuda: the executor it opened */
   int wisdom, inplace;
   long d, runs;
   fftw_complex *in, *out;
@@ -53,11 +61,23 @@ static int create(const char *subopts, void **ctx) {
   if (has_wisdom && !fftw_import_wisdom_from_filename(path))
     return fupermod_error(FUPERMOD_ERR_INPUT, NAME " kernel: sub-option wisdom=%s: cannot read FFTW wisdom from it",
                           path);
+#ifdef KERN_CUDA
+  long device = 0;
+  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
+  if (!inplace) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: place=out: a GPU transforms in place");
+#endif
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->n = n;
   k->threads = threads;
   k->wisdom = has_wisdom;
   k->inplace = inplace;
+#ifdef KERN_CUDA
+  if ((rc = kern_open_cuda(NAME, device, &k->own)) != FUPERMOD_SUCCESS) {
+    free(k);
+    return rc;
+  }
+  k->exec = k->own;
+#endif
   *ctx = k;
   return FUPERMOD_SUCCESS;
 }
@@ -153,13 +173,14 @@ static int execute(void *ctx) {
 static void destroy(void *ctx) {
   if (!ctx) return;
   finalize(ctx);
+  fupermod_exec_close(((fft_ctx *)ctx)->own);
   free(ctx);
 }
 
 /* Every row against a naive DFT (relative error <= 1e-9), out of place twice (the input must be
  * preserved) and in place once, then again after the refill of run REFILL. */
 static int check_one(long n, long d, long threads, int inplace, fupermod_exec *exec) {
-  fft_ctx k = {n, threads, exec, 0, inplace, 0, 0, NULL, NULL, NULL};
+  fft_ctx k = {n, threads, exec, NULL, 0, inplace, 0, 0, NULL, NULL, NULL};
   double *ref, err = 0.0;
   size_t row = 2 * (size_t)n;
   int rc = initialize(d, &k);
@@ -209,10 +230,20 @@ static int use_exec(void *ctx, fupermod_exec *exec) {
   fft_ctx *k = ctx;
   if (k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: use_exec between initialize and finalize");
   if (!k->inplace) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: place=out cannot run through an executor");
-  k->exec = exec;
+  /* the process's device replaces the one fft-rows-cuda opened */
+  if (k->own && exec) {
+    fupermod_exec_close(k->own);
+    k->own = NULL;
+  }
+  k->exec = exec ? exec : k->own;
   return FUPERMOD_SUCCESS;
 }
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
-  FUPERMOD_KERNEL_API, NAME, "batched forward 1D complex FFTs of d rows of length N (FFTW, or the process's executor)",
+  FUPERMOD_KERNEL_API, NAME,
+#ifdef KERN_CUDA
+  "batched forward 1D complex FFTs of d rows of length N on a GPU (its CUDA executor, transfers included)",
+#else
+  "batched forward 1D complex FFTs of d rows of length N (FFTW, or the process's executor)",
+#endif
   create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};

@@ -316,12 +316,18 @@ static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
       return FUPERMOD_SUCCESS;
     }
   if (!(p = calloc(1, sizeof *p))) return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory");
-  if (cufftPlanMany(&p->h, 1, &n, &emb, (int)l->stride, (int)l->dist, &emb, (int)l->stride, (int)l->dist, CUFFT_Z2Z,
-                    (int)l->howmany) != CUFFT_SUCCESS ||
-      cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) {
-    free(p);
-    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cuFFT cannot plan %ld transforms of %ld "
-                          "(stride %ld, distance %ld)", x->device, l->howmany, l->n, l->stride, l->dist);
+  {
+    cufftResult r = cufftPlanMany(&p->h, 1, &n, &emb, (int)l->stride, (int)l->dist, &emb, (int)l->stride, (int)l->dist,
+                                  CUFFT_Z2Z, (int)l->howmany);
+    if (r == CUFFT_SUCCESS && cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) r = CUFFT_INTERNAL_ERROR;
+    if (r != CUFFT_SUCCESS) {
+      free(p);
+      /* the plan's work area is device memory too */
+      return fupermod_error(r == CUFFT_ALLOC_FAILED ? FUPERMOD_ERR_NOMEM : FUPERMOD_ERR_SYSTEM,
+                            "CUDA executor, device %d: cufftPlanMany cannot plan %ld transforms of %ld (stride %ld, "
+                            "distance %ld)%s", x->device, l->howmany, l->n, l->stride, l->dist,
+                            r == CUFFT_ALLOC_FAILED ? ": out of device memory for its work area" : "");
+    }
   }
   p->n = l->n, p->howmany = l->howmany, p->stride = l->stride, p->dist = l->dist;
   p->next = x->plans;
