@@ -321,12 +321,16 @@ static int gap_request(const tool_adaptive *ad, const fupermod_dist *c, const fu
  * smallest measured size, the grid's step becomes the largest divisor of it that gives that
  * process REFINE_STEPS steps, with at most REFINE_MAX grid sizes (the partitioners' cost grows
  * with their square). Measured sizes stay on the finer grid; only a uniform grid g, 2g, ..., D is
- * refined, once. Returns the new step on rank 0, or 0. */
+ * refined, once, and only for a process that the time distribution c leaves idle or at the
+ * grid's smallest size (a process's smallest measured size is often its slowest, which would
+ * make near-equal processes look slow). Returns the new step on rank 0, or 0. */
 #define REFINE_BELOW 2
 #define REFINE_STEPS 8
 #define REFINE_MAX 1024
-static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int size, double T, double *xmin) {
+static long refine_step(const tool_adaptive *ad, const fupermod_points *all, const fupermod_dist *c, double T,
+                        double *xmin) {
   long g = ad->grid[0], step = 0;
+  int size = c->size;
   *xmin = INFINITY;
   if (!ad->refine || !(T > 0) || g < 2 || ad->grid[ad->ngrid - 1] != ad->D) return 0;
   for (int k = 0; k < ad->ngrid; k++)
@@ -336,7 +340,8 @@ static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int
     double x;
     for (int j = 0; j < all[i].count && !p; j++)
       if (!fupermod_point_abandoned(&all[i].pts[j]) && all[i].pts[j].t > 0) p = &all[i].pts[j];
-    if (!p || !((x = (double)p->d / p->t * T) < REFINE_BELOW * (double)g)) continue;
+    /* only where the grid decides: the process idle, or at its smallest size */
+    if (c->parts[i].d > g || !p || !((x = (double)p->d / p->t * T) < REFINE_BELOW * (double)g)) continue;
     if (x < *xmin) *xmin = x;
     for (long r = 2; r <= g; r++) {
       if (g % r) continue;
@@ -353,15 +358,18 @@ static long refine_step(const tool_adaptive *ad, const fupermod_points *all, int
  * the smallest grid size, kept only if it lacks it, so that the others are measured under the
  * node's load (and the benchmark keeps it busy until they finish). */
 static int measure(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
-                   const char *path, fupermod_points *have, const long *sizes, int n) {
+                   const char *path, fupermod_points *have, const long *sizes, int n, MPI_Comm share) {
   int steps = 0, rc = FUPERMOD_SUCCESS;
   MPI_Allreduce(&n, &steps, 1, MPI_INT, MPI_MAX, tp->intra);
   for (int j = 0; j < steps; j++) {
     fupermod_point pt = FUPERMOD_POINT_INIT;
     long d = j < n ? sizes[j] : ad->grid[0];
     double t0 = fupermod_time();
+    /* a group sharing cores has the same sizes to measure: one's earlier point is everyone's */
+    int took = 0, arc = tool_share_adopt(share, have, d, path, &took);
     if (ad->watch_d) __atomic_store_n(ad->watch_d, d, __ATOMIC_RELEASE);
-    rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt);
+    rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt); /* in step, always */
+    if (arc != FUPERMOD_SUCCESS) rc = arc;
     ad->spent += fupermod_time() - t0;
     if (rc == FUPERMOD_SUCCESS && fupermod_points_find(have, d) < 0) {
       if (pt.reps == 0) pt.reps = 1;
@@ -493,7 +501,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         if (need[idx] && (nn == 0 || first[nn - 1] != ad->grid[idx])) first[nn++] = ad->grid[idx];
       }
       free(need);
-      rc = measure(ad, tp, k, prec, path, have, first, nn);
+      rc = measure(ad, tp, k, prec, path, have, first, nn, share);
     }
     free(first);
     if (rc != FUPERMOD_SUCCESS) goto done;
@@ -522,7 +530,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       if (!refined && cand[0]) {
         double v0, hw0, T0;
         predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
-        step = refine_step(ad, all, size, T0, &xmin);
+        step = refine_step(ad, all, cand[0], T0, &xmin);
       }
       for (int i = 0; req && i < size; i++) {
         if (all[i].count > most) most = all[i].count;
@@ -573,7 +581,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       free(sizes);
       sizes = NULL;
       rc = scatter_sizes(ad, req, leader, size, &sizes, &n);
-      if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = measure(ad, tp, k, prec, path, have, sizes, n);
+      if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = measure(ad, tp, k, prec, path, have, sizes, n, share);
     }
     for (int c = 0; c < NCAND; c++) {
       fupermod_dist_free(prev[c]);
