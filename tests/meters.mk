@@ -16,6 +16,6 @@ METER_TOOL_TESTS = tests/tools_build_meters.sh tests/tools_build_adaptive.sh tes
 TESTS += $(METER_TOOL_TESTS)
 EXTRA_DIST += $(METER_TOOL_TESTS)
 # adaptive building: fupermod build --adaptive against the full grid, fupermod run's default
-ADAPTIVE_TOOL_TESTS = tests/tools_build_refine.sh tests/tools_build_adaptive_opt.sh tests/tools_build_adaptive_rules.sh tests/tools_run_adaptive.sh
+ADAPTIVE_TOOL_TESTS = tests/tools_build_share.sh tests/tools_build_refine.sh tests/tools_build_adaptive_opt.sh tests/tools_build_adaptive_rules.sh tests/tools_run_adaptive.sh
 TESTS += $(ADAPTIVE_TOOL_TESTS)
 EXTRA_DIST += $(ADAPTIVE_TOOL_TESTS)

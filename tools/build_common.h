@@ -30,6 +30,11 @@ typedef struct tool_proc {
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe
  * keeps each node idle). Errors are agreed (tool_agree). */
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
+/* Collective over share (fupermod_share_comm; MPI_COMM_NULL: nothing to do). Processes that
+ * time-share cores record the same point of a size, their cores' time: a member that lacks d
+ * while another has it (a build interrupted between their appends) appends that member's point
+ * instead of measuring one of its own. *took = 1 when it did. */
+int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path, int *took);
 /* Collective: p->exec = this process's executor, opened from its line (fupermod/exec.h) the first
  * time and shared by every later tool_proc of the process; a line whose device cannot be opened
  * (a gpu line on a host without a usable GPU) stops every rank, naming the line and the host.
