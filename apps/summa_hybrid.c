@@ -94,7 +94,7 @@ int fupermod_hybrid_layout_inpa(const fupermod_hier_comm *hc, const fupermod_inp
   MPI_Comm_size(hc->comm, &size);
   if (!res || !res->devices || !res->layout || !out) rc = fupermod_error(FUPERMOD_ERR_USAGE, "hybrid layout: no INPA result");
   else if (!(all = malloc((size_t)size * sizeof *all))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  else mine = res->devices->parts[hc->device].d;
+  else mine = res->devices->parts[hc->node_rank].d;
   if ((rc = agree(rc, hc->comm, "hybrid layout")) != FUPERMOD_SUCCESS) {
     free(all);
     return rc;

@@ -36,7 +36,7 @@ int fupermod_hier_groups(const fupermod_conf *conf, int *node, int *nodes);
 typedef struct fupermod_hier_comm {
   int nodes;            /* q */
   int node;             /* this process's node */
-  int device;           /* this process's rank in comm_node */
+  int node_rank;        /* this process's device index in its node: its rank in comm_node */
   int *node_of;         /* node of every rank of comm */
   int *node_size;       /* devices of every node */
   int *node_first;      /* offset of node k's first device in node-major order (nodes + 1 entries) */

@@ -85,8 +85,8 @@ int fupermod_hier_comm_from_key(const char *key, MPI_Comm comm, fupermod_hier_co
   hc->comm = comm;
   rc = MPI_Comm_split(comm, hc->node, rank, &hc->comm_node) == MPI_SUCCESS ? FUPERMOD_SUCCESS : FUPERMOD_ERR_MPI;
   if (rc == FUPERMOD_SUCCESS) {
-    MPI_Comm_rank(hc->comm_node, &hc->device);
-    if (MPI_Comm_split(comm, hc->device == 0 ? 0 : MPI_UNDEFINED, hc->node, &hc->comm_leaders) != MPI_SUCCESS)
+    MPI_Comm_rank(hc->comm_node, &hc->node_rank);
+    if (MPI_Comm_split(comm, hc->node_rank == 0 ? 0 : MPI_UNDEFINED, hc->node, &hc->comm_leaders) != MPI_SUCCESS)
       rc = FUPERMOD_ERR_MPI;
   }
   if (rc != FUPERMOD_SUCCESS) {

@@ -59,7 +59,7 @@ int fupermod_idpa(const fupermod_hier_comm *hc, long bm, long bn, double eps2, i
   int rc = FUPERMOD_SUCCESS, p, me, conv = 0, count = 0, fresh;
   if (!hc || hc->comm_node == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "idpa: no node communicator");
   p = hc->node_size[hc->node];
-  me = hc->device;
+  me = hc->node_rank;
   if (!models || !measure || !inner || !devices || !t_node || !converged)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "idpa: NULL argument");
   else if (bm < 1 || bn < p)

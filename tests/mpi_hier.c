@@ -63,7 +63,7 @@ static void grouping(fupermod_hier_comm *hc) {
   fupermod_conf_free(&conf);
   good = rc == FUPERMOD_SUCCESS && hc->nodes == 3 && hc->node_size[0] == 1 && hc->node_size[1] == 2 &&
          hc->node_size[2] == 3 && hc->node == (rank == 0 ? 0 : rank < 3 ? 1 : 2) &&
-         hc->device == (rank == 0 ? 0 : rank < 3 ? rank - 1 : rank - 3) &&
+         hc->node_rank == (rank == 0 ? 0 : rank < 3 ? rank - 1 : rank - 3) &&
          (hc->comm_leaders != MPI_COMM_NULL) == (rank == 0 || rank == 1 || rank == 3) && hc->node_first[3] == 6;
   ok(all_ok(good), "group=: 3 emulated nodes of 1, 2, 3 devices on one machine, leaders 0, 1, 3");
 
@@ -72,7 +72,7 @@ static void grouping(fupermod_hier_comm *hc) {
     char key[32];
     snprintf(key, sizeof key, "group:%c", "abcabc"[rank]);
     rc = fupermod_hier_comm_from_key(key, MPI_COMM_WORLD, &h2);
-    good = rc == FUPERMOD_SUCCESS && h2.nodes == 3 && h2.node == rank % 3 && h2.device == rank / 3 &&
+    good = rc == FUPERMOD_SUCCESS && h2.nodes == 3 && h2.node == rank % 3 && h2.node_rank == rank / 3 &&
            h2.node_of[4] == 1;
     if (rc == FUPERMOD_SUCCESS) {
       int lr = -1;
@@ -142,8 +142,8 @@ static void inpa_case(const fupermod_hier_comm *hc, const char *name, emu *e, lo
      name, N / e->b, N / e->b, W);
   /* measured times are the devices' own, and the node's time is its slowest device */
   {
-    double mine = res.devices->parts[hc->device].t, expect = 0.0, tmax = 0.0;
-    long d = res.devices->parts[hc->device].d;
+    double mine = res.devices->parts[hc->node_rank].t, expect = 0.0, tmax = 0.0;
+    long d = res.devices->parts[hc->node_rank].d;
     if (d > 0) expect = emu_time(&e->sp[rank], e->b, res.bm, d);
     for (int i = 0; i < res.devices->size; i++)
       if (res.devices->parts[i].t > tmax) tmax = res.devices->parts[i].t;

@@ -185,8 +185,8 @@ static int run_dynamic(const dyn_args *a) {
     fupermod_inpa_opts o = {a->n, a->b, a->eps1, a->eps2, (int)a->max_inpa, (int)a->max_idpa,
                             geo->continuous, geo->continuous, "piecewise", "piecewise", "br"};
     if ((rc = fupermod_inpa(&hc, &o, emu_measure, &dev, &res)) == FUPERMOD_SUCCESS) {
-      me.cols = res.devices->parts[hc.device].d;
-      me.t = res.devices->parts[hc.device].t;
+      me.cols = res.devices->parts[hc.node_rank].d;
+      me.t = res.devices->parts[hc.node_rank].t;
       for (int i = 0; i < res.devices->size; i++) t_node = fmax(t_node, res.devices->parts[i].t);
       conv = res.converged;
     }
@@ -200,8 +200,8 @@ static int run_dynamic(const dyn_args *a) {
                          devices, &t_node, &conv, &meas);
     rc = fupermod_agree(rc, MPI_COMM_WORLD);
     if (rc == FUPERMOD_SUCCESS) {
-      me.cols = devices->parts[hc.device].d;
-      me.t = devices->parts[hc.device].t;
+      me.cols = devices->parts[hc.node_rank].d;
+      me.t = devices->parts[hc.node_rank].t;
     }
     for (int i = 0; models && i < p; i++) fupermod_model_free(models[i]);
   }
