@@ -11,18 +11,13 @@
 #include "tools/build_common.h"
 
 #define NCAND 4 /* time, energy, hierarchical, the Pareto choice */
-#define ROW 8
 
 /* Every process's points (abandoned ones too, flagged) on rank 0; all[size] allocated there. */
 static int gather_all(const fupermod_points *mine, fupermod_points **all, int size) {
-  int rank, n = mine->count * ROW, *counts = NULL, *displs = NULL, total = 0, rc = FUPERMOD_SUCCESS;
+  int rank, n = mine->count * TOOL_POINT_ROW, *counts = NULL, *displs = NULL, total = 0, rc = FUPERMOD_SUCCESS;
   double *buf = malloc((size_t)(n ? n : 1) * sizeof *buf), *recv = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  for (int i = 0; buf && i < mine->count; i++) {
-    const fupermod_point *p = &mine->pts[i];
-    double row[ROW] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->flags, p->rejected};
-    memcpy(buf + ROW * i, row, sizeof row);
-  }
+  for (int i = 0; buf && i < mine->count; i++) tool_point_pack(&mine->pts[i], buf + TOOL_POINT_ROW * i);
   if (rank == 0) {
     counts = malloc((size_t)size * sizeof *counts);
     displs = malloc((size_t)size * sizeof *displs);
@@ -36,10 +31,8 @@ static int gather_all(const fupermod_points *mine, fupermod_points **all, int si
   if (rank == 0) {
     if (!buf || !recv || !(*all = calloc((size_t)size, sizeof **all))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
     for (int r = 0; rc == FUPERMOD_SUCCESS && r < size; r++)
-      for (int i = 0; i < counts[r] / ROW && rc == FUPERMOD_SUCCESS; i++) {
-        const double *v = recv + displs[r] + ROW * i;
-        fupermod_point p = {.d = (long)v[0], .t = v[1], .reps = (int)v[2], .ci = v[3], .e = v[4], .e_ci = v[5], .flags = (int)v[6], .samples = -1,
-                           .rejected = (int)v[7]};
+      for (int i = 0; i < counts[r] / TOOL_POINT_ROW && rc == FUPERMOD_SUCCESS; i++) {
+        fupermod_point p = tool_point_unpack(recv + displs[r] + TOOL_POINT_ROW * i);
         rc = fupermod_points_insert(&(*all)[r], &p);
       }
   }
@@ -366,7 +359,7 @@ static int measure(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const f
     long d = j < n ? sizes[j] : ad->grid[0];
     double t0 = fupermod_time();
     /* a group sharing cores has the same sizes to measure: one's earlier point is everyone's */
-    int took = 0, arc = tool_share_adopt(share, have, d, path, &took);
+    int arc = tool_share_adopt(share, have, d, path);
     if (ad->watch_d) __atomic_store_n(ad->watch_d, d, __ATOMIC_RELEASE);
     rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt); /* in step, always */
     if (arc != FUPERMOD_SUCCESS) rc = arc;
@@ -465,7 +458,6 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   ad->spent = 0;
   ad->all = NULL;
   ad->size = size;
-  ad->step = ad->ngrid > 0 ? ad->grid[0] : 0;
   if (ad->ngrid < 1 || ad->init < 2)
     return fupermod_error(FUPERMOD_ERR_USAGE, "adaptive build: needs a grid and at least 2 first sizes");
   leader = malloc((size_t)size * sizeof *leader);
@@ -528,8 +520,8 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       }
       if (cand[main]) predicted(cand[main], F, ad, main == 1, &v, &hw, &T);
       if (!refined && cand[0]) {
-        double v0, hw0, T0;
-        predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
+        double v0, hw0, T0 = T; /* the time distribution's makespan */
+        if (main != 0) predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
         step = refine_step(ad, all, cand[0], T0, &xmin);
       }
       for (int i = 0; req && i < size; i++) {
@@ -544,11 +536,10 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, T, req + (size_t)i * ad->ngrid);
       /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
        * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
-      /* a refining round measures nothing: the next one partitions on the finer grid */
-      if (step > 0) {
-      } else if (round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
+      /* a refining round neither stops nor measures: the next one partitions on the finer grid */
+      if (step == 0 && round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
         stop = ad->converged = 1;
-      else if (round > ad->max_rounds) stop = 1;
+      else if (step == 0 && round > ad->max_rounds) stop = 1;
       if (!ad->quiet)
         fprintf(stderr, "fupermod %s: adaptive round %d: %d sizes measured, distribution changed by %.1f %%, predicted %s = %.4g %s ± %.1f %%%s\n",
                 ad->sub, round, most, round > 1 ? 100 * change : 100.0, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
@@ -570,7 +561,6 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         free(fine);
         ad->grid = fine = g2;
         ad->ngrid = (int)(ad->D / step);
-        ad->step = step;
       }
       refined = 1;
     }

@@ -222,26 +222,29 @@ void tool_dir_unlock(int *fd) {
   *fd = -1;
 }
 
-int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path, int *took) {
+void tool_point_pack(const fupermod_point *p, double *row) {
+  const double r[TOOL_POINT_ROW] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->flags, p->rejected};
+  memcpy(row, r, sizeof r);
+}
+
+fupermod_point tool_point_unpack(const double *v) {
+  return (fupermod_point){.d = (long)v[0], .t = v[1], .reps = (int)v[2], .ci = v[3], .e = v[4], .e_ci = v[5],
+                          .flags = (int)v[6], .samples = -1, .rejected = (int)v[7]};
+}
+
+int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path) {
   int me, at = fupermod_points_find(have, d), src = INT_MAX, mine, rc = FUPERMOD_SUCCESS;
-  double row[8] = {0};
-  *took = 0;
+  double row[TOOL_POINT_ROW] = {0};
   if (share == MPI_COMM_NULL) return FUPERMOD_SUCCESS;
   MPI_Comm_rank(share, &me);
   mine = at >= 0 ? me : INT_MAX;
   MPI_Allreduce(&mine, &src, 1, MPI_INT, MPI_MIN, share);
   if (src == INT_MAX) return FUPERMOD_SUCCESS; /* nobody has it: they measure it together */
-  if (me == src) {
-    const fupermod_point *p = &have->pts[at];
-    double r[8] = {(double)p->d, p->t, p->reps, p->ci, p->e, p->e_ci, p->flags, p->rejected};
-    memcpy(row, r, sizeof row);
-  }
-  MPI_Bcast(row, 8, MPI_DOUBLE, src, share);
+  if (me == src) tool_point_pack(&have->pts[at], row);
+  MPI_Bcast(row, TOOL_POINT_ROW, MPI_DOUBLE, src, share);
   if (at < 0) {
-    fupermod_point p = {.d = d, .t = row[1], .reps = (int)row[2], .ci = row[3], .e = row[4], .e_ci = row[5],
-                        .flags = (int)row[6], .samples = -1, .rejected = (int)row[7]};
+    fupermod_point p = tool_point_unpack(row);
     if ((rc = fupermod_points_append(path, &p)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &p);
-    *took = rc == FUPERMOD_SUCCESS;
   }
   return rc;
 }

@@ -30,11 +30,15 @@ typedef struct tool_proc {
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe
  * keeps each node idle). Errors are agreed (tool_agree). */
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p);
+/* A point as TOOL_POINT_ROW doubles, for MPI messages (the host and sample count stay behind). */
+#define TOOL_POINT_ROW 8
+void tool_point_pack(const fupermod_point *p, double *row);
+fupermod_point tool_point_unpack(const double *row);
 /* Collective over share (fupermod_share_comm; MPI_COMM_NULL: nothing to do). Processes that
  * time-share cores record the same point of a size, their cores' time: a member that lacks d
  * while another has it (a build interrupted between their appends) appends that member's point
- * instead of measuring one of its own. *took = 1 when it did. */
-int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path, int *took);
+ * instead of measuring one of its own. */
+int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path);
 /* Collective: p->exec = this process's executor, opened from its line (fupermod/exec.h) the first
  * time and shared by every later tool_proc of the process; a line whose device cannot be opened
  * (a gpu line on a host without a usable GPU) stops every rank, naming the line and the host.
@@ -105,7 +109,6 @@ typedef struct tool_adaptive {
   /* results */
   int rounds;            /* rounds run after the first */
   int converged;         /* 0: the round cap ended it */
-  long step;             /* the grid's step at the end: grid[0], or finer when refined */
   double spent;          /* this process's benchmark seconds in this call */
   fupermod_points *all;  /* rank 0: every process's points at the end (tool_adaptive_free) */
   int size;

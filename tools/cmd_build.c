@@ -278,6 +278,7 @@ int cmd_build(int argc, char **argv) {
   tool_combos combos = {NULL, 0};
   double lock_wait = 3600;
   tool_adaptive ad;
+  MPI_Comm share = MPI_COMM_NULL; /* the processes sharing this one's cores (fixed grid) */
   memset(&ad, 0, sizeof ad);
   ad.algorithm = "paraleph";
   ad.objectives = TOOL_ADAPT_TIME;
@@ -485,17 +486,13 @@ int cmd_build(int argc, char **argv) {
     }
   } else {
     long d = method == 1 ? L : 0, incr = incr0;
-    MPI_Comm share = MPI_COMM_NULL;
     if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
     for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
       fupermod_point pt = FUPERMOD_POINT_INIT;
       long dk = method == 1 ? d : sizes[k];
-      int at, need, node_need = 0, any = 0, took = 0;
+      int at, need, node_need = 0, any = 0;
       double tmine, tmax = 0.0;
-      if ((rc = tool_agree(SUB, tool_share_adopt(share, &have, dk, path, &took), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) {
-        if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
-        goto done;
-      }
+      if ((rc = tool_agree(SUB, tool_share_adopt(share, &have, dk, path), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
       at = fupermod_points_find(&have, dk), need = at < 0;
       tmine = at >= 0 ? have.pts[at].t : 0.0;
       MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, en.intra);
@@ -514,10 +511,7 @@ int cmd_build(int argc, char **argv) {
           tmine = pt.t;
         }
       }
-      if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) {
-        if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
-        goto done;
-      }
+      if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
       if (method == 1) {
         /* the slowest process decides, so every process measures the same sizes */
         MPI_Allreduce(&tmine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -537,7 +531,6 @@ int cmd_build(int argc, char **argv) {
       }
       if (method == 1) nsizes = k + 1;
     }
-    if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   }
   /* summary: per process the number of measured points, the range of speeds and where energies
    * come from; on stderr, how many points the files mark abandoned or imprecise */
@@ -606,6 +599,7 @@ int cmd_build(int argc, char **argv) {
     free(kinds);
   }
 done:
+  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   if (wd_on) {
     __atomic_store_n(&wd.stop, 1, __ATOMIC_RELEASE);
     pthread_join(wd_thread, NULL);
