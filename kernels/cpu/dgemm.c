@@ -37,7 +37,7 @@ typedef struct {
   double *A, *B, *C;
   fupermod_exec *exec; /* NULL: OpenBLAS in this thread */
   fupermod_exec *own;  /* dgemm-cuda: the executor it opened */
-  long resident;       /* dgemm-cuda: C stays on the device between runs */
+  int per_run;         /* dgemm-cuda, resident=0: every run a GEMM session of its own, C moved with it */
 } dgemm_ctx;
 
 static int create(const char *subopts, void **ctx) {
@@ -61,7 +61,7 @@ static int create(const char *subopts, void **ctx) {
     return rc;
   }
   k->exec = k->own;
-  k->resident = resident;
+  k->per_run = !resident;
 #endif
   *ctx = k;
   return FUPERMOD_SUCCESS;
@@ -78,7 +78,7 @@ static int finalize(void *ctx) {
   int rc = FUPERMOD_SUCCESS;
   if (k->exec && k->d) {
     /* C back in host memory; the session and the page-locking end with the size */
-    if (k->resident || !k->own) rc = fupermod_exec_gemm_end(k->exec);
+    if (!k->per_run) rc = fupermod_exec_gemm_end(k->exec);
     fupermod_exec_unpin(k->exec, k->A), fupermod_exec_unpin(k->exec, k->B), fupermod_exec_unpin(k->exec, k->C);
   }
   /* the thread count is process-wide: give the program back its own */
@@ -124,7 +124,7 @@ static int initialize(long d, void *ctx) {
     size_t by = rc_elems * sizeof(double);
     if ((rc = fupermod_exec_pin(k->exec, k->A, by)) == FUPERMOD_SUCCESS &&
         (rc = fupermod_exec_pin(k->exec, k->B, by)) == FUPERMOD_SUCCESS &&
-        (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS && (k->resident || !k->own))
+        (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS && !k->per_run)
       rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0);
     if (rc != FUPERMOD_SUCCESS) {
       k->d = 0; /* no session to end */
@@ -146,7 +146,7 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
   p = (size_t)(k->iter++ % k->m);
-  if (k->exec && !k->resident && k->own) {
+  if (k->exec && k->per_run) {
     /* dgemm-cuda, resident=0: C goes to the device and back with every run */
     int rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0), erc;
     if (rc == FUPERMOD_SUCCESS)
@@ -169,8 +169,8 @@ static void destroy(void *ctx) {
 }
 
 /* Run the kernel for (b, d) and compare C with C_0 + sum of the pivot products by a triple loop. */
-static int check_one(long b, long d, long threads, fupermod_exec *exec, fupermod_exec *own, long resident) {
-  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, exec, own, resident};
+static int check_one(long b, long d, long threads, fupermod_exec *exec, int per_run) {
+  dgemm_ctx k = {kern_openblas_dgemm(), b, threads, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, exec, NULL, per_run};
   const int runs = 3;
   double *ref, err;
   size_t n;
@@ -190,7 +190,7 @@ static int check_one(long b, long d, long threads, fupermod_exec *exec, fupermod
                   ref, (long)k.rows);
   }
   /* an executor hands C back at the end of its session */
-  if (exec && (resident || !own) && rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(exec);
+  if (exec && !per_run && rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(exec);
   err = kern_rel_err(k.C, ref, n);
   free(ref);
   finalize(&k);
@@ -207,9 +207,9 @@ static int verify(void *ctx) {
   static const long cases[][2] = {{1, 1}, {3, 2}, {5, 7}, {4, 10}, {8, 6}, {16, 12}};
   int rc;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec, k->own, k->resident)) != FUPERMOD_SUCCESS)
+    if ((rc = check_one(cases[i][0], cases[i][1], k->threads, k->exec, k->per_run)) != FUPERMOD_SUCCESS)
       return rc;
-  if (k->b <= 128) return check_one(k->b, 5, k->threads, k->exec, k->own, k->resident); /* the configured block size */
+  if (k->b <= 128) return check_one(k->b, 5, k->threads, k->exec, k->per_run); /* the configured block size */
   return FUPERMOD_SUCCESS;
 }
 
@@ -220,7 +220,7 @@ static int use_exec(void *ctx, fupermod_exec *exec) {
   if (k->own && exec) {
     fupermod_exec_close(k->own);
     k->own = NULL;
-    k->resident = 0;
+    k->per_run = 0;
   }
   k->exec = exec ? exec : k->own;
   return FUPERMOD_SUCCESS;
