@@ -351,18 +351,15 @@ static long refine_step(const tool_adaptive *ad, const fupermod_points *all, con
  * the smallest grid size, kept only if it lacks it, so that the others are measured under the
  * node's load (and the benchmark keeps it busy until they finish). */
 static int measure(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
-                   const char *path, fupermod_points *have, const long *sizes, int n, MPI_Comm share) {
+                   const char *path, fupermod_points *have, const long *sizes, int n) {
   int steps = 0, rc = FUPERMOD_SUCCESS;
   MPI_Allreduce(&n, &steps, 1, MPI_INT, MPI_MAX, tp->intra);
   for (int j = 0; j < steps; j++) {
     fupermod_point pt = FUPERMOD_POINT_INIT;
     long d = j < n ? sizes[j] : ad->grid[0];
     double t0 = fupermod_time();
-    /* a group sharing cores has the same sizes to measure: one's earlier point is everyone's */
-    int arc = tool_share_adopt(share, have, d, path);
     if (ad->watch_d) __atomic_store_n(ad->watch_d, d, __ATOMIC_RELEASE);
-    rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt); /* in step, always */
-    if (arc != FUPERMOD_SUCCESS) rc = arc;
+    rc = fupermod_benchmark_meter(k, tp->meter, tp->static_power, d, prec, tp->intra, &pt);
     ad->spent += fupermod_time() - t0;
     if (rc == FUPERMOD_SUCCESS && fupermod_points_find(have, d) < 0) {
       if (pt.reps == 0) pt.reps = 1;
@@ -465,6 +462,8 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   if (!leader || !line) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   rc = tool_agree(ad->sub, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD);
+  /* a group sharing cores starts from the same points */
+  if (rc == FUPERMOD_SUCCESS) rc = tool_agree(ad->sub, tool_share_sync(share, have, path), MPI_COMM_WORLD);
   if (rc != FUPERMOD_SUCCESS) goto done;
   mine_leader = rank;
   if (share != MPI_COMM_NULL) MPI_Allreduce(&rank, &mine_leader, 1, MPI_INT, MPI_MIN, share);
@@ -493,7 +492,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
         if (need[idx] && (nn == 0 || first[nn - 1] != ad->grid[idx])) first[nn++] = ad->grid[idx];
       }
       free(need);
-      rc = measure(ad, tp, k, prec, path, have, first, nn, share);
+      rc = measure(ad, tp, k, prec, path, have, first, nn);
     }
     free(first);
     if (rc != FUPERMOD_SUCCESS) goto done;
@@ -571,7 +570,7 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
       free(sizes);
       sizes = NULL;
       rc = scatter_sizes(ad, req, leader, size, &sizes, &n);
-      if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = measure(ad, tp, k, prec, path, have, sizes, n, share);
+      if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = measure(ad, tp, k, prec, path, have, sizes, n);
     }
     for (int c = 0; c < NCAND; c++) {
       fupermod_dist_free(prev[c]);

@@ -232,10 +232,13 @@ fupermod_point tool_point_unpack(const double *v) {
                           .flags = (int)v[6], .samples = -1, .rejected = (int)v[7]};
 }
 
-int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path) {
+static int by_long(const void *a, const void *b) { return (*(const long *)a > *(const long *)b) - (*(const long *)a < *(const long *)b); }
+
+/* One size of tool_share_sync, collective over share: a member lacking d takes the point of the
+ * lowest-ranked member that has it. */
+static int share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path) {
   int me, at = fupermod_points_find(have, d), src = INT_MAX, mine, rc = FUPERMOD_SUCCESS;
   double row[TOOL_POINT_ROW] = {0};
-  if (share == MPI_COMM_NULL) return FUPERMOD_SUCCESS;
   MPI_Comm_rank(share, &me);
   mine = at >= 0 ? me : INT_MAX;
   MPI_Allreduce(&mine, &src, 1, MPI_INT, MPI_MIN, share);
@@ -246,5 +249,44 @@ int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *
     fupermod_point p = tool_point_unpack(row);
     if ((rc = fupermod_points_append(path, &p)) == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &p);
   }
+  return rc;
+}
+
+static int share_ok(MPI_Comm share, int ok) {
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, share);
+  return all;
+}
+
+int tool_share_sync(MPI_Comm share, fupermod_points *have, const char *path) {
+  int n, size, total = 0, *counts, *displs, rc = FUPERMOD_SUCCESS, m = 0;
+  long *mine, *all;
+  if (share == MPI_COMM_NULL) return FUPERMOD_SUCCESS;
+  MPI_Comm_size(share, &size);
+  n = have->count;
+  counts = malloc((size_t)size * sizeof *counts);
+  displs = malloc((size_t)size * sizeof *displs);
+  mine = malloc((size_t)(n ? n : 1) * sizeof *mine);
+  all = NULL;
+  /* the members agree on each allocation before the collectives that need it */
+  if (share_ok(share, counts && displs && mine)) {
+    for (int i = 0; i < n; i++) mine[i] = have->pts[i].d;
+    MPI_Allgather(&n, 1, MPI_INT, counts, 1, MPI_INT, share);
+    for (int r = 0; r < size; r++) displs[r] = total, total += counts[r];
+    all = malloc((size_t)(total ? total : 1) * sizeof *all);
+  }
+  if (share_ok(share, all != NULL)) {
+    MPI_Allgatherv(mine, n, MPI_LONG, all, counts, displs, MPI_LONG, share);
+    qsort(all, (size_t)total, sizeof *all, by_long);
+    for (int i = 0; i < total; i++)
+      if (m == 0 || all[i] != all[m - 1]) all[m++] = all[i];
+    /* the same sizes in the same order on every member: each a collective step */
+    for (int i = 0; i < m; i++) {
+      int r = share_adopt(share, have, all[i], path);
+      if (rc == FUPERMOD_SUCCESS) rc = r;
+    }
+  } else
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  free(counts), free(displs), free(mine), free(all);
   return rc;
 }

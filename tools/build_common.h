@@ -35,10 +35,10 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
 void tool_point_pack(const fupermod_point *p, double *row);
 fupermod_point tool_point_unpack(const double *row);
 /* Collective over share (fupermod_share_comm; MPI_COMM_NULL: nothing to do). Processes that
- * time-share cores record the same point of a size, their cores' time: a member that lacks d
- * while another has it (a build interrupted between their appends) appends that member's point
- * instead of measuring one of its own. */
-int tool_share_adopt(MPI_Comm share, fupermod_points *have, long d, const char *path);
+ * time-share cores record the same points, their cores' time: before a build, each member takes,
+ * for every size another member has and it lacks (a build interrupted between their appends),
+ * that member's point, appended to path, so that their point sets are the same. */
+int tool_share_sync(MPI_Comm share, fupermod_points *have, const char *path);
 /* Collective: p->exec = this process's executor, opened from its line (fupermod/exec.h) the first
  * time and shared by every later tool_proc of the process; a line whose device cannot be opened
  * (a gpu line on a host without a usable GPU) stops every rank, naming the line and the host.

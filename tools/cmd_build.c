@@ -487,14 +487,13 @@ int cmd_build(int argc, char **argv) {
   } else {
     long d = method == 1 ? L : 0, incr = incr0;
     if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+    /* a group sharing cores starts from the same points */
+    if ((rc = tool_agree(SUB, tool_share_sync(share, &have, path), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
     for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
       fupermod_point pt = FUPERMOD_POINT_INIT;
       long dk = method == 1 ? d : sizes[k];
-      int at, need, node_need = 0, any = 0;
-      double tmine, tmax = 0.0;
-      if ((rc = tool_agree(SUB, tool_share_adopt(share, &have, dk, path), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-      at = fupermod_points_find(&have, dk), need = at < 0;
-      tmine = at >= 0 ? have.pts[at].t : 0.0;
+      int at = fupermod_points_find(&have, dk), need = at < 0, node_need = 0, any = 0;
+      double tmine = at >= 0 ? have.pts[at].t : 0.0, tmax = 0.0;
       MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, en.intra);
       MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
       if (node_need) {
