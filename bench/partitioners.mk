@@ -12,7 +12,7 @@ bench_cputime_SOURCES = bench/cputime.c
 BENCH_BINS += bench/peer_commands
 EXTRA_DIST += bench/peer_commands.sh
 CLEANFILES += bench/peer_commands
-check_SCRIPTS = bench/peer_commands
+check_SCRIPTS += bench/peer_commands
 TESTS += tests/bench_peer_commands.sh
 EXTRA_DIST += tests/bench_peer_commands.sh
 bench/peer_commands: $(srcdir)/bench/peer_commands.sh

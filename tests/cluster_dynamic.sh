@@ -15,11 +15,17 @@ ok "$(grep -v '^#' dist.txt 2>/dev/null | awk 'NR > 1 && NF >= 2 { d[n++] = $2 }
   "its distribution sums to 768 and gives node2's lone process more than each of node1's sharers"
 sed 's/^/# /' dist.txt 2>/dev/null | grep -v '^# #' | head -4
 
-run "${top_builddir}/apps/fupermod-jacobi" -D 4000 --balancer fpm -i 12 --conf c.conf >jac.out 2>jac.err
+# Node2's lone process (rank 2) computes about twice as fast as each of node1's two sharers, but
+# the sharers' iteration times jump with the scheduler (14-42 ms seen), so the balancer's rows at
+# any one iteration are noisy. The criterion, not an iteration count: within 60 iterations, rank 2
+# holds at least 1.2x the rows of each sharer in 5 consecutive iterations (the even start gives
+# it 1x; a balancer that does not move rows, or moves them the wrong way, never gets there).
+run "${top_builddir}/apps/fupermod-jacobi" -D 4000 --balancer fpm -i 60 --conf c.conf >jac.out 2>jac.err
 ok $? "the Jacobi solver with dynamic balancing runs across the nodes"
 sed 's/^/# /' jac.out | tail -4
-# the rows of the last iteration: node2's process (rank 2) holds more than each of node1's
-ok "$(awk '$1 ~ /^[0-9]+$/ { last = $0 } END { split(last, f); exit !(f[2] + f[3] + f[4] == 4000 && f[4] > f[2] && f[4] > f[3]) }' jac.out; echo $?)" \
-  "it moves rows to node2's lone process"
+at=$(awk '$1 ~ /^[0-9]+$/ { if ($2 + $3 + $4 != 4000) bad = 1; run = ($4 >= 1.2 * $2 && $4 >= 1.2 * $3) ? run + 1 : 0
+            if (run >= 5 && at == "") at = $1 } END { print bad ? "sum" : at == "" ? "never" : at }' jac.out)
+ok "$(case "$at" in [0-9]*) echo 0 ;; *) echo 1 ;; esac)" \
+  "it moves rows to node2's lone process (1.2x each sharer's in 5 consecutive iterations: $at)"
 cd "$top_builddir" || exit 1
 done_testing

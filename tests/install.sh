@@ -6,8 +6,16 @@
 . "$top_srcdir/tests/tap.sh"
 unset FUPERMOD_KERNEL_PATH MAKEFLAGS MFLAGS MAKELEVEL
 PREFIX=$TMPD/prefix
+# configure refuses a second build of a source tree that is configured in place (./configure &&
+# make check): then it configures a copy of the sources that `make dist` would ship
+src=$top_srcdir
+if [ -f "$top_srcdir/config.status" ]; then
+  src=$TMPD/src
+  make -s -C "$top_builddir" distdir distdir="$src" top_distdir="$src" >"$TMPD/distdir.log" 2>&1 ||
+    { sed 's/^/# /' "$TMPD/distdir.log" | tail -20; }
+fi
 mkdir "$TMPD/build" && cd "$TMPD/build" || exit 1
-"$top_srcdir/configure" -q --prefix="$PREFIX" >configure.log 2>&1 &&
+"$src/configure" -q --prefix="$PREFIX" >configure.log 2>&1 &&
   make -s -j2 >make.log 2>&1 && make -s install >install.log 2>&1
 ok $? "configure --prefix, make and make install into a temporary prefix"
 tail -n 20 configure.log make.log install.log | sed 's/^/# /'

@@ -37,3 +37,6 @@ tests_test_dp_table_LDADD = $(TEST_LDADD)
 # fupermod sweep: a range of workloads against the partitioners and brute force (docs/evaluation.md).
 TESTS += tests/tools_sweep.sh
 EXTRA_DIST += tests/tools_sweep.sh
+# The tarball ships every tracked file (tests/dist_files.sh); tests/repeat.sh runs tests N times.
+TESTS += tests/dist_files.sh
+EXTRA_DIST += tests/dist_files.sh tests/repeat.sh

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Flakiness measured, not guessed: run tests N times and report each check's failures.
+#   make check-repeat N=10 TESTS="tests/tools_run_threads.sh tests/cluster_dynamic.sh"
+# (or tests/repeat.sh N TEST... from the build directory). Each round is one `make check` of the
+# given tests; the table lists every check that failed at least once with its failure count, the
+# tests that crashed or timed out, and ends with "N passed, N failed" over all rounds.
+n=${1:-}
+shift
+case "$n" in ''|*[!0-9]*|0) echo "usage: tests/repeat.sh N TEST... (N >= 1)" >&2; exit 2 ;; esac
+[ $# -gt 0 ] || { echo "tests/repeat.sh: name the tests to repeat (TESTS=...)" >&2; exit 2; }
+[ -f Makefile ] || { echo "tests/repeat.sh: run it from the build directory (no Makefile here)" >&2; exit 2; }
+out=$(mktemp -d "${TMPDIR:-/tmp}/fupermod-repeat.XXXXXX")
+trap 'rm -rf "$out"' EXIT
+for r in $(seq 1 "$n"); do
+  make -s check TESTS="$*" >"$out/make.$r" 2>&1
+  for t in "$@"; do
+    log=${t%.sh}.log trs=${t%.sh}.trs
+    # a check is its description without its number; a test that ended badly is one failure
+    sed -n 's/^not ok [0-9]* *-* *//p' "$log" 2>/dev/null | sed "s|^|$t: |" >>"$out/failed"
+    grep -c '^ok ' "$log" 2>/dev/null | sed "s|^|$t |" >>"$out/passed"
+    grep -q '^:test-result: ERROR' "$trs" 2>/dev/null && echo "$t: ended badly (crash, time-out or missing plan)" >>"$out/failed"
+    [ -f "$trs" ] || echo "$t: no result" >>"$out/failed"
+  done
+  printf 'repeat: round %d of %d: %d failures so far\n' "$r" "$n" "$(wc -l <"$out/failed" 2>/dev/null || echo 0)" >&2
+done
+touch "$out/failed"
+echo "# failures over $n rounds, per check"
+if [ -s "$out/failed" ]; then sort "$out/failed" | uniq -c | sort -rn | awk -v n="$n" '{ c = $1; $1 = ""; printf "%3d/%d %s\n", c, n, substr($0, 2) }'
+else echo "none"; fi
+p=$(awk '{ s += $2 } END { print s + 0 }' "$out/passed"); f=$(wc -l <"$out/failed")
+echo "$p passed, $f failed"
+[ "$f" -eq 0 ]
