@@ -255,218 +255,291 @@ static double rel_ci(const stats *s, const fupermod_precision *prec) {
   return s->n > 1 ? fupermod_student_ci(s->n, stats_sd(s), prec->cl) : INFINITY;
 }
 
-int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
-                             const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
-  stats es = {0, 0, 0}; /* the solo energy runs (EN_SOLO) */
+/* One benchmark in progress, shared by its phases below. */
+typedef struct {
+  fupermod_kernel *k;
+  fupermod_meter *meter;
+  double static_power;
+  long d;
+  const fupermod_precision *prec;
+  MPI_Comm sync, group, share; /* group: the processes sharing this one's meter; share: its cores */
+  int mode, grank, inited, share_size;
+  double *share_iv;
+  double limit, elapsed;
+  int abandoned;
+  double abandoned_t;
+  int local_rc;
+  char saved[1024]; /* local_rc's message, for the final report */
+  double span_lo, span_hi; /* the timed runs' span, fupermod_time */
   rep_set rs;
-  double elapsed = 0.0, complexity, limit = 0.0, abandoned_t = 0.0;
-  int rc, abandoned = 0, local_rc = FUPERMOD_SUCCESS, mode, grank = 0;
-  char saved[1024] = "";
-  MPI_Comm sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync, group = MPI_COMM_NULL, share = MPI_COMM_NULL;
-  double *share_iv = NULL;
-  int share_size = 0, inited = 0;
-  double span_lo = INFINITY, span_hi = 0.0; /* the timed runs' span, fupermod_time */
-  MPI_Request req;
-  if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
-  if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
-  if (!(static_power >= 0) || !isfinite(static_power))
-    return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
-  if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
-  memset(&rs, 0, sizeof rs);
-  if ((rc = meter_group(meter, sync, &group)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = fupermod_share_comm(sync, &share)) != FUPERMOD_SUCCESS) {
-    if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
+  stats es; /* the solo energy runs (EN_SOLO) */
+} bench;
+
+/* One repetition of the timed loop in this process. */
+typedef struct {
+  double t0, t1, e;
+  int ran, ab;
+} bench_rep;
+
+static void save_error(bench *b) { snprintf(b->saved, sizeof b->saved, "%s", fupermod_error_message()); }
+
+/* The groups, the energy mode, the run time limit and the kernel's initialisation. A failure to
+ * form the groups is returned; a later one is kept in b->local_rc, for the others to learn in the
+ * first round. */
+static int bench_open(bench *b) {
+  double complexity;
+  int rc;
+  if ((rc = meter_group(b->meter, b->sync, &b->group)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = fupermod_share_comm(b->sync, &b->share)) != FUPERMOD_SUCCESS) {
+    if (b->group != MPI_COMM_NULL) MPI_Comm_free(&b->group);
     return rc;
   }
-  if (share != MPI_COMM_NULL) {
-    MPI_Comm_size(share, &share_size);
-    /* a failure here reaches the others through the first round's flags */
-    if (!(share_iv = malloc((size_t)share_size * 2 * sizeof *share_iv)))
-      local_rc = fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
+  if (b->share != MPI_COMM_NULL) {
+    MPI_Comm_size(b->share, &b->share_size);
+    if (!(b->share_iv = malloc((size_t)b->share_size * 2 * sizeof *b->share_iv)))
+      b->local_rc = fupermod_error(FUPERMOD_ERR_NOMEM, "benchmark: out of memory");
   }
-  if (!meter) mode = EN_KERNEL;
-  else if (fupermod_meter_is_external(meter)) mode = EN_EXTERNAL;
-  else if (group == MPI_COMM_NULL) mode = EN_PROCESS;
-  else mode = fupermod_meter_attribution(meter) == FUPERMOD_ATTRIB_SOLO ? EN_SOLO : EN_BUSY;
-  if (group != MPI_COMM_NULL) MPI_Comm_rank(group, &grank);
-  complexity = fupermod_kernel_complexity(k, d);
-  if (prec->speed_min > 0) limit = complexity / prec->speed_min;
-  if (local_rc == FUPERMOD_SUCCESS) {
-    local_rc = k->ops->initialize(d, k->ctx);
-    inited = 1;
+  if (!b->meter) b->mode = EN_KERNEL;
+  else if (fupermod_meter_is_external(b->meter)) b->mode = EN_EXTERNAL;
+  else if (b->group == MPI_COMM_NULL) b->mode = EN_PROCESS;
+  else b->mode = fupermod_meter_attribution(b->meter) == FUPERMOD_ATTRIB_SOLO ? EN_SOLO : EN_BUSY;
+  if (b->group != MPI_COMM_NULL) MPI_Comm_rank(b->group, &b->grank);
+  complexity = fupermod_kernel_complexity(b->k, b->d);
+  if (b->prec->speed_min > 0) b->limit = complexity / b->prec->speed_min;
+  if (b->local_rc == FUPERMOD_SUCCESS) {
+    b->local_rc = b->k->ops->initialize(b->d, b->k->ctx);
+    b->inited = 1;
   }
-  if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+  if (b->local_rc != FUPERMOD_SUCCESS) save_error(b);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Whether anyone needs another repetition and nobody stops them all. Returns 0 to stop, also when
+ * the collective failed (in b->local_rc). */
+static int bench_agree(bench *b) {
+  const fupermod_precision *prec = b->prec;
+  const rep_set *rs = &b->rs;
+  /* flags[0]: someone needs more runs; [1]: someone hit a hard limit; [2]: someone failed */
+  int flags[3], all[3], fill;
+  MPI_Request req;
+  /* every series must be precise: the time, and the energy measured with it (spec: all series) */
+  int energy_here = b->mode == EN_PROCESS || b->mode == EN_BUSY || (b->mode == EN_KERNEL && rs->es.n > 0);
+  /* precision from the kept repetitions; the limits count every run */
+  int more =
+      !b->abandoned && b->local_rc == FUPERMOD_SUCCESS &&
+      (!fupermod_precision_done(prec, rs->ts.n, rs->ts.mean, rel_ci(&rs->ts, prec), b->elapsed) ||
+       (energy_here && !fupermod_precision_done(prec, rs->es.n, rs->es.mean, rel_ci(&rs->es, prec), b->elapsed)));
+  flags[0] = more;
+  flags[1] = b->local_rc == FUPERMOD_SUCCESS && !b->abandoned &&
+             (rs->n >= prec->reps_max || (prec->time_max > 0 && b->elapsed >= prec->time_max));
+  flags[2] = b->local_rc != FUPERMOD_SUCCESS;
+  /* fill between timed runs, but not where a meter shared by several processes could count the
+   * filling (its window opens while members may still be finishing a fill); a process's own
+   * meter is stopped by now. Nor with the external meter: the node's power over the runs' span
+   * must be the runs' own. An abandoned process waits idle: its runs are the slow ones. */
+  fill = !prec->idle_wait && (b->mode == EN_KERNEL || b->mode == EN_PROCESS) && rs->n > 0 && !b->abandoned &&
+         b->local_rc == FUPERMOD_SUCCESS;
+  if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, b->sync, &req) != MPI_SUCCESS ||
+      (fill ? wait_filling(&req, b->k, &b->local_rc, b->saved, sizeof b->saved) : wait_politely(&req))) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+    return 0;
+  }
+  return !(all[2] || all[1] || !all[0]);
+}
+
+/* Co-located processes start each repetition together, a shared meter's window open before
+ * anyone of its group starts. Returns 0 when the barrier failed. */
+static int bench_start(bench *b) {
+  MPI_Request req;
+  if (b->mode == EN_BUSY && b->grank == 0 && b->local_rc == FUPERMOD_SUCCESS)
+    b->local_rc = fupermod_meter_start(b->meter);
+  if (MPI_Ibarrier(b->sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
+    return 0;
+  }
+  return 1;
+}
+
+/* This process's timed run, inside its own meter's window (EN_PROCESS). */
+static void bench_run(bench *b, bench_rep *r) {
+  double j = 0.0, win = 0.0;
+  if (b->abandoned || b->local_rc != FUPERMOD_SUCCESS) return;
+  if (b->mode == EN_PROCESS) b->local_rc = fupermod_meter_start(b->meter);
+  if (b->local_rc == FUPERMOD_SUCCESS &&
+      (b->local_rc = timed_run(b->k, b->limit, &r->t0, &r->t1, &r->ab)) == FUPERMOD_SUCCESS && r->ab) {
+    b->abandoned = 1;
+    b->abandoned_t = r->t1 - r->t0;
+  }
+  r->ran = b->local_rc == FUPERMOD_SUCCESS && !r->ab;
+  if (r->ran || r->ab) {
+    if (r->t0 < b->span_lo) b->span_lo = r->t0;
+    if (r->t1 > b->span_hi) b->span_hi = r->t1;
+  }
+  if (r->ran && b->meter) b->local_rc = fupermod_meter_note_run(b->meter, b->d);
+  /* an abandoned run's window is closed too, and its energy dropped */
+  if ((r->ran || r->ab) && b->local_rc == FUPERMOD_SUCCESS && b->mode == EN_PROCESS) {
+    b->local_rc = fupermod_meter_stop(b->meter, &j, &win);
+    r->e = j - b->static_power * win;
+  }
+  if (b->local_rc != FUPERMOD_SUCCESS) {
+    r->ran = 0;
+    save_error(b);
+  }
+}
+
+/* EN_BUSY: the group's dynamic energy, split in proportion to each member's run time. Returns 0
+ * when a collective failed. */
+static int busy_energy(bench *b, bench_rep *r) {
+  double mine = r->ran ? r->t1 - r->t0 : r->ab ? b->abandoned_t : 0.0, sum = 0.0, got[2] = {0.0, 0.0};
+  double j = 0.0, win = 0.0;
+  MPI_Request req;
+  if (MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, b->group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+    return 0;
+  }
+  if (b->grank == 0 && b->local_rc == FUPERMOD_SUCCESS) {
+    if ((b->local_rc = fupermod_meter_stop(b->meter, &j, &win)) == FUPERMOD_SUCCESS) {
+      got[0] = j - b->static_power * win;
+      got[1] = 1.0;
+    } else {
+      save_error(b);
+    }
+  }
+  if (MPI_Ibcast(got, 2, MPI_DOUBLE, 0, b->group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibcast failed");
+    return 0;
+  }
+  if (r->ran && got[1] > 0 && sum > 0) r->e = got[0] * (r->t1 - r->t0) / sum;
+  else if (r->ran && b->local_rc == FUPERMOD_SUCCESS) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "the process reading the shared meter failed");
+    save_error(b);
+    r->ran = 0;
+  }
+  return 1;
+}
+
+/* Processes time-sharing cores: the repetition lasts as long as the cores were busy with any of
+ * them (the union of their runs), whenever each got to start. Returns 0 when the collective
+ * failed. */
+static int shared_span(bench *b, bench_rep *r) {
+  double mine[2] = {r->t0, r->ran || r->ab ? r->t1 : r->t0}; /* an abandoned run kept the core busy too */
+  MPI_Request req;
+  if (MPI_Iallgather(mine, 2, MPI_DOUBLE, b->share_iv, 2, MPI_DOUBLE, b->share, &req) != MPI_SUCCESS ||
+      wait_politely(&req)) {
+    b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallgather failed");
+    return 0;
+  }
+  if (r->ran) r->t1 = r->t0 + fupermod_intervals_union(b->share_iv, b->share_size);
+  return 1;
+}
+
+/* Keep a repetition that ran. Its energy goes with its time: they are rejected together. */
+static void bench_keep(bench *b, bench_rep *r) {
+  const fupermod_kernel *k = b->k;
+  b->elapsed += r->t1 - r->t0;
+  if (b->mode == EN_KERNEL && !(k->ops->energy && k->ops->energy(k->ctx, &r->e) == FUPERMOD_SUCCESS)) r->e = NAN;
+  else if (b->mode != EN_KERNEL && b->mode != EN_PROCESS && b->mode != EN_BUSY) r->e = NAN;
+  if ((b->local_rc = reps_add(&b->rs, r->t1 - r->t0, r->e)) != FUPERMOD_SUCCESS ||
+      (b->local_rc = reps_judge(&b->rs, b->prec, 0)) != FUPERMOD_SUCCESS)
+    save_error(b);
+}
+
+/* The timed repetitions, every process of sync in each, until all have their precision or one
+ * stops them. */
+static void bench_timed(bench *b) {
   for (;;) {
-    /* flags[0]: someone needs more runs; [1]: someone hit a hard limit; [2]: someone failed */
-    int flags[3], all[3], ran = 0, ab = 0, fill;
-    double t0 = 0.0, t1 = 0.0, e = 0.0, j = 0.0, win = 0.0;
-    /* every series must be precise: the time, and the energy measured with it (spec: all series) */
-    int energy_here = mode == EN_PROCESS || mode == EN_BUSY || (mode == EN_KERNEL && rs.es.n > 0);
-    /* precision from the kept repetitions; the limits count every run */
-    int more = !abandoned && local_rc == FUPERMOD_SUCCESS &&
-               (!fupermod_precision_done(prec, rs.ts.n, rs.ts.mean, rel_ci(&rs.ts, prec), elapsed) ||
-                (energy_here && !fupermod_precision_done(prec, rs.es.n, rs.es.mean, rel_ci(&rs.es, prec), elapsed)));
-    flags[0] = more;
-    flags[1] = local_rc == FUPERMOD_SUCCESS && !abandoned &&
-               (rs.n >= prec->reps_max || (prec->time_max > 0 && elapsed >= prec->time_max));
-    flags[2] = local_rc != FUPERMOD_SUCCESS;
-    /* fill between timed runs, but not where a meter shared by several processes could count the
-     * filling (its window opens while members may still be finishing a fill); a process's own
-     * meter is stopped by now. Nor with the external meter: the node's power over the runs' span
-     * must be the runs' own. An abandoned process waits idle: its runs are the slow ones. */
-    fill = !prec->idle_wait && (mode == EN_KERNEL || mode == EN_PROCESS) && rs.n > 0 && !abandoned &&
-           local_rc == FUPERMOD_SUCCESS;
-    if (MPI_Iallreduce(flags, all, 3, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS ||
-        (fill ? wait_filling(&req, k, &local_rc, saved, sizeof saved) : wait_politely(&req))) {
-      local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
-      break;
-    }
-    if (all[2] || all[1] || !all[0]) break;
-    /* a shared meter's window opens before anyone of its group starts */
-    if (mode == EN_BUSY && grank == 0 && local_rc == FUPERMOD_SUCCESS) local_rc = fupermod_meter_start(meter);
-    /* co-located processes run each repetition together */
-    if (MPI_Ibarrier(sync, &req) != MPI_SUCCESS || wait_politely(&req)) {
-      local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
-      break;
-    }
-    if (!abandoned && local_rc == FUPERMOD_SUCCESS) {
-      if (mode == EN_PROCESS) local_rc = fupermod_meter_start(meter);
-      if (local_rc == FUPERMOD_SUCCESS && (local_rc = timed_run(k, limit, &t0, &t1, &ab)) == FUPERMOD_SUCCESS && ab) {
-        abandoned = 1;
-        abandoned_t = t1 - t0;
-      }
-      ran = local_rc == FUPERMOD_SUCCESS && !ab;
-      if (ran || ab) {
-        if (t0 < span_lo) span_lo = t0;
-        if (t1 > span_hi) span_hi = t1;
-      }
-      if (ran && meter) local_rc = fupermod_meter_note_run(meter, d);
-      /* an abandoned run's window is closed too, and its energy dropped */
-      if ((ran || ab) && local_rc == FUPERMOD_SUCCESS && mode == EN_PROCESS) {
-        local_rc = fupermod_meter_stop(meter, &j, &win);
-        e = j - static_power * win;
-      }
-      if (local_rc != FUPERMOD_SUCCESS) {
-        ran = 0;
-        snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-      }
-    }
-    if (mode == EN_BUSY) {
-      /* the group's dynamic energy, split in proportion to each member's run time */
-      double mine = ran ? t1 - t0 : ab ? abandoned_t : 0.0, sum = 0.0, got[2] = {0.0, 0.0};
-      if (MPI_Iallreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
-        break;
-      }
-      if (grank == 0 && local_rc == FUPERMOD_SUCCESS) {
-        if ((local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
-          got[0] = j - static_power * win;
-          got[1] = 1.0;
-        } else {
-          snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-        }
-      }
-      if (MPI_Ibcast(got, 2, MPI_DOUBLE, 0, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibcast failed");
-        break;
-      }
-      if (ran && got[1] > 0 && sum > 0) e = got[0] * (t1 - t0) / sum;
-      else if (ran && local_rc == FUPERMOD_SUCCESS) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "the process reading the shared meter failed");
-        snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-        ran = 0;
-      }
-    }
-    if (share != MPI_COMM_NULL) {
-      /* processes time-sharing cores: the repetition lasts as long as the cores were busy with any
-       * of them (the union of their runs), whenever each got to start */
-      double mine[2] = {t0, ran || ab ? t1 : t0}; /* an abandoned run kept the core busy too */
-      if (MPI_Iallgather(mine, 2, MPI_DOUBLE, share_iv, 2, MPI_DOUBLE, share, &req) != MPI_SUCCESS ||
-          wait_politely(&req)) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallgather failed");
-        break;
-      }
-      if (ran) t1 = t0 + fupermod_intervals_union(share_iv, share_size);
-    }
-    if (!ran) continue;
-    elapsed += t1 - t0;
-    /* a repetition's energy goes with its time: rejected together */
-    if (mode == EN_KERNEL && !(k->ops->energy && k->ops->energy(k->ctx, &e) == FUPERMOD_SUCCESS)) e = NAN;
-    else if (mode != EN_KERNEL && mode != EN_PROCESS && mode != EN_BUSY) e = NAN;
-    if ((local_rc = reps_add(&rs, t1 - t0, e)) != FUPERMOD_SUCCESS || (local_rc = reps_judge(&rs, prec, 0)) != FUPERMOD_SUCCESS)
-      snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+    bench_rep r = {0.0, 0.0, 0.0, 0, 0};
+    if (!bench_agree(b) || !bench_start(b)) break;
+    bench_run(b, &r);
+    if (b->mode == EN_BUSY && !busy_energy(b, &r)) break;
+    if (b->share != MPI_COMM_NULL && !shared_span(b, &r)) break;
+    if (r.ran) bench_keep(b, &r);
   }
-  if (local_rc == FUPERMOD_SUCCESS && (local_rc = reps_judge(&rs, prec, 1)) != FUPERMOD_SUCCESS)
-    snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-  if (mode == EN_SOLO) {
-    /* additive hypothesis: each member runs alone in turn while the others idle, and the whole
-     * group's dynamic energy is its own */
-    int gsize, ab = 0, mpi_failed = 0;
-    double elapsed_e = 0.0;
-    MPI_Comm_size(group, &gsize);
-    for (;;) {
-      int flags[2], all[2];
-      flags[0] = !abandoned && local_rc == FUPERMOD_SUCCESS &&
-                 !fupermod_precision_done(prec, es.n, es.mean, rel_ci(&es, prec), elapsed_e);
-      flags[1] = local_rc != FUPERMOD_SUCCESS;
-      if (MPI_Iallreduce(flags, all, 2, MPI_INT, MPI_MAX, group, &req) != MPI_SUCCESS || wait_politely(&req)) {
-        local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
-        break;
-      }
-      if (all[1] || !all[0]) break;
-      for (int turn = 0; turn < gsize; turn++) {
-        double t0, t1, j = 0.0, win = 0.0;
-        if (MPI_Ibarrier(group, &req) != MPI_SUCCESS || wait_politely(&req)) {
-          local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
-          mpi_failed = 1;
-          break;
-        }
-        if (turn != grank || !flags[0]) continue;
-        if ((local_rc = fupermod_meter_start(meter)) == FUPERMOD_SUCCESS &&
-            (local_rc = timed_run(k, limit, &t0, &t1, &ab)) == FUPERMOD_SUCCESS) {
-          if (ab) {
-            abandoned = 1;
-            abandoned_t = t1 - t0;
-            local_rc = fupermod_meter_stop(meter, &j, &win); /* close the window, drop the energy */
-          } else if ((local_rc = fupermod_meter_note_run(meter, d)) == FUPERMOD_SUCCESS &&
-                     (local_rc = fupermod_meter_stop(meter, &j, &win)) == FUPERMOD_SUCCESS) {
-            elapsed_e += t1 - t0;
-            stats_add(&es, j - static_power * win);
-          }
-        }
-        if (local_rc != FUPERMOD_SUCCESS) snprintf(saved, sizeof saved, "%s", fupermod_error_message());
-      }
-      if (mpi_failed) break;
+}
+
+/* EN_SOLO: this member's turn, one run alone inside the meter's window. */
+static void solo_run(bench *b, double *elapsed_e) {
+  double t0, t1, j = 0.0, win = 0.0;
+  int ab = 0;
+  if ((b->local_rc = fupermod_meter_start(b->meter)) == FUPERMOD_SUCCESS &&
+      (b->local_rc = timed_run(b->k, b->limit, &t0, &t1, &ab)) == FUPERMOD_SUCCESS) {
+    if (ab) {
+      b->abandoned = 1;
+      b->abandoned_t = t1 - t0;
+      b->local_rc = fupermod_meter_stop(b->meter, &j, &win); /* close the window, drop the energy */
+    } else if ((b->local_rc = fupermod_meter_note_run(b->meter, b->d)) == FUPERMOD_SUCCESS &&
+               (b->local_rc = fupermod_meter_stop(b->meter, &j, &win)) == FUPERMOD_SUCCESS) {
+      *elapsed_e += t1 - t0;
+      stats_add(&b->es, j - b->static_power * win);
     }
   }
-  rc = inited ? k->ops->finalize(k->ctx) : FUPERMOD_SUCCESS;
-  if (local_rc == FUPERMOD_SUCCESS && rc != FUPERMOD_SUCCESS) {
-    local_rc = rc;
-    snprintf(saved, sizeof saved, "%s", fupermod_error_message());
+  if (b->local_rc != FUPERMOD_SUCCESS) save_error(b);
+}
+
+/* EN_SOLO, the additive hypothesis: each member runs alone in turn while the others idle, and the
+ * whole group's dynamic energy is its own. */
+static void bench_solo(bench *b) {
+  int gsize;
+  double elapsed_e = 0.0;
+  MPI_Request req;
+  MPI_Comm_size(b->group, &gsize);
+  for (;;) {
+    int flags[2], all[2];
+    flags[0] = !b->abandoned && b->local_rc == FUPERMOD_SUCCESS &&
+               !fupermod_precision_done(b->prec, b->es.n, b->es.mean, rel_ci(&b->es, b->prec), elapsed_e);
+    flags[1] = b->local_rc != FUPERMOD_SUCCESS;
+    if (MPI_Iallreduce(flags, all, 2, MPI_INT, MPI_MAX, b->group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+      b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Iallreduce failed");
+      return;
+    }
+    if (all[1] || !all[0]) return;
+    for (int turn = 0; turn < gsize; turn++) {
+      if (MPI_Ibarrier(b->group, &req) != MPI_SUCCESS || wait_politely(&req)) {
+        b->local_rc = fupermod_error(FUPERMOD_ERR_MPI, "benchmark: MPI_Ibarrier failed");
+        return;
+      }
+      if (turn == b->grank && flags[0]) solo_run(b, &elapsed_e);
+    }
   }
-  if (group != MPI_COMM_NULL) MPI_Comm_free(&group);
-  if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
-  free(share_iv);
-  reps_free(&rs);
-  {
-    int any = local_rc != FUPERMOD_SUCCESS, anyall = 0;
-    if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, sync, &req) != MPI_SUCCESS || wait_politely(&req))
-      return fupermod_error(FUPERMOD_ERR_MPI, "benchmark of %s at d=%ld: MPI_Iallreduce failed", k->ops->name, d);
-    if (local_rc != FUPERMOD_SUCCESS)
-      return fupermod_error(local_rc, "benchmark of %s at d=%ld: %s", k->ops->name, d, saved);
-    if (anyall)
-      return fupermod_error(FUPERMOD_ERR_MPI, "benchmark of %s at d=%ld: a co-located process failed",
-                            k->ops->name, d);
+}
+
+/* Finalise the kernel and free what the benchmark held; then every process learns whether any
+ * failed. */
+static int bench_close(bench *b) {
+  int rc = b->inited ? b->k->ops->finalize(b->k->ctx) : FUPERMOD_SUCCESS, any, anyall = 0;
+  MPI_Request req;
+  if (b->local_rc == FUPERMOD_SUCCESS && rc != FUPERMOD_SUCCESS) {
+    b->local_rc = rc;
+    save_error(b);
   }
-  point->d = d;
-  if (mode == EN_EXTERNAL && span_hi > 0) {
+  if (b->group != MPI_COMM_NULL) MPI_Comm_free(&b->group);
+  if (b->share != MPI_COMM_NULL) MPI_Comm_free(&b->share);
+  free(b->share_iv);
+  reps_free(&b->rs);
+  any = b->local_rc != FUPERMOD_SUCCESS;
+  if (MPI_Iallreduce(&any, &anyall, 1, MPI_INT, MPI_MAX, b->sync, &req) != MPI_SUCCESS || wait_politely(&req))
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark of %s at d=%ld: MPI_Iallreduce failed", b->k->ops->name, b->d);
+  if (b->local_rc != FUPERMOD_SUCCESS)
+    return fupermod_error(b->local_rc, "benchmark of %s at d=%ld: %s", b->k->ops->name, b->d, b->saved);
+  if (anyall)
+    return fupermod_error(FUPERMOD_ERR_MPI, "benchmark of %s at d=%ld: a co-located process failed", b->k->ops->name,
+                          b->d);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The point: the abandoned run, or the means and half-widths of the kept repetitions. */
+static int bench_point(const bench *b, fupermod_point *point) {
+  const rep_set *rs = &b->rs;
+  const stats *es = b->mode == EN_SOLO ? &b->es : &rs->es;
+  point->d = b->d;
+  if (b->mode == EN_EXTERNAL && b->span_hi > 0) {
     double off = unix_offset();
-    point->t_start = span_lo + off;
-    point->t_end = span_hi + off;
-    if (!(point->host = fupermod_point_host(fupermod_meter_host(meter)))) return FUPERMOD_ERR_NOMEM;
+    point->t_start = b->span_lo + off;
+    point->t_end = b->span_hi + off;
+    if (!(point->host = fupermod_point_host(fupermod_meter_host(b->meter)))) return FUPERMOD_ERR_NOMEM;
   }
-  if (abandoned) {
-    point->t = abandoned_t;
+  if (b->abandoned) {
+    point->t = b->abandoned_t;
     point->reps = 1;
     point->rejected = 0;
     point->ci = 0.0;
@@ -475,22 +548,48 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
     point->flags = FUPERMOD_POINT_ABANDONED;
     return FUPERMOD_SUCCESS;
   }
-  point->t = rs.ts.mean;
-  point->reps = rs.ts.n;
-  point->rejected = rs.rejected;
-  point->ci = rs.ts.n > 1 ? fupermod_student_ci(rs.ts.n, stats_sd(&rs.ts), prec->cl) : 0.0;
+  point->t = rs->ts.mean;
+  point->reps = rs->ts.n;
+  point->rejected = rs->rejected;
+  point->ci = rs->ts.n > 1 ? fupermod_student_ci(rs->ts.n, stats_sd(&rs->ts), b->prec->cl) : 0.0;
   /* the limits ended it before the half-width came below t (one run: no half-width at all) */
-  point->flags = rs.ts.n < 2 || point->ci > point->t ? FUPERMOD_POINT_IMPRECISE : 0;
-  if (mode != EN_SOLO) es = rs.es;
-  if (es.n > 0 && (mode != EN_KERNEL || es.n == rs.ts.n)) {
+  point->flags = rs->ts.n < 2 || point->ci > point->t ? FUPERMOD_POINT_IMPRECISE : 0;
+  if (es->n > 0 && (b->mode != EN_KERNEL || es->n == rs->ts.n)) {
     /* a dynamic energy below the static baseline is noise around 0; e < 0 would mean "none" */
-    point->e = es.mean > 0 ? es.mean : 0.0;
-    point->e_ci = es.n > 1 ? fupermod_student_ci(es.n, stats_sd(&es), prec->cl) : 0.0;
+    point->e = es->mean > 0 ? es->mean : 0.0;
+    point->e_ci = es->n > 1 ? fupermod_student_ci(es->n, stats_sd(es), b->prec->cl) : 0.0;
   } else {
     point->e = -1.0;
     point->e_ci = -1.0;
   }
   return FUPERMOD_SUCCESS;
+}
+
+int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
+                             const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point) {
+  bench b;
+  int rc;
+  if (!k || !prec || !point) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: NULL argument");
+  if (d <= 0) return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: d must be > 0, got %ld", d);
+  if (!(static_power >= 0) || !isfinite(static_power))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "benchmark: static power must be >= 0 W, got %g", static_power);
+  if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
+  memset(&b, 0, sizeof b);
+  b.k = k;
+  b.meter = meter;
+  b.static_power = static_power;
+  b.d = d;
+  b.prec = prec;
+  b.sync = comm_sync == MPI_COMM_NULL ? MPI_COMM_SELF : comm_sync;
+  b.group = b.share = MPI_COMM_NULL;
+  b.local_rc = FUPERMOD_SUCCESS;
+  b.span_lo = INFINITY;
+  if ((rc = bench_open(&b)) != FUPERMOD_SUCCESS) return rc;
+  bench_timed(&b);
+  if (b.local_rc == FUPERMOD_SUCCESS && (b.local_rc = reps_judge(&b.rs, prec, 1)) != FUPERMOD_SUCCESS) save_error(&b);
+  if (b.mode == EN_SOLO) bench_solo(&b);
+  if ((rc = bench_close(&b)) != FUPERMOD_SUCCESS) return rc;
+  return bench_point(&b, point);
 }
 
 int fupermod_benchmark(fupermod_kernel *k, long d, const fupermod_precision *prec, MPI_Comm comm_sync,

@@ -55,26 +55,6 @@ static double noisy(emulated *e, double j) {
   return j * (1.0 + e->noise * sqrt(3.0) * (2.0 * (double)(z >> 11) / 9007199254740992.0 - 1.0));
 }
 
-/* The energy (energy = 1) or time of a run of d units: linear between the file's points, per
- * unit constant outside them, as the emulated kernel takes it. */
-static double run_of(const fupermod_points *p, long d, int energy) {
-  const fupermod_point *a = p->pts, *b = p->pts + p->count - 1;
-  int lo = 0, hi = p->count - 1;
-  double fa, fb;
-  if (d <= a->d) return (energy ? a->e : a->t) * (double)d / (double)a->d;
-  if (d >= b->d) return (energy ? b->e : b->t) * (double)d / (double)b->d;
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (p->pts[mid].d <= d) lo = mid;
-    else hi = mid;
-  }
-  a = &p->pts[lo];
-  b = &p->pts[hi];
-  fa = energy ? a->e : a->t;
-  fb = energy ? b->e : b->t;
-  return fa + (fb - fa) * (double)(d - a->d) / (double)(b->d - a->d);
-}
-
 static int node_io(int fd, node_state *st, int write_back) {
   ssize_t n = write_back ? pwrite(fd, st, sizeof *st, 0) : pread(fd, st, sizeof *st, 0);
   return n == (ssize_t)sizeof *st ? FUPERMOD_SUCCESS
@@ -104,12 +84,12 @@ static int emulated_note_run(fupermod_meter *m, long d) {
   int rc, slot = -1, oldest = 0, overlap = 0;
   long me = (long)getpid();
   if (d < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "emulated meter: a run of %ld units", d);
-  j = noisy(e, run_of(&e->pts, d, 1));
+  j = noisy(e, fupermod_points_linear(&e->pts, d, 1));
   if (e->node < 0) {
     e->dyn += j;
     return FUPERMOD_SUCCESS;
   }
-  t = run_of(&e->pts, d, 0);
+  t = fupermod_points_linear(&e->pts, d, 0);
   flock(e->node, LOCK_EX);
   if ((rc = node_io(e->node, &st, 0)) == FUPERMOD_SUCCESS) {
     for (int i = 0; i < NODE_SLOTS; i++) {

@@ -566,15 +566,35 @@ int fupermod_points_find(const fupermod_points *set, long d) {
   return -1;
 }
 
-int fupermod_points_interpolate(const fupermod_points *f, double x, double *t, double *e) {
-  int lo = 0, hi = f->count; /* hi: the first point at or above x */
-  const fupermod_point *a, *b;
-  double w, sp, q;
+int fupermod_points_below(const fupermod_points *set, double x) {
+  int lo = 0, hi = set->count;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if ((double)f->pts[mid].d < x) lo = mid + 1;
+    if ((double)set->pts[mid].d < x) lo = mid + 1;
     else hi = mid;
   }
+  return hi;
+}
+
+double fupermod_points_linear(const fupermod_points *set, long d, int energy) {
+  const fupermod_point *a = set->pts, *b = set->pts + set->count - 1;
+  int hi;
+  double ya, yb;
+  if (d <= a->d) return (energy ? a->e : a->t) * (double)d / (double)a->d;
+  if (d >= b->d) return (energy ? b->e : b->t) * (double)d / (double)b->d;
+  hi = fupermod_points_below(set, (double)d);
+  if (set->pts[hi].d == d) hi++; /* a measured size: the segment that starts there */
+  a = &set->pts[hi - 1];
+  b = &set->pts[hi];
+  ya = energy ? a->e : a->t;
+  yb = energy ? b->e : b->t;
+  return ya + (yb - ya) * (double)(d - a->d) / (double)(b->d - a->d);
+}
+
+int fupermod_points_interpolate(const fupermod_points *f, double x, double *t, double *e) {
+  int hi = fupermod_points_below(f, x); /* the first point at or above x */
+  const fupermod_point *a, *b;
+  double w, sp, q;
   if (hi < f->count && (double)f->pts[hi].d == x) {
     *t = f->pts[hi].t;
     *e = f->has_energy ? f->pts[hi].e : NAN;

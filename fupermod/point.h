@@ -89,6 +89,14 @@ int fupermod_point_format(const fupermod_point *pt, char *buf, size_t size);
 int fupermod_points_insert(fupermod_points *set, const fupermod_point *pt);
 /* Index of d in the set, or -1. */
 int fupermod_points_find(const fupermod_points *set, long d);
+/* The number of points of a set (sorted by size) whose size is below x: the index of the first
+ * at or above x, count if none. */
+int fupermod_points_below(const fupermod_points *set, double x);
+/* A run of d >= 1 units as the emulated kernel and meter take it from a set with at least one
+ * point: its time (energy = 0) or energy (energy = 1) linear between the two measured sizes
+ * around d, the point's own at a measured size, and beyond the ends the end's per unit. Unlike
+ * fupermod_points_interpolate, which interpolates the speed and the energy per unit. */
+double fupermod_points_linear(const fupermod_points *set, long d, int energy);
 /* The function of a point set at any size x > 0, as fupermod run predicts and fupermod sweep
  * evaluates: the point at a measured size; between two measured sizes, speed (x/t) and energy
  * per unit interpolated linearly between them; beyond the ends, the end's speed and energy per

@@ -20,25 +20,6 @@ typedef struct {
   double last_e;
 } emu;
 
-static double interp(const fupermod_points *p, long d, int energy) {
-  const fupermod_point *a = p->pts, *b = p->pts + p->count - 1;
-  double ya, yb;
-  int lo = 0, hi = p->count - 1;
-  /* constant speed (and energy per unit) outside the measured range */
-  if (d <= a->d) return (energy ? a->e : a->t) * (double)d / (double)a->d;
-  if (d >= b->d) return (energy ? b->e : b->t) * (double)d / (double)b->d;
-  while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
-    if (p->pts[mid].d <= d) lo = mid;
-    else hi = mid;
-  }
-  a = &p->pts[lo];
-  b = &p->pts[hi];
-  ya = energy ? a->e : a->t;
-  yb = energy ? b->e : b->t;
-  return ya + (yb - ya) * (double)(d - a->d) / (double)(b->d - a->d);
-}
-
 /* xorshift64*: uniform in [0, 1), reproducible from the seed, no global state */
 static double uniform(emu *k) {
   k->rng ^= k->rng >> 12, k->rng ^= k->rng << 25, k->rng ^= k->rng >> 27;
@@ -123,8 +104,8 @@ static int execute(void *ctx) {
     if (f < 0.1) f = 0.1;
   }
   if (k->spike_prob > 0 && uniform(k) < k->spike_prob) f *= k->spike_factor;
-  t = interp(&k->pts, k->d, 0) * f;
-  k->last_e = k->pts.has_energy ? interp(&k->pts, k->d, 1) * f : -1.0;
+  t = fupermod_points_linear(&k->pts, k->d, 0) * f;
+  k->last_e = k->pts.has_energy ? fupermod_points_linear(&k->pts, k->d, 1) * f : -1.0;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   end = (double)ts.tv_sec + 1e-9 * ts.tv_nsec + t;
   if (k->spin) {

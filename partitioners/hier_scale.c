@@ -318,6 +318,40 @@ done:
   return rc;
 }
 
+int fupermod_hs_gather_shares(MPI_Comm comm, const long *first, int k0, int k1, fupermod_hscale_result *res) {
+  void *all;
+  int rc = fupermod_hs_gather(comm, res->share + first[k0], first[k1] - first[k0], MPI_LONG, sizeof(long), &all);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  memcpy(res->share, all, (size_t)res->total * sizeof *res->share);
+  free(all);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_hs_start(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res,
+                      fupermod_hs_run *run) {
+  int total, rc;
+  memset(run, 0, sizeof *run);
+  if (!res) return fupermod_error(FUPERMOD_ERR_USAGE, "hiscale: NULL result");
+  if ((rc = fupermod_hs_result_alloc(prob, res, &total)) != FUPERMOD_SUCCESS) return rc;
+  run->comm = comm;
+  run->prob = prob;
+  run->q = prob->q;
+  fupermod_hs_block(comm, run->q, &run->k0, &run->k1);
+  if (!(run->first = calloc((size_t)run->q + 1, sizeof *run->first))) {
+    fupermod_hscale_result_free(res);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+  }
+  for (int k = 0; k < run->q; k++) run->first[k + 1] = run->first[k] + prob->devices[k];
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_hs_end(fupermod_hs_run *run, int rc, fupermod_hscale_result *res) {
+  res->exact_checks = run->exact;
+  if (rc != FUPERMOD_SUCCESS) fupermod_hscale_result_free(res);
+  free(run->first);
+  return rc;
+}
+
 void fupermod_hscale_result_free(fupermod_hscale_result *res) {
   if (!res) return;
   free(res->node_share);
@@ -609,26 +643,36 @@ static int split_time(const fupermod_hs_node *nd, int k, long w, double tau, lon
 
 /* ---------------------------------------------------------------- the solver */
 
-int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
-  int total, k0, k1, q, rc, nloc;
-  long *W = NULL, *Wloc = NULL, *w = NULL, exact = 0, *first = NULL;
-  double **T = NULL, **Tsuf = NULL, *Tall = NULL, *Tloc = NULL, t0, tau = 0.0;
-  size_t *off = NULL;
-  if (!res) return fupermod_error(FUPERMOD_ERR_USAGE, "hiscale: NULL result");
-  if ((rc = fupermod_hs_result_alloc(prob, res, &total)) != FUPERMOD_SUCCESS) return rc;
-  q = prob->q;
-  fupermod_hs_block(comm, q, &k0, &k1);
-  nloc = k1 - k0;
-  t0 = fupermod_hs_now();
-  if (!(W = calloc((size_t)q, sizeof *W)) || !(T = calloc((size_t)q, sizeof *T)) ||
-      !(Tsuf = calloc((size_t)q, sizeof *Tsuf)) || !(off = calloc((size_t)q + 1, sizeof *off)) ||
-      !(w = calloc((size_t)q, sizeof *w)) || !(first = calloc((size_t)q + 1, sizeof *first))) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
-    goto done;
-  }
-  for (int k = 0; k < q; k++) first[k + 1] = first[k] + prob->devices[k];
-  /* 1. node functions of this rank's nodes */
-  fupermod_hs_fail fail2 = {FUPERMOD_SUCCESS, ""};
+/* The time solver's state: the node functions T[k] over 0..W[k] (after stage 1 every rank holds
+ * every node's), their suffix minima, the node shares w. */
+typedef struct {
+  fupermod_hs_run run;
+  long *W, *Wloc, *w;
+  double **T, **Tsuf, *Tall, *Tloc;
+  size_t *off;
+} hs_time;
+
+static int time_alloc(hs_time *s) {
+  const size_t q = (size_t)s->run.q;
+  if (!(s->W = calloc(q, sizeof *s->W)) || !(s->T = calloc(q, sizeof *s->T)) ||
+      !(s->Tsuf = calloc(q, sizeof *s->Tsuf)) || !(s->off = calloc(q + 1, sizeof *s->off)) ||
+      !(s->w = calloc(q, sizeof *s->w)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+  return FUPERMOD_SUCCESS;
+}
+
+static void time_free(hs_time *s) {
+  void *arrays[] = {s->W, s->Wloc, s->T, s->Tsuf ? s->Tsuf[0] : NULL, s->Tsuf, s->Tall, s->Tloc, s->off, s->w};
+  if (s->T && !s->Tall) /* not gathered: each node function is its own block */
+    for (int k = 0; k < s->run.q; k++) free(s->T[k]);
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
+}
+
+/* Stage 1: the node functions of this rank's nodes, each in its own block. */
+static int node_functions(hs_time *s) {
+  fupermod_hs_run *run = &s->run;
+  fupermod_hs_fail fail = {FUPERMOD_SUCCESS, ""};
+  long exact = 0;
 #pragma omp parallel
   {
     fupermod_hs_node nd;
@@ -636,153 +680,164 @@ int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fup
     int trc = FUPERMOD_SUCCESS;
     memset(&nd, 0, sizeof nd);
 #pragma omp for schedule(dynamic, 8)
-    for (int k = k0; k < k1; k++) {
-      if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(prob, k, 0, &nd)) != FUPERMOD_SUCCESS) continue;
-      W[k] = node_wmax(&nd, prob->D);
-      if (!(T[k] = malloc(((size_t)W[k] + 1) * sizeof *T[k])))
+    for (int k = run->k0; k < run->k1; k++) {
+      if (trc != FUPERMOD_SUCCESS || (trc = fupermod_hs_node_load(run->prob, k, 0, &nd)) != FUPERMOD_SUCCESS) continue;
+      s->W[k] = node_wmax(&nd, run->prob->D);
+      if (!(s->T[k] = malloc(((size_t)s->W[k] + 1) * sizeof *s->T[k])))
         trc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
-      else trc = node_time(&nd, W[k], T[k], &ex);
+      else trc = node_time(&nd, s->W[k], s->T[k], &ex);
     }
 #pragma omp critical
     {
-      fupermod_hs_fail_keep(&fail2, trc);
+      fupermod_hs_fail_keep(&fail, trc);
       exact += ex;
     }
     fupermod_hs_node_free(&nd);
   }
-  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail2, rc))) != FUPERMOD_SUCCESS) goto done;
-  if (comm != MPI_COMM_NULL) {
-    /* gathered: every rank holds every node function, in one array */
-    void *all;
-    for (int k = k0; k < k1; k++) off[k + 1 - k0] = off[k - k0] + (size_t)W[k] + 1;
-    if (!(Tloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *Tloc)))
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
-    for (int k = k0; k < k1 && rc == FUPERMOD_SUCCESS; k++) {
-      memcpy(Tloc + off[k - k0], T[k], ((size_t)W[k] + 1) * sizeof *Tloc);
-      free(T[k]);
-      T[k] = NULL;
-    }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
-    if ((rc = fupermod_hs_gather(comm, W + k0, nloc, MPI_LONG, sizeof(long), &all)) == FUPERMOD_SUCCESS) {
-      Wloc = all;
-      memcpy(W, Wloc, (size_t)q * sizeof *W);
-      rc = fupermod_hs_gather(comm, Tloc, (long)off[nloc], MPI_DOUBLE, sizeof(double), &all);
-      Tall = all;
-    }
-    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
-    free(Tloc);
-    Tloc = NULL;
-    {
-      size_t o = 0;
-      for (int k = 0; k < q; k++) {
-        T[k] = Tall + o;
-        o += (size_t)W[k] + 1;
-      }
-    }
+  run->exact += exact;
+  return fupermod_hs_agree(run->comm, fupermod_hs_fail_take(&fail, FUPERMOD_SUCCESS));
+}
+
+/* Stage 1, collective: every rank gets every node function, in one array. */
+static int share_node_functions(hs_time *s) {
+  const MPI_Comm comm = s->run.comm;
+  const int q = s->run.q, k0 = s->run.k0, k1 = s->run.k1, nloc = k1 - k0;
+  size_t *off = s->off, o = 0;
+  void *all;
+  int rc = FUPERMOD_SUCCESS;
+  for (int k = k0; k < k1; k++) off[k + 1 - k0] = off[k - k0] + (size_t)s->W[k] + 1;
+  if (!(s->Tloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *s->Tloc)))
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node functions");
+  for (int k = k0; k < k1 && rc == FUPERMOD_SUCCESS; k++) {
+    memcpy(s->Tloc + off[k - k0], s->T[k], ((size_t)s->W[k] + 1) * sizeof *s->Tloc);
+    free(s->T[k]);
+    s->T[k] = NULL;
   }
+  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = fupermod_hs_gather(comm, s->W + k0, nloc, MPI_LONG, sizeof(long), &all)) == FUPERMOD_SUCCESS) {
+    s->Wloc = all;
+    memcpy(s->W, s->Wloc, (size_t)q * sizeof *s->W);
+    rc = fupermod_hs_gather(comm, s->Tloc, (long)off[nloc], MPI_DOUBLE, sizeof(double), &all);
+    s->Tall = all;
+  }
+  if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+  free(s->Tloc);
+  s->Tloc = NULL;
+  for (int k = 0; k < q; k++) {
+    s->T[k] = s->Tall + o;
+    o += (size_t)s->W[k] + 1;
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* Stage 2: Tsuf[k][v] = min T[k][v..W[k]], for the tops under a makespan. */
+static int suffix_minima(hs_time *s) {
+  const int q = s->run.q;
+  long *W = s->W;
+  double **T = s->T, **Tsuf = s->Tsuf, *sufall;
+  size_t o = 0;
+  for (int k = 0; k < q; k++) o += (size_t)W[k] + 1;
+  if (!(sufall = malloc(o * sizeof *sufall)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the suffix minima");
+  o = 0;
+  for (int k = 0; k < q; k++) {
+    Tsuf[k] = sufall + o;
+    o += (size_t)W[k] + 1;
+  }
+#pragma omp parallel for schedule(dynamic, 64)
+  for (int k = 0; k < q; k++) {
+    Tsuf[k][W[k]] = T[k][W[k]];
+    for (long v = W[k] - 1; v >= 0; v--) Tsuf[k][v] = T[k][v] < Tsuf[k][v + 1] ? T[k][v] : Tsuf[k][v + 1];
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* Stage 3: each of this rank's nodes splits its share under tau; then every rank gets every
+ * share and the distribution's makespan and energy. */
+static int inside_nodes(hs_time *s, double tau, fupermod_hscale_result *res) {
+  fupermod_hs_run *run = &s->run;
+  const long *w = s->w, *first = run->first;
+  double tmax = 0.0, esum = 0.0;
+  long exact = 0;
+  int has_e = 1, rc;
+  fupermod_hs_fail fail = {FUPERMOD_SUCCESS, ""};
+#pragma omp parallel
+  {
+    fupermod_hs_node nd;
+    long ex = 0;
+    int trc = FUPERMOD_SUCCESS;
+    memset(&nd, 0, sizeof nd);
+#pragma omp for schedule(dynamic, 8) reduction(max : tmax) reduction(+ : esum) reduction(&& : has_e)
+    for (int k = run->k0; k < run->k1; k++) {
+      long *x = res->share + first[k];
+      if (trc != FUPERMOD_SUCCESS) continue;
+      if ((trc = fupermod_hs_node_load(run->prob, k, 0, &nd)) != FUPERMOD_SUCCESS) continue;
+      if (w[k] > 0 && (trc = split_time(&nd, k, w[k], tau, x, &ex)) != FUPERMOD_SUCCESS) continue;
+      for (int i = 0; i < nd.p; i++)
+        if (x[i] > 0) {
+          const int j = nd.idx[i][x[i]];
+          if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
+          if (nd.fn[i].e) esum += nd.fn[i].e[j];
+          else has_e = 0;
+        }
+    }
+#pragma omp critical
+    {
+      fupermod_hs_fail_keep(&fail, trc);
+      exact += ex;
+    }
+    fupermod_hs_node_free(&nd);
+  }
+  run->exact += exact;
+  rc = fupermod_hs_agree(run->comm, fupermod_hs_fail_take(&fail, FUPERMOD_SUCCESS));
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (run->comm != MPI_COMM_NULL) {
+    double tl = tmax, el = has_e ? esum : NAN;
+    if ((rc = fupermod_hs_gather_shares(run->comm, first, run->k0, run->k1, res)) != FUPERMOD_SUCCESS) return rc;
+    MPI_Allreduce(&tl, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+    MPI_Allreduce(&el, &esum, 1, MPI_DOUBLE, MPI_SUM, run->comm);
+    has_e = !isnan(esum);
+    MPI_Allreduce(MPI_IN_PLACE, &run->exact, 1, MPI_LONG, MPI_SUM, run->comm);
+  }
+  res->time = tmax;
+  res->bound = tau;
+  res->energy = has_e ? esum : NAN;
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_hscale_time(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
+  hs_time s = {0};
+  double t0, tau = 0.0;
+  int rc;
+  if ((rc = fupermod_hs_start(comm, prob, res, &s.run)) != FUPERMOD_SUCCESS) return rc;
+  /* 1. node functions */
+  t0 = fupermod_hs_now();
+  if ((rc = time_alloc(&s)) != FUPERMOD_SUCCESS || (rc = node_functions(&s)) != FUPERMOD_SUCCESS) goto done;
+  if (comm != MPI_COMM_NULL && (rc = share_node_functions(&s)) != FUPERMOD_SUCCESS) goto done;
   res->stage_s[0] = fupermod_hs_now() - t0;
   /* 2. between nodes */
   t0 = fupermod_hs_now();
-  {
-    size_t o = 0;
-    double *sufall;
-    for (int k = 0; k < q; k++) o += (size_t)W[k] + 1;
-    if (!(sufall = malloc(o * sizeof *sufall))) {
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the suffix minima");
-      goto done;
-    }
-    o = 0;
-    for (int k = 0; k < q; k++) {
-      Tsuf[k] = sufall + o;
-      o += (size_t)W[k] + 1;
-    }
-#pragma omp parallel for schedule(dynamic, 64)
-    for (int k = 0; k < q; k++) {
-      Tsuf[k][W[k]] = T[k][W[k]];
-      for (long v = W[k] - 1; v >= 0; v--) Tsuf[k][v] = T[k][v] < Tsuf[k][v + 1] ? T[k][v] : Tsuf[k][v + 1];
-    }
-  }
+  if ((rc = suffix_minima(&s)) != FUPERMOD_SUCCESS) goto done;
   if (prob->D == 0) {
     res->time = res->bound = 0.0;
     res->energy = 0.0;
     res->stage_s[1] = fupermod_hs_now() - t0;
     goto done;
   }
-  rc = between_nodes(q, T, Tsuf, W, prob->D, &tau, w, &exact);
-  free(Tsuf[0]);
-  Tsuf[0] = NULL;
+  rc = between_nodes(prob->q, s.T, s.Tsuf, s.W, prob->D, &tau, s.w, &s.run.exact);
+  free(s.Tsuf[0]);
+  s.Tsuf[0] = NULL;
   if (rc != FUPERMOD_SUCCESS) goto done;
-  memcpy(res->node_share, w, (size_t)q * sizeof *w);
+  memcpy(res->node_share, s.w, (size_t)prob->q * sizeof *s.w);
   res->stage_s[1] = fupermod_hs_now() - t0;
   /* 3. inside nodes */
   t0 = fupermod_hs_now();
-  {
-    double tmax = 0.0, esum = 0.0;
-    int has_e = 1;
-    fupermod_hs_fail fail1 = {FUPERMOD_SUCCESS, ""};
-#pragma omp parallel
-    {
-      fupermod_hs_node nd;
-      long ex = 0;
-      int trc = FUPERMOD_SUCCESS;
-      memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8) reduction(max : tmax) reduction(+ : esum) reduction(&& : has_e)
-      for (int k = k0; k < k1; k++) {
-        long *x = res->share + first[k];
-        if (trc != FUPERMOD_SUCCESS) continue;
-        if ((trc = fupermod_hs_node_load(prob, k, 0, &nd)) != FUPERMOD_SUCCESS) continue;
-        if (w[k] > 0 && (trc = split_time(&nd, k, w[k], tau, x, &ex)) != FUPERMOD_SUCCESS) continue;
-        for (int i = 0; i < nd.p; i++)
-          if (x[i] > 0) {
-            const int j = nd.idx[i][x[i]];
-            if (nd.fn[i].t[j] > tmax) tmax = nd.fn[i].t[j];
-            if (nd.fn[i].e) esum += nd.fn[i].e[j];
-            else has_e = 0;
-          }
-      }
-#pragma omp critical
-      {
-        fupermod_hs_fail_keep(&fail1, trc);
-        exact += ex;
-      }
-      fupermod_hs_node_free(&nd);
-    }
-    if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail1, rc))) != FUPERMOD_SUCCESS) goto done;
-    if (comm != MPI_COMM_NULL) {
-      void *all;
-      double tl = tmax, el = has_e ? esum : NAN;
-      if ((rc = fupermod_hs_gather(comm, res->share + first[k0], first[k1] - first[k0], MPI_LONG, sizeof(long),
-                                   &all)) != FUPERMOD_SUCCESS)
-        goto done;
-      memcpy(res->share, all, (size_t)total * sizeof *res->share);
-      free(all);
-      MPI_Allreduce(&tl, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-      MPI_Allreduce(&el, &esum, 1, MPI_DOUBLE, MPI_SUM, comm);
-      has_e = !isnan(esum);
-      MPI_Allreduce(MPI_IN_PLACE, &exact, 1, MPI_LONG, MPI_SUM, comm);
-    }
-    res->time = tmax;
-    res->bound = tau;
-    res->energy = has_e ? esum : NAN;
-    if (tmax != tau)
-      rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale: the devices' makespan %.17g is not the optimum %.17g", tmax,
-                          tau);
-  }
+  if ((rc = inside_nodes(&s, tau, res)) != FUPERMOD_SUCCESS) goto done;
+  if (res->time != tau)
+    rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale: the devices' makespan %.17g is not the optimum %.17g",
+                        res->time, tau);
   res->stage_s[2] = fupermod_hs_now() - t0;
 done:
-  res->exact_checks = exact;
-  if (rc != FUPERMOD_SUCCESS) fupermod_hscale_result_free(res);
-  if (T && !Tall)
-    for (int k = 0; k < q; k++) free(T[k]);
-  free(W);
-  free(Wloc);
-  free(T);
-  if (Tsuf) free(Tsuf[0]);
-  free(Tsuf);
-  free(Tall);
-  free(Tloc);
-  free(off);
-  free(w);
-  free(first);
-  return rc;
+  time_free(&s);
+  return fupermod_hs_end(&s.run, rc, res);
 }

@@ -538,40 +538,51 @@ done:
   return rc;
 }
 
-int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
-  int total, k0, k1, q, rc, nloc;
-  long *ne = NULL, *first = NULL, *w = NULL, resid = 0, exact = 0, xtop = 0;
-  double **S = NULL, *Sall = NULL, *Sloc = NULL, t0, lambda = 0.0, budget;
-  long **CW = NULL, *CWall = NULL, *CWloc = NULL;
-  size_t *off = NULL;
-  if (!res) return fupermod_error(FUPERMOD_ERR_USAGE, "hiscale: NULL result");
-  if ((rc = fupermod_hs_result_alloc(prob, res, &total)) != FUPERMOD_SUCCESS) return rc;
-  q = prob->q;
-  budget = isnan(prob->budget) ? INFINITY : prob->budget;
-  fupermod_hs_block(comm, q, &k0, &k1);
-  nloc = k1 - k0;
-  t0 = fupermod_hs_now();
-  if (!(ne = calloc((size_t)q, sizeof *ne)) || !(first = calloc((size_t)q + 1, sizeof *first)) ||
-      !(w = calloc((size_t)q, sizeof *w)) || !(S = calloc((size_t)q, sizeof *S)) ||
-      !(CW = calloc((size_t)q, sizeof *CW)) || !(off = calloc((size_t)nloc + 1, sizeof *off))) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
-    goto done;
-  }
-  for (int k = 0; k < q; k++) {
-    if (prob->devices[k] > 64) {
-      rc = fupermod_error(FUPERMOD_ERR_USAGE, "hiscale energy: node %d has %d devices (at most 64)", k, prob->devices[k]);
-      goto done;
-    }
-    first[k + 1] = first[k] + prob->devices[k];
-  }
-  /* 1. node hulls: edges are at most the points, so the slots are sized by max_points */
+/* The energy solver's state: the node hulls' edges, slopes S[k] and cumulative sizes CW[k] (after
+ * stage 1 every rank holds every node's), the node shares w. */
+typedef struct {
+  fupermod_hs_run run;
+  double budget;
+  long *ne, *w;
+  long resid; /* units left inside a hull edge, for last_units */
+  long xtop;  /* the largest size of any device within the budget */
+  double **S, *Sall, *Sloc;
+  long **CW, *CWall, *CWloc;
+  size_t *off;
+} hs_energy;
+
+static int energy_alloc(hs_energy *s) {
+  const fupermod_hscale_problem *prob = s->run.prob;
+  const size_t q = (size_t)s->run.q, nloc = (size_t)(s->run.k1 - s->run.k0);
+  if (!(s->ne = calloc(q, sizeof *s->ne)) || !(s->w = calloc(q, sizeof *s->w)) || !(s->S = calloc(q, sizeof *s->S)) ||
+      !(s->CW = calloc(q, sizeof *s->CW)) || !(s->off = calloc(nloc + 1, sizeof *s->off)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory");
+  for (int k = 0; k < prob->q; k++)
+    if (prob->devices[k] > 64)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "hiscale energy: node %d has %d devices (at most 64)", k,
+                            prob->devices[k]);
+  return FUPERMOD_SUCCESS;
+}
+
+static void energy_free(hs_energy *s) {
+  void *arrays[] = {s->ne, s->w, s->S, s->CW, s->Sall, s->CWall, s->Sloc, s->CWloc, s->off};
+  for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) free(arrays[i]);
+}
+
+/* Stage 1: the hulls of this rank's nodes, each in its own slots; edges are at most the points, so
+ * the slots are sized by max_points. */
+static int node_hulls(hs_energy *s) {
+  const fupermod_hscale_problem *prob = s->run.prob;
+  const int k0 = s->run.k0, k1 = s->run.k1, nloc = k1 - k0;
+  size_t *off = s->off;
+  long *ne = s->ne, xtop = 0;
+  double *Sloc;
+  long *CWloc;
+  fupermod_hs_fail fail = {FUPERMOD_SUCCESS, ""};
   for (int k = k0; k < k1; k++) off[k + 1 - k0] = off[k - k0] + (size_t)prob->devices[k] * (size_t)prob->max_points;
-  if (!(Sloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *Sloc)) ||
-      !(CWloc = malloc((off[nloc] + (size_t)nloc + 1) * sizeof *CWloc))) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node hulls");
-    goto done;
-  }
-  fupermod_hs_fail fail2 = {FUPERMOD_SUCCESS, ""};
+  if (!(Sloc = s->Sloc = malloc((off[nloc] ? off[nloc] : 1) * sizeof *Sloc)) ||
+      !(CWloc = s->CWloc = malloc((off[nloc] + (size_t)nloc + 1) * sizeof *CWloc)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "hiscale: out of memory for the node hulls");
 #pragma omp parallel
   {
     fupermod_hs_node nd;
@@ -581,7 +592,7 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
 #pragma omp for schedule(dynamic, 8) reduction(max : xtop)
     for (int k = k0; k < k1; k++)
       if (trc == FUPERMOD_SUCCESS && (trc = fupermod_hs_node_load(prob, k, 1, &nd)) == FUPERMOD_SUCCESS &&
-          (trc = hulls_make(&nd, budget, &h)) == FUPERMOD_SUCCESS) {
+          (trc = hulls_make(&nd, s->budget, &h)) == FUPERMOD_SUCCESS) {
         ne[k] = node_edges(&nd, &h, Sloc + off[k - k0], CWloc + off[k - k0] + (k - k0));
         for (int i = 0; i < nd.p; i++) { /* the last hull vertex: the largest size within the budget */
           const long top = hx(&nd, i, h.v[(size_t)i * (nd.mcap + 1) + h.nv[i] - 1]);
@@ -589,156 +600,185 @@ int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, f
         }
       }
 #pragma omp critical
-    fupermod_hs_fail_keep(&fail2, trc);
+    fupermod_hs_fail_keep(&fail, trc);
     hulls_free(&h);
     fupermod_hs_node_free(&nd);
   }
-  if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail2, rc))) != FUPERMOD_SUCCESS) goto done;
-  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &xtop, 1, MPI_LONG, MPI_MAX, comm);
-  /* compact, so that only the edges travel */
+  s->xtop = xtop;
+  return fupermod_hs_agree(s->run.comm, fupermod_hs_fail_take(&fail, FUPERMOD_SUCCESS));
+}
+
+/* Stage 1, then: the edges compacted, so that only they travel, and gathered on every rank; S[k]
+ * and CW[k] point into them. */
+static int share_hulls(hs_energy *s) {
+  const MPI_Comm comm = s->run.comm;
+  const int q = s->run.q, k0 = s->run.k0, k1 = s->run.k1;
+  const size_t *off = s->off;
+  long *ne = s->ne;
+  size_t o = 0, oc = 0;
+  int rc;
+  if (comm != MPI_COMM_NULL) MPI_Allreduce(MPI_IN_PLACE, &s->xtop, 1, MPI_LONG, MPI_MAX, comm);
+  for (int k = k0; k < k1; k++) {
+    memmove(s->Sloc + o, s->Sloc + off[k - k0], (size_t)ne[k] * sizeof *s->Sloc);
+    memmove(s->CWloc + oc, s->CWloc + off[k - k0] + (k - k0), ((size_t)ne[k] + 1) * sizeof *s->CWloc);
+    o += (size_t)ne[k];
+    oc += (size_t)ne[k] + 1;
+  }
+  if (comm != MPI_COMM_NULL) {
+    void *a = NULL, *b = NULL, *c = NULL;
+    rc = fupermod_hs_gather(comm, ne + k0, k1 - k0, MPI_LONG, sizeof(long), &a);
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_hs_gather(comm, s->Sloc, (long)o, MPI_DOUBLE, sizeof(double), &b);
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_hs_gather(comm, s->CWloc, (long)oc, MPI_LONG, sizeof(long), &c);
+    if (rc == FUPERMOD_SUCCESS) memcpy(ne, a, (size_t)q * sizeof *ne);
+    free(a);
+    s->Sall = b;
+    s->CWall = c;
+    if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) return rc;
+    free(s->Sloc);
+    free(s->CWloc);
+  } else {
+    s->Sall = s->Sloc;
+    s->CWall = s->CWloc;
+  }
+  s->Sloc = NULL;
+  s->CWloc = NULL;
+  o = oc = 0;
+  for (int k = 0; k < q; k++) {
+    s->S[k] = s->Sall + o;
+    s->CW[k] = s->CWall + oc;
+    o += (size_t)ne[k];
+    oc += (size_t)ne[k] + 1;
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* Stage 2 (D > 0): the least lambda whose largest minimisers reach D, and the node shares at it:
+ * each node's edges below lambda, then those at lambda in node order until D. */
+static int between_nodes_energy(hs_energy *s, double *lambda_out) {
+  const long D = s->run.prob->D;
+  const int q = s->run.q;
+  double **S = s->S, lambda;
+  long **CW = s->CW, *ne = s->ne, *w = s->w, rho = D;
+  uint64_t lo = fupermod_hs_key(-INFINITY), hi = fupermod_hs_key(INFINITY);
+  if (sum_hi(q, S, ne, CW, INFINITY) < D)
+    return fupermod_error(FUPERMOD_ERR_INFEASIBLE, "hiscale: D = %ld exceeds what the devices can take%s", D,
+                          isinf(s->budget) ? "" : " within the time budget");
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (sum_hi(q, S, ne, CW, fupermod_hs_unkey(mid)) >= D) hi = mid;
+    else lo = mid + 1;
+  }
+  lambda = fupermod_hs_unkey(lo);
+  for (int k = 0; k < q; k++) {
+    w[k] = CW[k][count_below(S[k], ne[k], lambda, 1)];
+    rho -= w[k];
+  }
+  for (int k = 0; k < q && rho > 0; k++) {
+    long span = CW[k][count_below(S[k], ne[k], lambda, 0)] - w[k], take = span < rho ? span : rho;
+    w[k] += take;
+    rho -= take;
+  }
+  *lambda_out = lambda;
+  return FUPERMOD_SUCCESS;
+}
+
+/* Stage 3: each of this rank's nodes splits its share at lambda; then every rank gets every share,
+ * the dual bound and the distribution's time and energy, and s->resid the units left inside an
+ * edge. */
+static int inside_nodes_energy(hs_energy *s, double lambda, fupermod_hscale_result *res) {
+  const fupermod_hs_run *run = &s->run;
+  const long *w = s->w, *first = run->first;
+  double dual = 0.0, tmax = 0.0, esum = 0.0;
+  long resid = 0;
+  int rc;
+  fupermod_hs_fail fail = {FUPERMOD_SUCCESS, ""};
+#pragma omp parallel
   {
-    size_t o = 0, oc = 0;
-    for (int k = k0; k < k1; k++) {
-      memmove(Sloc + o, Sloc + off[k - k0], (size_t)ne[k] * sizeof *Sloc);
-      memmove(CWloc + oc, CWloc + off[k - k0] + (k - k0), ((size_t)ne[k] + 1) * sizeof *CWloc);
-      o += (size_t)ne[k];
-      oc += (size_t)ne[k] + 1;
+    fupermod_hs_node nd;
+    hulls_t h = {0};
+    int trc = FUPERMOD_SUCCESS;
+    memset(&nd, 0, sizeof nd);
+#pragma omp for schedule(dynamic, 8) reduction(+ : dual, esum) reduction(max : tmax)
+    for (int k = run->k0; k < run->k1; k++) {
+      long r = 0, *x = res->share + first[k];
+      if (trc != FUPERMOD_SUCCESS) continue;
+      if ((trc = fupermod_hs_node_load(run->prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
+      if ((trc = hulls_make(&nd, s->budget, &h)) != FUPERMOD_SUCCESS) continue;
+      for (int i = 0; i < nd.p; i++) dual += dual_term(&nd.fn[i], s->budget, lambda);
+      if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, s->budget, x, &r);
+      if (r > 0)
+#pragma omp critical
+        resid = r;
+      node_value(&nd, x, &esum, &tmax); /* hull vertices or checked sizes: measured, within the budget */
     }
-    if (comm != MPI_COMM_NULL) {
-      void *a = NULL, *b = NULL, *c = NULL;
-      rc = fupermod_hs_gather(comm, ne + k0, nloc, MPI_LONG, sizeof(long), &a);
-      if (rc == FUPERMOD_SUCCESS) rc = fupermod_hs_gather(comm, Sloc, (long)o, MPI_DOUBLE, sizeof(double), &b);
-      if (rc == FUPERMOD_SUCCESS) rc = fupermod_hs_gather(comm, CWloc, (long)oc, MPI_LONG, sizeof(long), &c);
-      if (rc == FUPERMOD_SUCCESS) memcpy(ne, a, (size_t)q * sizeof *ne);
-      free(a);
-      Sall = b;
-      CWall = c;
-      if ((rc = fupermod_hs_agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
-      free(Sloc);
-      free(CWloc);
-      Sloc = NULL;
-      CWloc = NULL;
-    } else {
-      Sall = Sloc;
-      CWall = CWloc;
-      Sloc = NULL;
-      CWloc = NULL;
-    }
-    o = oc = 0;
-    for (int k = 0; k < q; k++) {
-      S[k] = Sall + o;
-      CW[k] = CWall + oc;
-      o += (size_t)ne[k];
-      oc += (size_t)ne[k] + 1;
-    }
+#pragma omp critical
+    fupermod_hs_fail_keep(&fail, trc);
+    hulls_free(&h);
+    fupermod_hs_node_free(&nd);
   }
-  res->stage_s[0] = fupermod_hs_now() - t0;
-  /* 2. between nodes: the least lambda whose largest minimisers reach D */
+  rc = fupermod_hs_agree(run->comm, fupermod_hs_fail_take(&fail, FUPERMOD_SUCCESS));
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (run->comm != MPI_COMM_NULL) {
+    double sums[2] = {dual, esum};
+    if ((rc = fupermod_hs_gather_shares(run->comm, first, run->k0, run->k1, res)) != FUPERMOD_SUCCESS) return rc;
+    MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, run->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, run->comm);
+    MPI_Allreduce(MPI_IN_PLACE, &resid, 1, MPI_LONG, MPI_MAX, run->comm);
+    dual = sums[0];
+    esum = sums[1];
+  }
+  s->resid = resid;
+  res->bound = lambda * (double)run->prob->D + dual;
+  res->energy = esum;
+  res->time = tmax;
+  return FUPERMOD_SUCCESS;
+}
+
+/* The node shares of the device shares, which must sum to D. */
+static int node_shares(const fupermod_hs_run *run, fupermod_hscale_result *res) {
+  long sum = 0;
+  for (int k = 0; k < run->q; k++) {
+    res->node_share[k] = 0;
+    for (int i = run->first[k]; i < run->first[k + 1]; i++) res->node_share[k] += res->share[i];
+    sum += res->node_share[k];
+  }
+  if (sum != run->prob->D)
+    return fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: shares sum to %ld, not D = %ld", sum, run->prob->D);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_hscale_energy(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res) {
+  hs_energy s = {0};
+  int rc;
+  double t0, lambda = 0.0;
+  if ((rc = fupermod_hs_start(comm, prob, res, &s.run)) != FUPERMOD_SUCCESS) return rc;
+  s.budget = isnan(prob->budget) ? INFINITY : prob->budget;
+  /* 1. node hulls */
   t0 = fupermod_hs_now();
-  if (prob->D > 0) {
-    uint64_t lo = fupermod_hs_key(-INFINITY), hi = fupermod_hs_key(INFINITY);
-    long rho = prob->D;
-    if (sum_hi(q, S, ne, CW, INFINITY) < prob->D) {
-      rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "hiscale: D = %ld exceeds what the devices can take%s", prob->D,
-                          isinf(budget) ? "" : " within the time budget");
-      goto done;
-    }
-    while (lo < hi) {
-      uint64_t mid = lo + (hi - lo) / 2;
-      if (sum_hi(q, S, ne, CW, fupermod_hs_unkey(mid)) >= prob->D) hi = mid;
-      else lo = mid + 1;
-    }
-    lambda = fupermod_hs_unkey(lo);
-    for (int k = 0; k < q; k++) {
-      w[k] = CW[k][count_below(S[k], ne[k], lambda, 1)];
-      rho -= w[k];
-    }
-    for (int k = 0; k < q && rho > 0; k++) {
-      long span = CW[k][count_below(S[k], ne[k], lambda, 0)] - w[k], take = span < rho ? span : rho;
-      w[k] += take;
-      rho -= take;
-    }
-  }
+  if ((rc = energy_alloc(&s)) != FUPERMOD_SUCCESS || (rc = node_hulls(&s)) != FUPERMOD_SUCCESS ||
+      (rc = share_hulls(&s)) != FUPERMOD_SUCCESS)
+    goto done;
+  res->stage_s[0] = fupermod_hs_now() - t0;
+  /* 2. between nodes */
+  t0 = fupermod_hs_now();
+  if (prob->D > 0 && (rc = between_nodes_energy(&s, &lambda)) != FUPERMOD_SUCCESS) goto done;
   res->stage_s[1] = fupermod_hs_now() - t0;
-  free(Sall);
-  free(CWall);
-  Sall = NULL;
-  CWall = NULL;
+  free(s.Sall);
+  free(s.CWall);
+  s.Sall = NULL;
+  s.CWall = NULL;
   /* 3. inside nodes, with the dual bound, the distribution's time and energy */
   t0 = fupermod_hs_now();
-  {
-    double dual = 0.0, tmax = 0.0, esum = 0.0;
-    fupermod_hs_fail fail1 = {FUPERMOD_SUCCESS, ""};
-#pragma omp parallel
-    {
-      fupermod_hs_node nd;
-      hulls_t h = {0};
-      int trc = FUPERMOD_SUCCESS;
-      memset(&nd, 0, sizeof nd);
-#pragma omp for schedule(dynamic, 8) reduction(+ : dual, esum) reduction(max : tmax)
-      for (int k = k0; k < k1; k++) {
-        long r = 0, *x = res->share + first[k];
-        if (trc != FUPERMOD_SUCCESS) continue;
-        if ((trc = fupermod_hs_node_load(prob, k, 1, &nd)) != FUPERMOD_SUCCESS) continue;
-        if ((trc = hulls_make(&nd, budget, &h)) != FUPERMOD_SUCCESS) continue;
-        for (int i = 0; i < nd.p; i++) dual += dual_term(&nd.fn[i], budget, lambda);
-        if (w[k] > 0) split_energy(&nd, &h, w[k], lambda, budget, x, &r);
-        if (r > 0)
-#pragma omp critical
-          resid = r;
-        node_value(&nd, x, &esum, &tmax); /* hull vertices or checked sizes: measured, within the budget */
-      }
-#pragma omp critical
-      fupermod_hs_fail_keep(&fail1, trc);
-      hulls_free(&h);
-      fupermod_hs_node_free(&nd);
-    }
-    if ((rc = fupermod_hs_agree(comm, fupermod_hs_fail_take(&fail1, rc))) != FUPERMOD_SUCCESS) goto done;
-    if (comm != MPI_COMM_NULL) {
-      void *all;
-      double sums[2] = {dual, esum};
-      if ((rc = fupermod_hs_gather(comm, res->share + first[k0], first[k1] - first[k0], MPI_LONG, sizeof(long),
-                                   &all)) != FUPERMOD_SUCCESS)
-        goto done;
-      memcpy(res->share, all, (size_t)total * sizeof *res->share);
-      free(all);
-      MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_DOUBLE, MPI_SUM, comm);
-      MPI_Allreduce(MPI_IN_PLACE, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
-      MPI_Allreduce(MPI_IN_PLACE, &resid, 1, MPI_LONG, MPI_MAX, comm);
-      dual = sums[0];
-      esum = sums[1];
-    }
-    res->bound = lambda * (double)prob->D + dual;
-    res->energy = esum;
-    res->time = tmax;
+  if ((rc = inside_nodes_energy(&s, lambda, res)) != FUPERMOD_SUCCESS) goto done;
+  if (s.resid > 0) {
+    s.run.exact++;
+    if ((rc = last_units(comm, prob, s.budget, s.xtop, s.resid, s.run.k0, s.run.k1, s.run.first, res)) !=
+        FUPERMOD_SUCCESS)
+      goto done;
   }
-  if (resid > 0) {
-    exact++;
-    if ((rc = last_units(comm, prob, budget, xtop, resid, k0, k1, first, res)) != FUPERMOD_SUCCESS) goto done;
-  }
-  {
-    long sum = 0;
-    for (int k = 0; k < q; k++) {
-      res->node_share[k] = 0;
-      for (int i = first[k]; i < first[k + 1]; i++) res->node_share[k] += res->share[i];
-      sum += res->node_share[k];
-    }
-    if (sum != prob->D)
-      rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hiscale energy: shares sum to %ld, not D = %ld", sum, prob->D);
-  }
+  rc = node_shares(&s.run, res);
   res->stage_s[2] = fupermod_hs_now() - t0;
 done:
-  res->exact_checks = exact;
-  if (rc != FUPERMOD_SUCCESS) fupermod_hscale_result_free(res);
-  free(ne);
-  free(first);
-  free(w);
-  free(S);
-  free(CW);
-  free(Sall);
-  free(CWall);
-  free(Sloc);
-  free(CWloc);
-  free(off);
-  return rc;
+  energy_free(&s);
+  return fupermod_hs_end(&s.run, rc, res);
 }

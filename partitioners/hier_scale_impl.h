@@ -49,6 +49,23 @@ void fupermod_hs_fail_keep(fupermod_hs_fail *f, int trc);
 int fupermod_hs_fail_take(const fupermod_hs_fail *f, int rc);
 /* Concatenation by rank of every rank's n doubles (or longs) into *all (malloc). */
 int fupermod_hs_gather(MPI_Comm comm, const void *mine, long n, MPI_Datatype type, size_t size, void **all);
+/* What a solver (time or energy) runs on: the problem, this rank's nodes [k0, k1), every node's
+ * first device (q + 1 entries) and the count of exact subset-sum checks. */
+typedef struct fupermod_hs_run {
+  MPI_Comm comm;
+  const fupermod_hscale_problem *prob;
+  int q, k0, k1;
+  long *first;
+  long exact;
+} fupermod_hs_run;
+/* A solver's start: res allocated for prob (res NULL, a bad problem: usage error), run set. */
+int fupermod_hs_start(MPI_Comm comm, const fupermod_hscale_problem *prob, fupermod_hscale_result *res,
+                      fupermod_hs_run *run);
+/* A solver's end: its exact checks into res, res freed unless rc is success, run freed. Returns rc. */
+int fupermod_hs_end(fupermod_hs_run *run, int rc, fupermod_hscale_result *res);
+/* Collective: the device shares of every rank's nodes [k0, k1) (first: each node's first device,
+ * q + 1 entries) into res->share. */
+int fupermod_hs_gather_shares(MPI_Comm comm, const long *first, int k0, int k1, fupermod_hscale_result *res);
 double fupermod_hs_now(void);
 int fupermod_hs_result_alloc(const fupermod_hscale_problem *prob, fupermod_hscale_result *res, int *total);
 /* Order-preserving map of doubles to unsigned integers, and back. */

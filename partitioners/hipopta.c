@@ -175,21 +175,12 @@ static int same_points(const fupermod_points *a, const fupermod_points *b) {
   return 1;
 }
 
-int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo *inner,
-                     const fupermod_hier_algo *outer, fupermod_hier_result *res) {
-  fupermod_hier_algo din, dout;
-  const fupermod_points **of = NULL;
-  int *first = NULL, total = 0, q, rc = FUPERMOD_SUCCESS, energy_obj, nf;
-  long *w = NULL, *x = NULL;
-  if (!res) return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: NULL result");
-  memset(res, 0, sizeof *res);
-  if (!prob || prob->q < 1 || !prob->devices || !prob->f || prob->D < 0)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: bad problem (need q >= 1 nodes, devices, functions, D >= 0)");
-  if (prob->objective != FUPERMOD_OBJ_TIME && prob->objective != FUPERMOD_OBJ_ENERGY)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: objective must be time or energy");
-  q = prob->q;
-  energy_obj = prob->objective == FUPERMOD_OBJ_ENERGY;
-  if (!(first = malloc(((size_t)q + 1) * sizeof *first))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+/* first[k]: node k's first device, q + 1 entries (malloc), once every node has a device and the
+ * device functions pass fupermod_problem_check. */
+static int node_first(const fupermod_hier_problem *prob, int **out) {
+  const int q = prob->q;
+  int *first = malloc(((size_t)q + 1) * sizeof *first), rc;
+  if (!first) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   first[0] = 0;
   for (int k = 0; k < q; k++) {
     if (prob->devices[k] < 1) {
@@ -198,36 +189,152 @@ int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo
     }
     first[k + 1] = first[k] + prob->devices[k];
   }
-  total = first[q];
-  if ((rc = fupermod_problem_check(&(fupermod_problem){0, total, prob->f, 0, 0, 0}, NULL)) != FUPERMOD_SUCCESS) {
+  if ((rc = fupermod_problem_check(&(fupermod_problem){0, first[q], prob->f, 0, 0, 0}, NULL)) != FUPERMOD_SUCCESS) {
     free(first);
     return rc;
   }
-  res->identical = 1;
-  for (int k = 1; k < q && res->identical; k++) {
-    if (prob->devices[k] != prob->devices[0]) res->identical = 0;
-    for (int j = 0; j < prob->devices[0] && res->identical; j++)
-      res->identical = same_points(prob->f[first[k] + j], prob->f[j]);
+  *out = first;
+  return FUPERMOD_SUCCESS;
+}
+
+/* 1 when every node has node 0's device functions. */
+static int nodes_identical(const fupermod_hier_problem *prob, const int *first) {
+  int identical = 1;
+  for (int k = 1; k < prob->q && identical; k++) {
+    if (prob->devices[k] != prob->devices[0]) identical = 0;
+    for (int j = 0; j < prob->devices[0] && identical; j++) identical = same_points(prob->f[first[k] + j], prob->f[j]);
   }
-  if (!inner) {
-    if ((rc = fupermod_hier_algo_named(energy_obj ? "heopta" : "hpopta", &din)) != FUPERMOD_SUCCESS) goto done;
-    inner = &din;
+  return identical;
+}
+
+/* The algorithms not given: hpopta (heopta) inside the nodes, and between them too, or popta
+ * (eopta) between identical nodes, built into *din and *dout. */
+static int choose_algos(int energy_obj, int identical, const fupermod_hier_algo **inner,
+                        const fupermod_hier_algo **outer, fupermod_hier_algo *din, fupermod_hier_algo *dout) {
+  int rc;
+  if (!*inner) {
+    if ((rc = fupermod_hier_algo_named(energy_obj ? "heopta" : "hpopta", din)) != FUPERMOD_SUCCESS) return rc;
+    *inner = din;
   }
-  if (!outer) {
-    const char *name = res->identical ? (energy_obj ? "eopta" : "popta") : (energy_obj ? "heopta" : "hpopta");
-    if ((rc = fupermod_hier_algo_named(name, &dout)) != FUPERMOD_SUCCESS) goto done;
-    outer = &dout;
+  if (!*outer) {
+    const char *name = identical ? (energy_obj ? "eopta" : "popta") : (energy_obj ? "heopta" : "hpopta");
+    if ((rc = fupermod_hier_algo_named(name, dout)) != FUPERMOD_SUCCESS) return rc;
+    *outer = dout;
   }
-  if (!inner->solve || !outer->solve) {
-    rc = fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: algorithm without a solve function");
+  if (!(*inner)->solve || !(*outer)->solve)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: algorithm without a solve function");
+  if ((*outer)->homogeneous && !identical)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: %s is for identical nodes, but the nodes differ",
+                          (*outer)->name ? (*outer)->name : "the outer algorithm");
+  return FUPERMOD_SUCCESS;
+}
+
+/* The node functions: one when the nodes are identical (the thesis's c + 1 functions). */
+static int build_node_functions(const fupermod_hier_problem *prob, const int *first, const fupermod_hier_algo *inner,
+                                fupermod_hier_result *res) {
+  const int nf = res->identical ? 1 : prob->q;
+  int rc = FUPERMOD_SUCCESS;
+  for (int k = 0; k < nf && rc == FUPERMOD_SUCCESS; k++) {
+    fupermod_points *nk = &res->node_f[k];
+    long wmax = 0;
+    for (int i = first[k]; i < first[k + 1]; i++) wmax += prob->f[i]->pts[prob->f[i]->count - 1].d;
+    if (wmax > prob->D) wmax = prob->D;
+    rc = fupermod_hier_node_function(prob->devices[k], prob->f + first[k], wmax, prob->objective, inner, nk);
+    if (rc == FUPERMOD_SUCCESS && nk->count == 0 && prob->D > 0) {
+      /* a node that can take nothing is idle; the outer problem still needs a function */
+      nk->pts = realloc(nk->pts, sizeof *nk->pts);
+      nk->count = 1;
+      /* a size above D: never chosen */
+      nk->has_energy = all_energy(prob->devices[k], prob->f + first[k]);
+      nk->pts[0] = (fupermod_point){.d = prob->D + 1, .t = 1.0, .e = nk->has_energy ? 1.0 : -1.0,
+                                    .e_ci = nk->has_energy ? 0.0 : -1.0, .reps = 1, .samples = -1};
+    }
+  }
+  return rc;
+}
+
+/* The outer algorithm between the nodes: the node shares w, with their predicted time and energy
+ * in res->nodes. of: room for q functions; total: the devices. */
+static int solve_outer(const fupermod_hier_problem *prob, const fupermod_hier_algo *outer, int total,
+                       const fupermod_points **of, long *w, fupermod_hier_result *res) {
+  const int q = prob->q;
+  fupermod_problem op = {prob->D, q, of, 0.0, 0, prob->objective};
+  int rc;
+  for (int k = 0; k < q; k++) of[k] = &res->node_f[res->identical ? 0 : k];
+  if (prob->objective == FUPERMOD_OBJ_ENERGY && !all_energy(total, prob->f))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "hipopta: the energy objective needs energy in every function");
+  if ((rc = outer->solve(&op, res->nodes, outer->ctx)) != FUPERMOD_SUCCESS) {
+    if (rc != FUPERMOD_ERR_INFEASIBLE)
+      rc = fupermod_error_prefix(rc, "hipopta: outer %s", outer->name ? outer->name : "algorithm");
+    return rc;
+  }
+  for (int k = 0; k < q; k++) w[k] = res->nodes->parts[k].d;
+  if ((rc = fupermod_problem_evaluate(&op, w, NULL, NULL, res->nodes)) != FUPERMOD_SUCCESS)
+    return fupermod_error_prefix(rc, "hipopta: outer %s", outer->name ? outer->name : "algorithm");
+  return FUPERMOD_SUCCESS;
+}
+
+/* Inside node k: the inner algorithm on its share w, as the thesis runs it per node, into its
+ * device shares x. */
+static int solve_node(const fupermod_hier_problem *prob, const fupermod_hier_algo *inner, int k, const int *first,
+                      long w, long *x, const fupermod_hier_result *res) {
+  const int p = prob->devices[k];
+  fupermod_problem ip = {w, p, prob->f + first[k], 0.0, 0, prob->objective};
+  fupermod_dist *dk = NULL;
+  double t = 0.0, e = 0.0;
+  int rc;
+  if (w <= 0) {
+    for (int i = 0; i < p; i++) x[i] = 0;
+    return FUPERMOD_SUCCESS;
+  }
+  if (!(dk = fupermod_dist_alloc(w, p))) return fupermod_error(FUPERMOD_ERR_NOMEM, "hipopta: out of memory");
+  rc = inner->solve(&ip, dk, inner->ctx);
+  for (int i = 0; i < p; i++) x[i] = dk->parts[i].d;
+  fupermod_dist_free(dk);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_problem_evaluate(&ip, x, &t, &e, NULL);
+  if (rc != FUPERMOD_SUCCESS)
+    return fupermod_error_prefix(rc, "hipopta: inner %s on node %d (w=%ld)", inner->name ? inner->name : "algorithm",
+                                 k, w);
+  /* both runs are exact, so the node's optimum must be the one its function promised */
+  if (prob->objective != FUPERMOD_OBJ_ENERGY && t != res->nodes->parts[k].t)
+    return fupermod_error(FUPERMOD_ERR_NUMERIC, "hipopta: node %d at w=%ld: inner time %.17g, node function %.17g", k,
+                          w, t, res->nodes->parts[k].t);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The whole distribution x: its time and energy, the device parts, and each node's energy. */
+static int evaluate_all(const fupermod_hier_problem *prob, const int *first, const long *x, fupermod_hier_result *res) {
+  const int total = first[prob->q];
+  fupermod_problem all = {prob->D, total, prob->f, 0.0, 0, prob->objective};
+  int rc = fupermod_problem_evaluate(&all, x, &res->time, &res->energy, res->devices);
+  if (rc == FUPERMOD_SUCCESS && !all_energy(total, prob->f)) res->energy = NAN;
+  for (int k = 0; k < prob->q && rc == FUPERMOD_SUCCESS; k++) {
+    double e = 0.0;
+    for (int i = first[k]; i < first[k + 1]; i++) e += res->devices->parts[i].e;
+    res->nodes->parts[k].e = e;
+  }
+  return rc;
+}
+
+int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo *inner,
+                     const fupermod_hier_algo *outer, fupermod_hier_result *res) {
+  fupermod_hier_algo din, dout;
+  const fupermod_points **of = NULL;
+  int *first = NULL, total, q, rc;
+  long *w = NULL, *x = NULL;
+  if (!res) return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: NULL result");
+  memset(res, 0, sizeof *res);
+  if (!prob || prob->q < 1 || !prob->devices || !prob->f || prob->D < 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: bad problem (need q >= 1 nodes, devices, functions, D >= 0)");
+  if (prob->objective != FUPERMOD_OBJ_TIME && prob->objective != FUPERMOD_OBJ_ENERGY)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: objective must be time or energy");
+  q = prob->q;
+  if ((rc = node_first(prob, &first)) != FUPERMOD_SUCCESS) return rc;
+  total = first[q];
+  res->identical = nodes_identical(prob, first);
+  if ((rc = choose_algos(prob->objective == FUPERMOD_OBJ_ENERGY, res->identical, &inner, &outer, &din, &dout)) !=
+      FUPERMOD_SUCCESS)
     goto done;
-  }
-  if (outer->homogeneous && !res->identical) {
-    rc = fupermod_error(FUPERMOD_ERR_USAGE, "hipopta: %s is for identical nodes, but the nodes differ",
-                        outer->name ? outer->name : "the outer algorithm");
-    goto done;
-  }
-  nf = res->identical ? 1 : q;
   res->q = q;
   if (!(res->node_f = calloc((size_t)q, sizeof *res->node_f)) || !(of = malloc((size_t)q * sizeof *of)) ||
       !(w = malloc((size_t)q * sizeof *w)) || !(x = malloc((size_t)total * sizeof *x)) ||
@@ -235,25 +342,7 @@ int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hipopta: out of memory");
     goto done;
   }
-  /* node functions: one when the nodes are identical (the thesis's c + 1 functions) */
-  for (int k = 0; k < nf && rc == FUPERMOD_SUCCESS; k++) {
-    long wmax = 0;
-    for (int i = first[k]; i < first[k + 1]; i++) wmax += prob->f[i]->pts[prob->f[i]->count - 1].d;
-    if (wmax > prob->D) wmax = prob->D;
-    rc = fupermod_hier_node_function(prob->devices[k], prob->f + first[k], wmax, prob->objective, inner,
-                                     &res->node_f[k]);
-    if (rc == FUPERMOD_SUCCESS && res->node_f[k].count == 0 && prob->D > 0) {
-      /* a node that can take nothing is idle; the outer problem still needs a function */
-      res->node_f[k].pts = realloc(res->node_f[k].pts, sizeof *res->node_f[k].pts);
-      res->node_f[k].count = 1;
-      /* a size above D: never chosen */
-      res->node_f[k].has_energy = all_energy(prob->devices[k], prob->f + first[k]);
-      res->node_f[k].pts[0] =
-          (fupermod_point){.d = prob->D + 1, .t = 1.0, .e = res->node_f[k].has_energy ? 1.0 : -1.0,
-                           .e_ci = res->node_f[k].has_energy ? 0.0 : -1.0, .reps = 1, .samples = -1};
-    }
-  }
-  if (rc != FUPERMOD_SUCCESS) goto done;
+  if ((rc = build_node_functions(prob, first, inner, res)) != FUPERMOD_SUCCESS) goto done;
   if (prob->D == 0) {
     for (int k = 0; k < q; k++) res->nodes->parts[k] = (fupermod_part){0, 0.0, 0.0};
     for (int i = 0; i < total; i++) res->devices->parts[i] = (fupermod_part){0, 0.0, 0.0};
@@ -261,65 +350,11 @@ int fupermod_hipopta(const fupermod_hier_problem *prob, const fupermod_hier_algo
     res->energy = 0.0;
     goto done;
   }
-  for (int k = 0; k < q; k++) of[k] = &res->node_f[res->identical ? 0 : k];
-  {
-    fupermod_problem op = {prob->D, q, of, 0.0, 0, prob->objective};
-    if (energy_obj && !all_energy(total, prob->f)) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "hipopta: the energy objective needs energy in every function");
-      goto done;
-    }
-    if ((rc = outer->solve(&op, res->nodes, outer->ctx)) != FUPERMOD_SUCCESS) {
-      if (rc != FUPERMOD_ERR_INFEASIBLE)
-        rc = fupermod_error_prefix(rc, "hipopta: outer %s", outer->name ? outer->name : "algorithm");
-      goto done;
-    }
-    for (int k = 0; k < q; k++) w[k] = res->nodes->parts[k].d;
-    if ((rc = fupermod_problem_evaluate(&op, w, NULL, NULL, res->nodes)) != FUPERMOD_SUCCESS) {
-      rc = fupermod_error_prefix(rc, "hipopta: outer %s", outer->name ? outer->name : "algorithm");
-      goto done;
-    }
-  }
-  /* inside each node: the inner algorithm on the node's share, as the thesis runs it per node */
+  if ((rc = solve_outer(prob, outer, total, of, w, res)) != FUPERMOD_SUCCESS) goto done;
   res->time = 0.0;
   res->energy = 0.0;
-  for (int k = 0; k < q && rc == FUPERMOD_SUCCESS; k++) {
-    const int p = prob->devices[k];
-    fupermod_problem ip = {w[k], p, prob->f + first[k], 0.0, 0, prob->objective};
-    fupermod_dist *dk = NULL;
-    double t = 0.0, e = 0.0;
-    if (w[k] > 0) {
-      if (!(dk = fupermod_dist_alloc(w[k], p))) {
-        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "hipopta: out of memory");
-        break;
-      }
-      rc = inner->solve(&ip, dk, inner->ctx);
-      for (int i = 0; i < p; i++) x[first[k] + i] = dk->parts[i].d;
-      fupermod_dist_free(dk);
-      if (rc == FUPERMOD_SUCCESS) rc = fupermod_problem_evaluate(&ip, x + first[k], &t, &e, NULL);
-      if (rc != FUPERMOD_SUCCESS) {
-        rc = fupermod_error_prefix(rc, "hipopta: inner %s on node %d (w=%ld)", inner->name ? inner->name : "algorithm",
-                                   k, w[k]);
-        break;
-      }
-      /* both runs are exact, so the node's optimum must be the one its function promised */
-      if (!energy_obj && t != res->nodes->parts[k].t) {
-        rc = fupermod_error(FUPERMOD_ERR_NUMERIC, "hipopta: node %d at w=%ld: inner time %.17g, node function %.17g", k,
-                            w[k], t, res->nodes->parts[k].t);
-        break;
-      }
-    } else
-      for (int i = 0; i < p; i++) x[first[k] + i] = 0;
-  }
-  if (rc == FUPERMOD_SUCCESS) {
-    fupermod_problem all = {prob->D, total, prob->f, 0.0, 0, prob->objective};
-    rc = fupermod_problem_evaluate(&all, x, &res->time, &res->energy, res->devices);
-    if (rc == FUPERMOD_SUCCESS && !all_energy(total, prob->f)) res->energy = NAN;
-    for (int k = 0; k < q && rc == FUPERMOD_SUCCESS; k++) {
-      double e = 0.0;
-      for (int i = first[k]; i < first[k + 1]; i++) e += res->devices->parts[i].e;
-      res->nodes->parts[k].e = e;
-    }
-  }
+  for (int k = 0; k < q && rc == FUPERMOD_SUCCESS; k++) rc = solve_node(prob, inner, k, first, w[k], x + first[k], res);
+  if (rc == FUPERMOD_SUCCESS) rc = evaluate_all(prob, first, x, res);
 done:
   if (rc != FUPERMOD_SUCCESS) fupermod_hier_result_free(res);
   free(first);

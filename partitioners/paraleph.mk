@@ -4,4 +4,4 @@
 # runs on CPUs without them).
 libfupermod_la_SOURCES += partitioners/paraleph.c partitioners/paraleph.h \
   partitioners/paraleph_pareto.c partitioners/paraleph_summa.c partitioners/paraleph_kernel.c \
-  partitioners/paraleph_kernel.h partitioners/paraleph_impl.h
+  partitioners/paraleph_kernel.h partitioners/paraleph_sorted.h partitioners/paraleph_impl.h

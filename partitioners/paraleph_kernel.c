@@ -7,8 +7,9 @@
  * strictly worse than the best value found so far; a candidate whose bound equals it can tie
  * and is evaluated.
  *
- * Sorted-key kernels (scalar_*, avx2_*, avx512_*): candidates in increasing key order, stop at
- * the first key that proves every remaining candidate worse:
+ * Sorted-key kernels (scalar_*, avx2_*, avx512_*; the vector ones written once, in
+ * paraleph_sorted.h): candidates in increasing key order, stop at the first key that proves every
+ * remaining candidate worse:
  *  - max: key = t(x), and max(t(x), g) >= t(x);
  *  - sum: every cell of column h-1 is a sum of energies e(y) >= rho*y, so g(w) >= rho*w and
  *    e(x) + g(v-x) >= rho*v + (e(x) - rho*x); the key is e(x) - rho*x. rho is rounded down and
@@ -140,7 +141,9 @@ AVX512_ATTR static inline __m512d gather8(const double *g, __m256i w, __mmask8 m
   return _mm512_mask_mov_pd(_mm512_set1_pd(INFINITY), m, v);
 }
 
-#define AVX512_STEP(OPEXPR)                                                                    \
+#define OP512(sum, a, b) ((sum) ? _mm512_add_pd(a, b) : _mm512_max_pd(a, b))
+
+#define AVX512_STEP(sum)                                                                       \
   do {                                                                                         \
     __m256i w0 = _mm256_sub_epi32(vv, _mm256_load_si256((const __m256i *)(c->off + k)));      \
     __m256i w1 = _mm256_sub_epi32(vv, _mm256_load_si256((const __m256i *)(c->off + k + 8)));  \
@@ -149,50 +152,23 @@ AVX512_ATTR static inline __m512d gather8(const double *g, __m256i w, __mmask8 m
     w1 = _mm256_and_si256(w1, gmv);                                                            \
     __m512d g0 = gather8(g, w0, m0), g1 = gather8(g, w1, m1);                                  \
     __m512d a0 = _mm512_load_pd(c->val + k), a1 = _mm512_load_pd(c->val + k + 8);              \
-    __m512d c0 = OPEXPR(a0, g0), c1 = OPEXPR(a1, g1);                                          \
+    __m512d c0 = OP512(sum, a0, g0), c1 = OP512(sum, a1, g1);                                  \
     lex_update512(c0, _mm512_load_pd(c->idx + k), &bv0, &bi0);                                 \
     lex_update512(c1, _mm512_load_pd(c->idx + k + 8), &bv1, &bi1);                             \
   } while (0)
 
-AVX512_ATTR static long avx512_max(const pl_list *c, const double *g, long gm, int32_t v, int h,
-                                   double idle, double *best, int32_t *ptr) {
-  const __m512d inf = _mm512_set1_pd(INFINITY);
-  const __m256i vv = _mm256_set1_epi32(v), zero = _mm256_setzero_si256(),
-                gmv = _mm256_set1_epi32((int32_t)(gm & 0x7fffffff));
-  __m512d bv0 = inf, bv1 = inf, bi0 = inf, bi1 = inf;
-  double b = idle;
-  int k;
-  for (k = 0; k < c->npad; k += 16) {
-    if (c->key[k] > b) break;
-    AVX512_STEP(_mm512_max_pd);
-    double lm = _mm512_reduce_min_pd(_mm512_min_pd(bv0, bv1));
-    if (lm < b) b = lm;
-  }
-  lex_final512(bv0, bi0, bv1, bi1, idle, best, ptr);
-  return k;
-}
-
-AVX512_ATTR static long avx512_sum(const pl_list *c, const double *g, long gm, int32_t v, int h,
-                                   double idle, double *best, int32_t *ptr) {
-  const __m512d inf = _mm512_set1_pd(INFINITY);
-  const __m256i vv = _mm256_set1_epi32(v), zero = _mm256_setzero_si256(),
-                gmv = _mm256_set1_epi32((int32_t)(gm & 0x7fffffff));
-  __m512d bv0 = inf, bv1 = inf, bi0 = inf, bi1 = inf;
-  const double rv = c->rho * (double)v, up = 1.0 + c->slack;
-  double b = idle, thr = b * up - rv;
-  int k;
-  for (k = 0; k < c->npad; k += 16) {
-    if (c->key[k] > thr) break;
-    AVX512_STEP(_mm512_add_pd);
-    double lm = _mm512_reduce_min_pd(_mm512_min_pd(bv0, bv1));
-    if (lm < b) {
-      b = lm;
-      thr = b * up - rv;
-    }
-  }
-  lex_final512(bv0, bi0, bv1, bi1, idle, best, ptr);
-  return k;
-}
+#define SK_ATTR AVX512_ATTR
+#define SK_NAME(op) avx512_##op
+#define SK_VEC __m512d
+#define SK_LANES 16
+#define SK_CONSTS                                                                              \
+  const __m512d inf = _mm512_set1_pd(INFINITY);                                                \
+  const __m256i vv = _mm256_set1_epi32(v), zero = _mm256_setzero_si256(),                      \
+                gmv = _mm256_set1_epi32((int32_t)(gm & 0x7fffffff))
+#define SK_STEP AVX512_STEP
+#define SK_LANEMIN(a, b) _mm512_reduce_min_pd(_mm512_min_pd(a, b))
+#define SK_FINAL lex_final512
+#include "partitioners/paraleph_sorted.h"
 
 /* ---- AVX2: 8 candidates per step (two 4-wide gathers) ---- */
 
@@ -229,7 +205,9 @@ AVX2_ATTR static inline void lex_final256(__m256d bv0, __m256d bi0, __m256d bv1,
   *ptr = (int32_t)bj;
 }
 
-#define AVX2_STEP(OPEXPR)                                                                      \
+#define OP256(sum, a, b) ((sum) ? _mm256_add_pd(a, b) : _mm256_max_pd(a, b))
+
+#define AVX2_STEP(sum)                                                                         \
   do {                                                                                         \
     __m128i w0 = _mm_sub_epi32(vv, _mm_load_si128((const __m128i *)(c->off + k)));            \
     __m128i w1 = _mm_sub_epi32(vv, _mm_load_si128((const __m128i *)(c->off + k + 4)));        \
@@ -237,51 +215,24 @@ AVX2_ATTR static inline void lex_final256(__m256d bv0, __m256d bi0, __m256d bv1,
     __m256d m1 = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(_mm_cmpgt_epi32(w1, neg1)));       \
     __m256d g0 = _mm256_mask_i32gather_pd(inf, g, _mm_and_si128(w0, gmv), m0, 8);              \
     __m256d g1 = _mm256_mask_i32gather_pd(inf, g, _mm_and_si128(w1, gmv), m1, 8);              \
-    __m256d c0 = OPEXPR(_mm256_load_pd(c->val + k), g0);                                       \
-    __m256d c1 = OPEXPR(_mm256_load_pd(c->val + k + 4), g1);                                   \
+    __m256d c0 = OP256(sum, _mm256_load_pd(c->val + k), g0);                                   \
+    __m256d c1 = OP256(sum, _mm256_load_pd(c->val + k + 4), g1);                               \
     lex_update256(c0, _mm256_load_pd(c->idx + k), &bv0, &bi0);                                \
     lex_update256(c1, _mm256_load_pd(c->idx + k + 4), &bv1, &bi1);                             \
   } while (0)
 
-AVX2_ATTR static long avx2_max(const pl_list *c, const double *g, long gm, int32_t v, int h,
-                               double idle, double *best, int32_t *ptr) {
-  const __m256d inf = _mm256_set1_pd(INFINITY);
-  const __m128i vv = _mm_set1_epi32(v), neg1 = _mm_set1_epi32(-1),
-                gmv = _mm_set1_epi32((int32_t)(gm & 0x7fffffff));
-  __m256d bv0 = inf, bv1 = inf, bi0 = inf, bi1 = inf;
-  double b = idle;
-  int k;
-  for (k = 0; k < c->npad; k += 8) {
-    if (c->key[k] > b) break;
-    AVX2_STEP(_mm256_max_pd);
-    double lm = hmin256(_mm256_min_pd(bv0, bv1));
-    if (lm < b) b = lm;
-  }
-  lex_final256(bv0, bi0, bv1, bi1, idle, best, ptr);
-  return k;
-}
-
-AVX2_ATTR static long avx2_sum(const pl_list *c, const double *g, long gm, int32_t v, int h,
-                               double idle, double *best, int32_t *ptr) {
-  const __m256d inf = _mm256_set1_pd(INFINITY);
-  const __m128i vv = _mm_set1_epi32(v), neg1 = _mm_set1_epi32(-1),
-                gmv = _mm_set1_epi32((int32_t)(gm & 0x7fffffff));
-  __m256d bv0 = inf, bv1 = inf, bi0 = inf, bi1 = inf;
-  const double rv = c->rho * (double)v, up = 1.0 + c->slack;
-  double b = idle, thr = b * up - rv;
-  int k;
-  for (k = 0; k < c->npad; k += 8) {
-    if (c->key[k] > thr) break;
-    AVX2_STEP(_mm256_add_pd);
-    double lm = hmin256(_mm256_min_pd(bv0, bv1));
-    if (lm < b) {
-      b = lm;
-      thr = b * up - rv;
-    }
-  }
-  lex_final256(bv0, bi0, bv1, bi1, idle, best, ptr);
-  return k;
-}
+#define SK_ATTR AVX2_ATTR
+#define SK_NAME(op) avx2_##op
+#define SK_VEC __m256d
+#define SK_LANES 8
+#define SK_CONSTS                                                                              \
+  const __m256d inf = _mm256_set1_pd(INFINITY);                                                \
+  const __m128i vv = _mm_set1_epi32(v), neg1 = _mm_set1_epi32(-1),                             \
+                gmv = _mm_set1_epi32((int32_t)(gm & 0x7fffffff))
+#define SK_STEP AVX2_STEP
+#define SK_LANEMIN(a, b) hmin256(_mm256_min_pd(a, b))
+#define SK_FINAL lex_final256
+#include "partitioners/paraleph_sorted.h"
 
 /* ---- bounded kernels ----
  *

@@ -224,12 +224,139 @@ static int owner_of(int h, int active, int p) {
   return r;
 }
 
+/* The final front on every rank: its n points (t, e) in te, and d[q * p + h - 1] the size
+ * processor h takes in point q; cur and buf carry the traceback from block to block. */
+typedef struct pf_front {
+  int n, owner;
+  double *te;
+  long *d, *cur, *buf;
+} pf_front;
+
+static void pf_front_free(pf_front *F) {
+  free(F->te);
+  free(F->d);
+  free(F->cur);
+  free(F->buf);
+}
+
+/* The final cell's size, broadcast by its owner, and room for the traceback of its points. */
+static int pf_front_open(const pf_run *R, pf_front *F) {
+  const pl_problem *P = R->P;
+  const int active = R->lay.active, p = P->p;
+  const pf_cell *fin = NULL;
+  int nbmax = 0, rc;
+  F->owner = owner_of(p, active, p);
+  if (R->ctx->rank == F->owner) {
+    fin = &R->cells[(size_t)(p - R->lay.h0) * R->ld + (size_t)P->D];
+    F->n = fin->n;
+  }
+  fupermod_paraleph_bcast(R->ctx, &F->n, 1, MPI_INT, F->owner);
+  if (F->n == 0)
+    return fupermod_error(FUPERMOD_ERR_INFEASIBLE, "paraleph: no distribution of D=%ld units over %d "
+                          "processors uses only measured sizes", P->D, p);
+  for (int r = 0; r < active; r++) {
+    int nb = fupermod_paraleph_first(r + 1, active, p) - fupermod_paraleph_first(r, active, p);
+    if (nb > nbmax) nbmax = nb;
+  }
+  F->te = malloc(2 * (size_t)F->n * sizeof *F->te);
+  F->d = malloc((size_t)F->n * p * sizeof *F->d);
+  F->cur = malloc(2 * (size_t)F->n * sizeof *F->cur);
+  F->buf = malloc((2 + (size_t)nbmax) * F->n * sizeof *F->buf);
+  rc = fupermod_paraleph_agree(R->ctx, F->te && F->d && F->cur && F->buf ? 0 :
+                               fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory"));
+  if (rc == 0 && R->ctx->rank == F->owner) memcpy(F->te, fin->te, 2 * (size_t)F->n * sizeof *F->te);
+  return rc;
+}
+
+/* The sizes of every front point: each block walks its processors back from where the block to
+ * its right stopped (cur: v and the point's index) and broadcasts its sizes and where it stopped,
+ * right to left. */
+static void pf_traceback(const pf_run *R, pf_front *F) {
+  const pl_problem *P = R->P;
+  const int active = R->lay.active, p = P->p, nf = F->n;
+  long *cur = F->cur, *buf = F->buf;
+  fupermod_paraleph_bcast(R->ctx, F->te, 2 * nf, MPI_DOUBLE, F->owner);
+  for (int q = 0; q < nf; q++) {
+    cur[2 * q] = P->D;
+    cur[2 * q + 1] = q;
+  }
+  for (int r = active - 1; r >= 0; r--) {
+    int h0 = fupermod_paraleph_first(r, active, p), h1 = fupermod_paraleph_first(r + 1, active, p) - 1;
+    int nb = h1 - h0 + 1;
+    if (R->ctx->rank == r) {
+      for (int q = 0; q < nf; q++) {
+        long v = cur[2 * q], i = cur[2 * q + 1];
+        for (int h = h1; h >= h0; h--) {
+          const pf_cell *c = &R->cells[(size_t)(h - h0) * R->ld + (size_t)v];
+          int32_t j = c->ji[2 * i];
+          long x = j < 0 ? 0 : P->d[P->map[h - 1]][j];
+          i = c->ji[2 * i + 1];
+          buf[2 * nf + (size_t)q * nb + (h - h0)] = x;
+          v -= x;
+        }
+        buf[2 * q] = v;
+        buf[2 * q + 1] = i;
+      }
+    }
+    fupermod_paraleph_bcast(R->ctx, buf, (2 + nb) * nf, MPI_LONG, r);
+    for (int q = 0; q < nf; q++) {
+      cur[2 * q] = buf[2 * q];
+      cur[2 * q + 1] = buf[2 * q + 1];
+      for (int h = h0; h <= h1; h++) F->d[(size_t)q * p + (h - 1)] = buf[2 * nf + (size_t)q * nb + (h - h0)];
+    }
+  }
+}
+
+/* The front: dynamic, or filtered for total energy (its points lie on the dynamic front). */
+static int pf_output(const pl_problem *P, int objective, const pf_front *F, fupermod_front *out) {
+  const int p = P->p;
+  double lastE = INFINITY;
+  int lrc = 0;
+  out->points = calloc((size_t)F->n, sizeof *out->points);
+  if (!out->points) lrc = fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory");
+  for (int q = 0; lrc == 0 && q < F->n; q++) {
+    double t = F->te[2 * q], e = F->te[2 * q + 1];
+    double E = objective == FUPERMOD_OBJ_PARETO_TOTAL ? e + P->static_power * t : e;
+    if (!(E < lastE)) continue;
+    lastE = E;
+    fupermod_front_point *fp = &out->points[out->count];
+    fp->time = t;
+    fp->energy = E;
+    fp->dynamic_energy = e;
+    lrc = fupermod_paraleph_make_dist(P, F->d + (size_t)q * p, &fp->dist);
+    if (lrc == 0) out->count++;
+  }
+  return lrc;
+}
+
+/* Collective: the run's statistics, the largest times and memory and the summed work of the ranks. */
+static void pf_stats(const pf_run *R, double t0, double table_time, int T, fupermod_paraleph_stats *stats) {
+  pl_ctx *ctx = R->ctx;
+  double mx[4] = {fupermod_paraleph_now() - t0, table_time, ctx->comm_time, 0};
+  double sm[3] = {R->cells_done, R->evals, (double)R->messages};
+  /* cells are heap blocks: count what they hold */
+  size_t mem = R->lay.nb * R->ld * sizeof(pf_cell) + R->ld * sizeof(pf_cell);
+  if (R->cells)
+    for (size_t i = 0; i < (size_t)R->lay.nb * R->ld; i++) mem += (size_t)R->cells[i].n * 32;
+  mx[3] = (double)mem;
+  if (ctx->size > 1) {
+    MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    MPI_Allreduce(MPI_IN_PLACE, sm, 3, MPI_DOUBLE, MPI_SUM, ctx->comm);
+  }
+  if (stats) /* every field */
+    *stats = (fupermod_paraleph_stats){.objective = 0, .time = mx[0], .table_time = mx[1], .comm_time = mx[2],
+                                       .mem_rank = (size_t)mx[3], .cells = sm[0], .evals = sm[1],
+                                       .messages = (long)sm[2], .nprocs = R->lay.active, .threads = T,
+                                       .kernel = "pareto"};
+}
+
 int fupermod_paraleph_pareto(MPI_Comm comm, int root, const fupermod_problem *prob, int objective,
                              int threads, fupermod_front *out, fupermod_paraleph_stats *stats) {
   pl_ctx ctx;
   pl_problem P;
   pf_run R;
-  double t0 = fupermod_paraleph_now();
+  pf_front F = {0, 0, NULL, NULL, NULL, NULL};
+  double t0 = fupermod_paraleph_now(), tt;
   int rc, T = threads > 0 ? threads : omp_get_max_threads();
   if (T < 1) T = 1;
   if (out) {
@@ -257,7 +384,7 @@ int fupermod_paraleph_pareto(MPI_Comm comm, int root, const fupermod_problem *pr
     if (!R.cells || !R.left) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory for Pareto cells");
   }
   rc = fupermod_paraleph_agree(&ctx, rc);
-  double tt = fupermod_paraleph_now();
+  tt = fupermod_paraleph_now();
   if (rc == 0) {
     pf_wavefront(&R, T);
     rc = fupermod_paraleph_agree(&ctx, R.failed ? fupermod_error(FUPERMOD_ERR_NOMEM,
@@ -265,117 +392,14 @@ int fupermod_paraleph_pareto(MPI_Comm comm, int root, const fupermod_problem *pr
   }
   tt = fupermod_paraleph_now() - tt;
   /* the final front, on every rank */
-  const int active = R.lay.active, p = P.p;
-  int owner = owner_of(p, active, p), nf = 0;
-  double *te = NULL;
-  long *d = NULL, *cur = NULL, *buf = NULL;
+  if (rc == 0) rc = pf_front_open(&R, &F);
   if (rc == 0) {
-    const pf_cell *fin = NULL;
-    if (ctx.rank == owner) {
-      fin = &R.cells[(size_t)(p - R.lay.h0) * R.ld + (size_t)P.D];
-      nf = fin->n;
-    }
-    fupermod_paraleph_bcast(&ctx, &nf, 1, MPI_INT, owner);
-    if (nf == 0)
-      rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "paraleph: no distribution of D=%ld units over %d "
-                          "processors uses only measured sizes", P.D, p);
-    else {
-      int nbmax = 0;
-      for (int r = 0; r < active; r++) {
-        int nb = fupermod_paraleph_first(r + 1, active, p) - fupermod_paraleph_first(r, active, p);
-        if (nb > nbmax) nbmax = nb;
-      }
-      te = malloc(2 * (size_t)nf * sizeof *te);
-      d = malloc((size_t)nf * p * sizeof *d);
-      cur = malloc(2 * (size_t)nf * sizeof *cur);
-      buf = malloc((2 + (size_t)nbmax) * nf * sizeof *buf);
-      rc = fupermod_paraleph_agree(&ctx, te && d && cur && buf ? 0 :
-                                   fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory"));
-      if (rc == 0 && ctx.rank == owner) memcpy(te, fin->te, 2 * (size_t)nf * sizeof *te);
-    }
-  }
-  if (rc == 0) {
-    fupermod_paraleph_bcast(&ctx, te, 2 * nf, MPI_DOUBLE, owner);
-    /* traceback of every front point; one broadcast per block, right to left */
-    for (int q = 0; q < nf; q++) {
-      cur[2 * q] = P.D;
-      cur[2 * q + 1] = q;
-    }
-    for (int r = active - 1; r >= 0; r--) {
-      int h0 = fupermod_paraleph_first(r, active, p), h1 = fupermod_paraleph_first(r + 1, active, p) - 1;
-      int nb = h1 - h0 + 1;
-      if (ctx.rank == r) {
-        for (int q = 0; q < nf; q++) {
-          long v = cur[2 * q], i = cur[2 * q + 1];
-          for (int h = h1; h >= h0; h--) {
-            const pf_cell *c = &R.cells[(size_t)(h - h0) * R.ld + (size_t)v];
-            int32_t j = c->ji[2 * i];
-            long x = j < 0 ? 0 : P.d[P.map[h - 1]][j];
-            i = c->ji[2 * i + 1];
-            buf[2 * nf + (size_t)q * nb + (h - h0)] = x;
-            v -= x;
-          }
-          buf[2 * q] = v;
-          buf[2 * q + 1] = i;
-        }
-      }
-      fupermod_paraleph_bcast(&ctx, buf, (2 + nb) * nf, MPI_LONG, r);
-      for (int q = 0; q < nf; q++) {
-        cur[2 * q] = buf[2 * q];
-        cur[2 * q + 1] = buf[2 * q + 1];
-        for (int h = h0; h <= h1; h++) d[(size_t)q * p + (h - 1)] = buf[2 * nf + (size_t)q * nb + (h - h0)];
-      }
-    }
-    /* the front: dynamic, or filtered for total energy (its points lie on the dynamic front) */
-    int lrc = 0;
-    out->points = calloc((size_t)nf, sizeof *out->points);
-    if (!out->points) lrc = fupermod_error(FUPERMOD_ERR_NOMEM, "paraleph: out of memory");
-    double lastE = INFINITY;
-    for (int q = 0; lrc == 0 && q < nf; q++) {
-      double t = te[2 * q], e = te[2 * q + 1];
-      double E = objective == FUPERMOD_OBJ_PARETO_TOTAL ? e + P.static_power * t : e;
-      if (!(E < lastE)) continue;
-      lastE = E;
-      fupermod_front_point *fp = &out->points[out->count];
-      fp->time = t;
-      fp->energy = E;
-      fp->dynamic_energy = e;
-      lrc = fupermod_paraleph_make_dist(&P, d + (size_t)q * p, &fp->dist);
-      if (lrc == 0) out->count++;
-    }
-    rc = fupermod_paraleph_agree(&ctx, lrc);
+    pf_traceback(&R, &F);
+    rc = fupermod_paraleph_agree(&ctx, pf_output(&P, objective, &F, out));
     if (rc) fupermod_front_free(out);
   }
-  {
-    double mx[4] = {fupermod_paraleph_now() - t0, tt, ctx.comm_time, 0};
-    double sm[3] = {R.cells_done, R.evals, (double)R.messages};
-    /* cells are heap blocks: count what they hold */
-    size_t mem = R.lay.nb * R.ld * sizeof(pf_cell) + R.ld * sizeof(pf_cell);
-    if (R.cells)
-      for (size_t i = 0; i < (size_t)R.lay.nb * R.ld; i++) mem += (size_t)R.cells[i].n * 32;
-    mx[3] = (double)mem;
-    if (ctx.size > 1) {
-      MPI_Allreduce(MPI_IN_PLACE, mx, 4, MPI_DOUBLE, MPI_MAX, ctx.comm);
-      MPI_Allreduce(MPI_IN_PLACE, sm, 3, MPI_DOUBLE, MPI_SUM, ctx.comm);
-    }
-    if (stats) {
-    stats->objective = 0;
-    stats->time = mx[0];
-    stats->table_time = mx[1];
-    stats->comm_time = mx[2];
-    stats->mem_rank = (size_t)mx[3];
-    stats->cells = sm[0];
-    stats->evals = sm[1];
-    stats->messages = (long)sm[2];
-    stats->nprocs = active;
-    stats->threads = T;
-    stats->kernel = "pareto";
-    }
-  }
-  free(te);
-  free(d);
-  free(cur);
-  free(buf);
+  pf_stats(&R, t0, tt, T, stats);
+  pf_front_free(&F);
   pf_free_cells(R.cells, (size_t)R.lay.nb * R.ld);
   pf_free_cells(R.left, R.ld);
   fupermod_paraleph_problem_free(&P);
