@@ -8,6 +8,10 @@ libfupermod_apps_la_LIBADD = libfupermod.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) 
 libfupermod_apps_la_LDFLAGS = $(AM_LDFLAGS) -version-info 0:0:0
 libfupermod_apps_la_CFLAGS = $(LIB_CFLAGS)
 nobase_fupermodinclude_HEADERS += apps/apps.h apps/summa.h apps/fft2d.h apps/jacobi.h apps/summa_hybrid.h
+# What the driver programs of apps/ and bench/ share (apps/driver.h: MPI start-up, agreement, end):
+# linked into each, never installed (it prints, as programs do and the libraries never).
+noinst_LTLIBRARIES += libfupermod_driver.la
+libfupermod_driver_la_SOURCES = apps/driver.c apps/driver.h
 include apps/summa.mk
 include apps/fft2d.mk
 include apps/jacobi.mk

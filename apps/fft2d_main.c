@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "apps/driver.h"
 #include "apps/fft2d.h"
-#include "fupermod/mpi_thread.h"
 
-static int rank = 0, size = 1, reported = 0;
+static int rank = 0, size = 1;
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod-fft2d [-M ROWS] [-N COLS] [--dist FILE] [options]\n\n"
@@ -24,17 +24,6 @@ static void help(void) {
          "  --check            also run the backward transform and report the round-trip error\n"
          "Prints the best and median time of the slowest process per transform and GFLOP/s by the\n"
          "convention 5 M N log2(M N) / t (5 N^2 log2 N^2 for N x N).\n");
-}
-
-/* Same status on every rank; the first failing rank prints its message. */
-static int agree(int rc) {
-  int pair = rc != FUPERMOD_SUCCESS ? rank : size, who = size;
-  MPI_Allreduce(&pair, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (who == size) return FUPERMOD_SUCCESS;
-  reported = 1;
-  if (rank == who) fprintf(stderr, "fupermod-fft2d: rank %d: %s\n", rank, fupermod_error_message());
-  MPI_Bcast(&rc, 1, MPI_INT, who, MPI_COMM_WORLD);
-  return rc;
 }
 
 static int cmp(const void *a, const void *b) {
@@ -93,18 +82,7 @@ static int run(int argc, char **argv) {
   if (optind < argc) return fupermod_error(FUPERMOD_ERR_USAGE, "unexpected argument '%s'", argv[optind]);
   if (N < 0) N = M;
 
-  if (conffile) {
-    fupermod_conf conf = {0};
-    MPI_Comm intra = MPI_COMM_NULL;
-    int idx = -1;
-    rc = fupermod_conf_load(conffile, &conf);
-    if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
-    rc = fupermod_conf_locate(&conf, MPI_COMM_WORLD, &idx, &intra);
-    if (rc == FUPERMOD_SUCCESS) rc = fupermod_bind_apply(conf.procs[idx].bind);
-    if (intra != MPI_COMM_NULL) MPI_Comm_free(&intra);
-    fupermod_conf_free(&conf);
-    if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
-  }
+  if (conffile && (rc = driver_conf_bind(conffile, NULL)) != FUPERMOD_SUCCESS) return rc;
   if (distfile) {
     rc = fupermod_dist_load(distfile, &rows);
     if (rc == FUPERMOD_SUCCESS && (rows->size != size || rows->D != M))
@@ -113,15 +91,15 @@ static int run(int argc, char **argv) {
   } else if (!(rows = fupermod_dist_alloc(M, size))) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
-  if ((rc = agree(rc)) != FUPERMOD_SUCCESS) goto out;
+  if ((rc = driver_agree(rc)) != FUPERMOD_SUCCESS) goto out;
   rc = fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, rows, NULL, threads, flags, &plan);
-  if ((rc = agree(rc)) != FUPERMOD_SUCCESS) goto out;
+  if ((rc = driver_agree(rc)) != FUPERMOD_SUCCESS) goto out;
 
   {
     long first, d = fupermod_fft2d_local_rows(plan, &first);
     double *x = fupermod_fft2d_local(plan), *t = malloc((size_t)reps * sizeof *t), ph[4], phmax[4], err = 0.0;
     if (!t) {
-      rc = agree(fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
+      rc = driver_agree(fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
       goto out;
     }
     for (long k = 0; k < d * N; k++) {
@@ -175,21 +153,6 @@ out:
 }
 
 int main(int argc, char **argv) {
-  int rc;
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-fft2d", NULL);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "fupermod-fft2d: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  rc = run(argc, argv);
-  if (rc == 1) rc = 0; /* --help */
-  else if (rc != FUPERMOD_SUCCESS && !reported && rank == 0) /* option errors: same on every rank */
-    fprintf(stderr, "fupermod-fft2d: %s\n", fupermod_error_message());
-  MPI_Finalize();
-  return rc == 0 ? 0 : fupermod_exit_status(rc);
+  int rc = driver_mpi_start(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-fft2d", NULL, &rank, &size);
+  return rc != 0 ? rc : driver_end(run(argc, argv));
 }

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "apps/driver.h"
 #include "apps/jacobi.h"
-#include "fupermod/mpi_thread.h"
 
-static int rank = 0, size = 1, reported = 0;
+static int rank = 0, size = 1;
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod-jacobi [-D ROWS] [--balancer none|cpm|fpm|npa] [options]\n\n"
@@ -28,16 +28,6 @@ static void help(void) {
          "  --penalty P         a row past the memory costs 1 + P rows (default 9)\n"
          "Output: one line per iteration: k, rows per process, computation times (ms) per process,\n"
          "imbalance (t_max - t_min) / t_min, wall time (ms) and max |x_new - x|.\n");
-}
-
-static int agree(int rc) {
-  int pair = rc != FUPERMOD_SUCCESS ? rank : size, who = size;
-  MPI_Allreduce(&pair, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (who == size) return FUPERMOD_SUCCESS;
-  reported = 1;
-  if (rank == who) fprintf(stderr, "fupermod-jacobi: rank %d: %s\n", rank, fupermod_error_message());
-  MPI_Bcast(&rc, 1, MPI_INT, who, MPI_COMM_WORLD);
-  return rc;
 }
 
 /* This rank's value of a comma-separated list of one value or one per process. */
@@ -112,22 +102,10 @@ static int run(int argc, char **argv) {
   if ((rc = pick("mem-rows", mem_rows, &x)) != FUPERMOD_SUCCESS) return rc;
   o.emu.mem_rows = (long)x;
 
-  if (conffile) {
-    fupermod_conf conf = {0};
-    MPI_Comm intra = MPI_COMM_NULL;
-    int idx = -1;
-    rc = fupermod_conf_load(conffile, &conf);
-    if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
-    rc = fupermod_conf_locate(&conf, MPI_COMM_WORLD, &idx, &intra);
-    /* the Jacobi sweep runs on the CPU: a gpu line would silently measure its host core */
-    if (rc == FUPERMOD_SUCCESS && strcmp(conf.procs[idx].device_type, "cpu") != 0)
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a %s line: the Jacobi solver computes on CPU processes only",
-                          conffile, conf.procs[idx].line, conf.procs[idx].device_type);
-    if (rc == FUPERMOD_SUCCESS) rc = fupermod_bind_apply(conf.procs[idx].bind);
-    if (intra != MPI_COMM_NULL) MPI_Comm_free(&intra);
-    fupermod_conf_free(&conf);
-    if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
-  }
+  /* the Jacobi sweep runs on the CPU: a gpu line would silently measure its host core */
+  if (conffile &&
+      (rc = driver_conf_bind(conffile, "the Jacobi solver computes on CPU processes only")) != FUPERMOD_SUCCESS)
+    return rc;
 
   {
     fupermod_jacobi_emu *e = rank == 0 ? malloc((size_t)size * sizeof *e) : NULL;
@@ -145,9 +123,9 @@ static int run(int argc, char **argv) {
   }
   sol = malloc((size_t)D * sizeof *sol);
   rc = sol ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  if ((rc = agree(rc)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = driver_agree(rc)) != FUPERMOD_SUCCESS) return rc;
   rc = fupermod_jacobi_solve(MPI_COMM_WORLD, D, &o, &tr, sol);
-  if ((rc = agree(rc)) != FUPERMOD_SUCCESS) {
+  if ((rc = driver_agree(rc)) != FUPERMOD_SUCCESS) {
     free(sol);
     return rc;
   }
@@ -171,21 +149,6 @@ static int run(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  int rc;
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-jacobi", NULL);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "fupermod-jacobi: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  rc = run(argc, argv);
-  if (rc == 1) rc = 0;
-  else if (rc != FUPERMOD_SUCCESS && !reported && rank == 0)
-    fprintf(stderr, "fupermod-jacobi: %s\n", fupermod_error_message());
-  MPI_Finalize();
-  return rc == 0 ? 0 : fupermod_exit_status(rc);
+  int rc = driver_mpi_start(&argc, &argv, MPI_THREAD_FUNNELED, "fupermod-jacobi", NULL, &rank, &size);
+  return rc != 0 ? rc : driver_end(run(argc, argv));
 }

@@ -2,4 +2,5 @@
 libfupermod_apps_la_SOURCES += apps/summa.c apps/summa.h
 bin_PROGRAMS += apps/fupermod-summa
 apps_fupermod_summa_SOURCES = apps/summa_main.c
-apps_fupermod_summa_LDADD = libfupermod_apps.la libfupermod.la $(SCALAPACK_LIBS) $(OPENBLAS_LIBS) $(LIBS)
+apps_fupermod_summa_LDADD = libfupermod_driver.la libfupermod_apps.la libfupermod.la $(SCALAPACK_LIBS) \
+  $(OPENBLAS_LIBS) $(LIBS)

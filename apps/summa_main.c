@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "apps/driver.h"
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
-#include "fupermod/mpi_thread.h"
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod-summa [options] [POINTS...]\n\n"
@@ -127,16 +127,8 @@ int main(int argc, char **argv) {
   fupermod_layout *l = NULL;
   double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL;
   int row0, rows, col0, cols;
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa", NULL);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "fupermod-summa: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if ((status = driver_mpi_start(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa", NULL, &rank, &size)) != 0)
+    return status;
   opterr = 0;
   while ((c = getopt(argc, argv, "n:b:l:a:d:L:p:m:o:v:r:cs:h")) != -1) {
     switch (c) {

@@ -32,9 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "apps/driver.h"
 #include "apps/fft2d.h"
 #include "partitioners/partitioners.h"
-#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -280,129 +280,122 @@ static int cmpd(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int main(int argc, char **argv) {
+typedef struct options {
+  long N, M;
+  int reps, threads, model_reps, steps;
+  unsigned flags;
+  const char *bind, *planner;
+} options;
+
+/* -1: run; otherwise the exit status (2: a bad option, said by rank 0). */
+static int parse_options(int argc, char **argv, options *o) {
   static const struct option opts[] = {{"n", required_argument, NULL, 'n'},        {"m", required_argument, NULL, 'm'},
                                        {"reps", required_argument, NULL, 'r'},     {"bind", required_argument, NULL, 'b'},
                                        {"threads", required_argument, NULL, 't'},  {"planner", required_argument, NULL, 'p'},
                                        {"model-reps", required_argument, NULL, 'R'}, {"balance", required_argument, NULL, 'B'},
                                        {NULL, 0, NULL, 0}};
-  long N = 2048, M = -1;
-  int reps = 25, threads = 1, model_reps = 3, steps = 3, o;
-  unsigned flags = FFTW_MEASURE;
-  const char *bind = NULL, *planner = "measure";
-  char mybind[64] = "none";
-  ptrdiff_t ln0, l0s, alloc;
-  double model_secs = 0.0, balance_secs = 0.0;
-
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/fft2d", NULL);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "bench/fft2d: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  int c;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     long v = 0;
-    if (o != 'b' && o != 'p' && (fupermod_parse_long(optarg, &v) || v < (o == 'B' ? 0 : 1))) {
+    if (c != 'b' && c != 'p' && (fupermod_parse_long(optarg, &v) || v < (c == 'B' ? 0 : 1))) {
       if (rank == 0) fprintf(stderr, "bench/fft2d: bad option value '%s'\n", optarg ? optarg : "");
-      MPI_Finalize();
       return 2;
     }
-    switch (o) {
-    case 'n': N = v; break;
-    case 'm': M = v; break;
-    case 'r': reps = (int)v; break;
-    case 't': threads = (int)v; break;
-    case 'R': model_reps = (int)v; break;
-    case 'B': steps = (int)v; break;
-    case 'b': bind = optarg; break;
+    switch (c) {
+    case 'n': o->N = v; break;
+    case 'm': o->M = v; break;
+    case 'r': o->reps = (int)v; break;
+    case 't': o->threads = (int)v; break;
+    case 'R': o->model_reps = (int)v; break;
+    case 'B': o->steps = (int)v; break;
+    case 'b': o->bind = optarg; break;
     case 'p':
-      planner = optarg;
+      o->planner = optarg;
       if (strcmp(optarg, "measure") && strcmp(optarg, "estimate")) {
         if (rank == 0) fprintf(stderr, "bench/fft2d: --planner must be measure or estimate\n");
-        MPI_Finalize();
         return 2;
       }
-      flags = !strcmp(optarg, "measure") ? FFTW_MEASURE : FFTW_ESTIMATE;
+      o->flags = !strcmp(optarg, "measure") ? FFTW_MEASURE : FFTW_ESTIMATE;
       break;
     default:
       if (rank == 0) fprintf(stderr, "bench/fft2d: unknown option (see the comment at the top of bench/fft2d.c)\n");
-      MPI_Finalize();
       return 2;
     }
   }
-  if (M < 0) M = N;
-  if (bind) {
-    /* the rank-th comma-separated core */
-    const char *s = bind;
-    for (int i = 0; i < rank && s; i++) s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
-    if (!s || !*s) {
-      if (rank == 0) fprintf(stderr, "bench/fft2d: --bind %s names fewer than %d cores\n", bind, size);
-      MPI_Finalize();
-      return 2;
-    }
-    snprintf(mybind, sizeof mybind, "core:%.*s", (int)strcspn(s, ","), s);
-    if (fupermod_bind_apply(mybind) != FUPERMOD_SUCCESS) die("--bind");
+  if (o->M < 0) o->M = o->N;
+  return -1;
+}
+
+/* --bind: this rank binds itself to the rank-th comma-separated core. -1: bound; 2: the list
+ * names too few cores (said by rank 0). */
+static int bind_rank(const char *bind) {
+  char mybind[64];
+  const char *s = bind;
+  for (int i = 0; i < rank && s; i++) s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL;
+  if (!s || !*s) {
+    if (rank == 0) fprintf(stderr, "bench/fft2d: --bind %s names fewer than %d cores\n", bind, size);
+    return 2;
   }
-  fftw_init_threads();
-  fftw_mpi_init();
-  {
-    /* Where every process may run, as the kernel sees it after binding. */
-    cpu_set_t set;
-    char mine[64] = "", *all = malloc((size_t)size * sizeof mine);
-    int n = 0;
-    CPU_ZERO(&set);
-    sched_getaffinity(0, sizeof set, &set);
-    for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof mine - 8; c++)
-      if (CPU_ISSET(c, &set)) n += snprintf(mine + n, sizeof mine - (size_t)n, "%s%d", n ? "," : "", c);
-    MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0) {
-      printf("# bench/fft2d: M=%ld N=%ld p=%d threads=%d planner=%s reps=%d bind=%s\n# cpus allowed per rank:", M, N,
-             size, threads, planner, reps, bind ? bind : "none (as mpirun placed the processes)");
-      for (int i = 0; i < size; i++) printf(" [%s]", all + (size_t)i * sizeof mine);
-      printf("\n");
-    }
-    free(all);
+  snprintf(mybind, sizeof mybind, "core:%.*s", (int)strcspn(s, ","), s);
+  if (fupermod_bind_apply(mybind) != FUPERMOD_SUCCESS) die("--bind");
+  return -1;
+}
+
+/* The parameters, where every process may run as the kernel sees it after binding, and the
+ * environment that matters when processes share cores. */
+static void print_header(const options *o) {
+  cpu_set_t set;
+  char mine[64] = "", *all = malloc((size_t)size * sizeof mine);
+  int n = 0;
+  CPU_ZERO(&set);
+  sched_getaffinity(0, sizeof set, &set);
+  for (int c = 0; c < CPU_SETSIZE && n < (int)sizeof mine - 8; c++)
+    if (CPU_ISSET(c, &set)) n += snprintf(mine + n, sizeof mine - (size_t)n, "%s%d", n ? "," : "", c);
+  MPI_Gather(mine, (int)sizeof mine, MPI_CHAR, all, (int)sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("# bench/fft2d: M=%ld N=%ld p=%d threads=%d planner=%s reps=%d bind=%s\n# cpus allowed per rank:", o->M,
+           o->N, size, o->threads, o->planner, o->reps, o->bind ? o->bind : "none (as mpirun placed the processes)");
+    for (int i = 0; i < size; i++) printf(" [%s]", all + (size_t)i * sizeof mine);
+    printf("\n");
   }
+  free(all);
   if (rank == 0) {
     const char *y = getenv("OMPI_MCA_mpi_yield_when_idle");
     printf("# OMPI_MCA_mpi_yield_when_idle=%s (set it to 1 when processes share cores)\n", y ? y : "(unset)");
     printf("# GFLOP/s = 5 M N log2(M N) / t, t = best over reps of the slowest process\n");
   }
+}
 
-  /* models first, then balancing on the application (neither is in the times) */
-  fupermod_dist *even = fupermod_dist_alloc(M, size),
-                *model = model_dist(M, N, threads, flags, model_reps, &model_secs);
-  balance(M, N, threads, flags, steps, model, &balance_secs);
-  variant v[3] = {{.name = "fftw-mpi"}, {.name = "ours-even"}, {.name = "ours-model"}};
-
-  /* FFTW-MPI, natural order in and out (the same contract as ours). */
-  fftw_plan_with_nthreads(threads);
-  alloc = fftw_mpi_local_size_2d(M, N, MPI_COMM_WORLD, &ln0, &l0s);
+/* FFTW-MPI (natural order in and out: the same contract as ours) and ours on both distributions. */
+static void plan_variants(const options *o, const fupermod_dist *even, const fupermod_dist *model, variant *v) {
+  ptrdiff_t ln0, l0s, alloc;
+  fftw_plan_with_nthreads(o->threads);
+  alloc = fftw_mpi_local_size_2d(o->M, o->N, MPI_COMM_WORLD, &ln0, &l0s);
   v[0].data = (double *)fftw_alloc_complex((size_t)(alloc > 0 ? alloc : 1));
   v[0].first = l0s;
   v[0].d = ln0;
-  v[0].fp = fftw_mpi_plan_dft_2d(M, N, (fftw_complex *)v[0].data, (fftw_complex *)v[0].data, MPI_COMM_WORLD,
-                                 FFTW_FORWARD, flags);
+  v[0].fp = fftw_mpi_plan_dft_2d(o->M, o->N, (fftw_complex *)v[0].data, (fftw_complex *)v[0].data, MPI_COMM_WORLD,
+                                 FFTW_FORWARD, o->flags);
   if (!v[0].fp) die("fftw_mpi_plan_dft_2d");
-  if (fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, even, NULL, threads, flags, &v[1].plan) != FUPERMOD_SUCCESS)
+  if (fupermod_fft2d_plan(MPI_COMM_WORLD, o->M, o->N, even, NULL, o->threads, o->flags, &v[1].plan) != FUPERMOD_SUCCESS)
     die("plan even");
-  if (fupermod_fft2d_plan(MPI_COMM_WORLD, M, N, model, NULL, threads, flags, &v[2].plan) != FUPERMOD_SUCCESS)
+  if (fupermod_fft2d_plan(MPI_COMM_WORLD, o->M, o->N, model, NULL, o->threads, o->flags, &v[2].plan) !=
+      FUPERMOD_SUCCESS)
     die("plan model");
   for (int k = 1; k < 3; k++) {
     v[k].data = fupermod_fft2d_local(v[k].plan);
     v[k].d = fupermod_fft2d_local_rows(v[k].plan, &v[k].first);
   }
-  for (int k = 0; k < 3; k++) v[k].t = calloc((size_t)reps, sizeof(double)), v[k].ph = calloc(4 * (size_t)reps, sizeof(double));
+  for (int k = 0; k < 3; k++)
+    v[k].t = calloc((size_t)o->reps, sizeof(double)), v[k].ph = calloc(4 * (size_t)o->reps, sizeof(double));
+}
 
-  /* One untimed warm-up each, then interleaved timed reps. */
-  for (int r = -1; r < reps; r++)
+/* One untimed warm-up each, then interleaved timed reps. */
+static void time_variants(const options *o, variant *v) {
+  for (int r = -1; r < o->reps; r++)
     for (int k = 0; k < 3; k++) {
       double t0, t;
-      fill(v[k].data, v[k].first, v[k].d, N);
+      fill(v[k].data, v[k].first, v[k].d, o->N);
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = fupermod_time();
       if (k == 0) fftw_execute(v[0].fp);
@@ -415,9 +408,11 @@ int main(int argc, char **argv) {
         fupermod_fft2d_phase_times(v[k].plan, q, q + 1, q + 2, q + 3);
       }
     }
+}
 
-  /* Where our time goes: each rank's median phase times (they show a process that the model
-   * mispredicted, and how much the redistribution costs). */
+/* Where our time goes: each rank's median phase times (they show a process that the model
+ * mispredicted, and how much the redistribution costs). */
+static void print_phases(int reps, const variant *v) {
   for (int k = 1; k < 3; k++) {
     double med[4], *all = malloc(4 * (size_t)size * sizeof *all), *col = malloc((size_t)reps * sizeof *col);
     for (int j = 0; j < 4; j++) {
@@ -436,30 +431,35 @@ int main(int argc, char **argv) {
     free(all);
     free(col);
   }
+}
 
-  /* The results must agree: compare the DC term and one more coefficient of each variant. */
-  {
-    double probe[3][2] = {{0}};
-    for (int k = 0; k < 3; k++) {
-      long row = M / 3, col = N / 5;
-      double loc[2] = {0, 0};
-      if (row >= v[k].first && row < v[k].first + v[k].d) {
-        loc[0] = v[k].data[2 * ((row - v[k].first) * N + col)];
-        loc[1] = v[k].data[2 * ((row - v[k].first) * N + col) + 1];
-      }
-      MPI_Allreduce(loc, probe[k], 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+/* The results must agree: compare one coefficient, at (M/3, N/5), of each variant. */
+static void print_agreement(long M, long N, const variant *v) {
+  double probe[3][2] = {{0}};
+  for (int k = 0; k < 3; k++) {
+    long row = M / 3, col = N / 5;
+    double loc[2] = {0, 0};
+    if (row >= v[k].first && row < v[k].first + v[k].d) {
+      loc[0] = v[k].data[2 * ((row - v[k].first) * N + col)];
+      loc[1] = v[k].data[2 * ((row - v[k].first) * N + col) + 1];
     }
-    double diff = fmax(hypot(probe[1][0] - probe[0][0], probe[1][1] - probe[0][1]),
-                       hypot(probe[2][0] - probe[0][0], probe[2][1] - probe[0][1]));
-    if (rank == 0)
-      printf("# results agree: |ours - fftw-mpi| at (M/3, N/5) = %.2e (|X| = %.2e)\n", diff,
-             hypot(probe[0][0], probe[0][1]));
+    MPI_Allreduce(loc, probe[k], 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   }
+  double diff = fmax(hypot(probe[1][0] - probe[0][0], probe[1][1] - probe[0][1]),
+                     hypot(probe[2][0] - probe[0][0], probe[2][1] - probe[0][1]));
+  if (rank == 0)
+    printf("# results agree: |ours - fftw-mpi| at (M/3, N/5) = %.2e (|X| = %.2e)\n", diff,
+           hypot(probe[0][0], probe[0][1]));
+}
 
+/* The rows of every variant, the set-up costs, and the table of best and median times (sorts the
+ * times). */
+static void print_summary(const options *o, variant *v, const fupermod_dist *even, const fupermod_dist *model,
+                          double model_secs, double balance_secs) {
   long *fftw_rows = calloc((size_t)size, sizeof(long));
   MPI_Gather(&v[0].d, 1, MPI_LONG, fftw_rows, 1, MPI_LONG, 0, MPI_COMM_WORLD);
   if (rank == 0) {
-    double best[3], med[3], flops = fupermod_fft2d_flops(M, N);
+    double best[3], med[3], flops = fupermod_fft2d_flops(o->M, o->N);
     printf("# rows: fftw-mpi");
     for (int i = 0; i < size; i++) printf(" %ld", fftw_rows[i]);
     for (int k = 1; k < 3; k++) {
@@ -473,9 +473,9 @@ int main(int argc, char **argv) {
     printf("%-11s %10s %10s %9s %14s %14s\n", "variant", "best_s", "median_s", "GFLOP/s", "fftw-mpi/this",
            "ours-even/this");
     for (int k = 0; k < 3; k++) {
-      qsort(v[k].t, (size_t)reps, sizeof(double), cmpd);
+      qsort(v[k].t, (size_t)o->reps, sizeof(double), cmpd);
       best[k] = v[k].t[0];
-      med[k] = v[k].t[reps / 2];
+      med[k] = v[k].t[o->reps / 2];
     }
     for (int k = 0; k < 3; k++)
       printf("%-11s %10.5f %10.5f %9.3f %14.3f %14.3f\n", v[k].name, best[k], med[k], flops / best[k] * 1e-9,
@@ -483,11 +483,41 @@ int main(int argc, char **argv) {
     printf("ratio_even_vs_fftw_mpi %.3f\nratio_model_vs_fftw_mpi %.3f\nratio_model_vs_even %.3f\n", best[0] / best[1],
            best[0] / best[2], best[1] / best[2]);
   }
+  free(fftw_rows);
+}
+
+static void free_variants(variant *v) {
   fftw_destroy_plan(v[0].fp);
   fftw_free(v[0].data);
   for (int k = 1; k < 3; k++) fupermod_fft2d_destroy(v[k].plan);
   for (int k = 0; k < 3; k++) free(v[k].t), free(v[k].ph);
-  free(fftw_rows);
+}
+
+int main(int argc, char **argv) {
+  options o = {2048, -1, 25, 1, 3, 3, FFTW_MEASURE, NULL, "measure"};
+  variant v[3] = {{.name = "fftw-mpi"}, {.name = "ours-even"}, {.name = "ours-model"}};
+  fupermod_dist *even, *model;
+  double model_secs = 0.0, balance_secs = 0.0;
+  int status = driver_mpi_start(&argc, &argv, MPI_THREAD_FUNNELED, "bench/fft2d", NULL, &rank, &size);
+  if (status != 0) return status;
+  if ((status = parse_options(argc, argv, &o)) < 0 && o.bind) status = bind_rank(o.bind);
+  if (status >= 0) {
+    MPI_Finalize();
+    return status;
+  }
+  fftw_init_threads();
+  fftw_mpi_init();
+  print_header(&o);
+  /* models first, then balancing on the application (neither is in the times) */
+  even = fupermod_dist_alloc(o.M, size);
+  model = model_dist(o.M, o.N, o.threads, o.flags, o.model_reps, &model_secs);
+  balance(o.M, o.N, o.threads, o.flags, o.steps, model, &balance_secs);
+  plan_variants(&o, even, model, v);
+  time_variants(&o, v);
+  print_phases(o.reps, v);
+  print_agreement(o.M, o.N, v);
+  print_summary(&o, v, even, model, model_secs, balance_secs);
+  free_variants(v);
   fupermod_dist_free(even);
   fupermod_dist_free(model);
   fftw_mpi_cleanup();

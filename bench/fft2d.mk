@@ -5,4 +5,5 @@ noinst_PROGRAMS += bench/fft2d
 BENCH_BINS += bench/fft2d
 bench_fft2d_SOURCES = bench/fft2d.c
 bench_fft2d_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
-bench_fft2d_LDADD = libfupermod_apps.la libfupermod.la $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS) $(LIBS)
+bench_fft2d_LDADD = libfupermod_driver.la libfupermod_apps.la libfupermod.la $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) \
+  $(FFTW3_LIBS) $(LIBS)

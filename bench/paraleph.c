@@ -24,8 +24,8 @@
 #include <mpi.h>
 #include <omp.h>
 #include "partitioners/paraleph.h"
+#include "apps/driver.h"
 #include "bench/machine.h"
-#include "fupermod/mpi_thread.h"
 
 static int rank, size;
 
@@ -112,16 +112,8 @@ int main(int argc, char **argv) {
   int glist[16] = {8, 16, 32, 64, 128}, ng = 5;
   const char *objs = "both", *apps = "both", *seq = "popta";
   double seq_limit = 20.0;
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc = fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/paraleph", &provided);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "bench/paraleph: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int status = driver_mpi_start(&argc, &argv, MPI_THREAD_FUNNELED, "bench/paraleph", &provided, &rank, &size);
+  if (status != 0) return status;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
     if (!strcmp(a, "--threads")) threads = atoi(v), i++;

@@ -4,4 +4,4 @@
 noinst_PROGRAMS += bench/paraleph
 BENCH_BINS += bench/paraleph
 bench_paraleph_SOURCES = bench/paraleph.c bench/machine.h
-bench_paraleph_LDADD = libfupermod.la $(LIBS)
+bench_paraleph_LDADD = libfupermod_driver.la libfupermod.la $(LIBS)

@@ -558,116 +558,118 @@ static void usage(void) {
                   "step random linear plateau missing\n");
 }
 
-int main(int argc, char **argv) {
-  int plist[16] = {4, 16, 64}, np = 3, mlist[16] = {100, 1000}, nm = 2, quick = 0, nent = 0, bad = 0, no_faithful = 0;
-  double budget = 10.0, dpp = 0, dmult = 2;
-  const char *famsel = NULL, *algsel = NULL, *dump = NULL;
-  entry ents[64];
-  tally tal[64];
-  char cpu[256], load0[128], load1[128];
-  const fupermod_partitioner *dp = fupermod_partitioner_find("dp");
-  double t_start = now();
+typedef struct {
+  int plist[16], np, mlist[16], nm, quick, no_faithful;
+  double budget, dpp, dmult;
+  const char *famsel, *algsel, *dump;
+} options;
+
+/* --quick: a small grid and a short budget, unless given explicitly. */
+static void quick_grid(int argc, char **argv, options *o) {
+  int expl_p = 0, expl_m = 0, expl_b = 0;
+  for (int i = 1; i < argc; i++) {
+    expl_p |= !strcmp(argv[i], "--p");
+    expl_m |= !strcmp(argv[i], "--m");
+    expl_b |= !strcmp(argv[i], "--budget");
+  }
+  if (!expl_p) o->plist[0] = 4, o->plist[1] = 16, o->np = 2;
+  if (!expl_m) o->mlist[0] = 100, o->nm = 1;
+  if (!expl_b) o->budget = 2.0;
+  min_time = fmin(min_time, 0.05);
+}
+
+/* The options (--threads and --min-time set threads and min_time); -1 for a bad one. */
+static int parse_options(int argc, char **argv, options *o) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--quick")) {
-      quick = 1;
+      o->quick = 1;
       continue;
     }
     if (!strcmp(a, "--no-faithful")) {
-      no_faithful = 1;
+      o->no_faithful = 1;
       continue;
     }
-    if (!v) {
-      usage();
-      return 2;
-    }
-    if (!strcmp(a, "--p")) np = parse_list(v, plist, 16);
-    else if (!strcmp(a, "--m")) nm = parse_list(v, mlist, 16);
-    else if (!strcmp(a, "--family")) famsel = v;
-    else if (!strcmp(a, "--alg")) algsel = v;
-    else if (!strcmp(a, "--budget")) budget = atof(v);
-    else if (!strcmp(a, "--d-per-p")) dpp = atof(v);
-    else if (!strcmp(a, "--d-mult")) dmult = atof(v);
+    if (!v) return -1;
+    if (!strcmp(a, "--p")) o->np = parse_list(v, o->plist, 16);
+    else if (!strcmp(a, "--m")) o->nm = parse_list(v, o->mlist, 16);
+    else if (!strcmp(a, "--family")) o->famsel = v;
+    else if (!strcmp(a, "--alg")) o->algsel = v;
+    else if (!strcmp(a, "--budget")) o->budget = atof(v);
+    else if (!strcmp(a, "--d-per-p")) o->dpp = atof(v);
+    else if (!strcmp(a, "--d-mult")) o->dmult = atof(v);
     else if (!strcmp(a, "--threads")) threads = atoi(v);
     else if (!strcmp(a, "--min-time")) min_time = atof(v);
-    else if (!strcmp(a, "--dump")) dump = v;
-    else {
-      usage();
-      return 2;
-    }
+    else if (!strcmp(a, "--dump")) o->dump = v;
+    else return -1;
     i++;
   }
-  if (quick) { /* small grid, short budget, unless given explicitly */
-    int expl_p = 0, expl_m = 0, expl_b = 0;
-    for (int i = 1; i < argc; i++) {
-      expl_p |= !strcmp(argv[i], "--p");
-      expl_m |= !strcmp(argv[i], "--m");
-      expl_b |= !strcmp(argv[i], "--budget");
-    }
-    if (!expl_p) plist[0] = 4, plist[1] = 16, np = 2;
-    if (!expl_m) mlist[0] = 100, nm = 1;
-    if (!expl_b) budget = 2.0;
-    min_time = fmin(min_time, 0.05);
-  }
-  if (np < 1 || nm < 1 || budget <= 0 || threads < 1 || dpp < 0 || dmult <= 0 || !dp) {
-    usage();
-    return 2;
-  }
+  if (o->quick) quick_grid(argc, argv, o);
+  return o->np < 1 || o->nm < 1 || o->budget <= 0 || threads < 1 || o->dpp < 0 || o->dmult <= 0 ? -1 : 0;
+}
 
-  /* The algorithms: every registered one but the references and paraleph (MPI; bench/paraleph). */
-  {
-    const fupermod_partitioner *const *all = fupermod_partitioners();
-    for (int i = 0; all[i] && nent < 60; i++) {
-      const fupermod_partitioner *a = all[i];
-      int obj;
-      if (!strcmp(a->name, "dp") || !strcmp(a->name, "paraleph") || !in_list(algsel, a->name)) continue;
-      if (a->kind == FUPERMOD_PART_CONTINUOUS) obj = OBJ_CONT;
-      else if (a->kind == FUPERMOD_PART_PARETO) obj = a->needs_static_power ? OBJ_TOTAL : OBJ_PARETO;
-      else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
-      for (int f = 0; f < 2; f++) {
-        /* faithful modes that differ: popta (printed pruning), hpopta (the thesis search), aleph (printed set) */
-        if (f && (no_faithful || (strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph"))))
-          continue;
-        entry *e = &ents[nent++];
-        snprintf(e->label, sizeof e->label, "%s%s", a->name, f ? "/faithful" : "");
-        e->alg = a;
-        e->faithful = f;
-        e->obj = obj;
-        e->exact = obj != OBJ_CONT && strcmp(a->name, "balanced") && !(f && strcmp(a->name, "hpopta"));
-      }
+/* The algorithms: every registered one but the references and paraleph (MPI; bench/paraleph). */
+static int make_entries(const char *algsel, int no_faithful, entry *ents) {
+  const fupermod_partitioner *const *all = fupermod_partitioners();
+  int nent = 0;
+  for (int i = 0; all[i] && nent < 60; i++) {
+    const fupermod_partitioner *a = all[i];
+    int obj;
+    if (!strcmp(a->name, "dp") || !strcmp(a->name, "paraleph") || !in_list(algsel, a->name)) continue;
+    if (a->kind == FUPERMOD_PART_CONTINUOUS) obj = OBJ_CONT;
+    else if (a->kind == FUPERMOD_PART_PARETO) obj = a->needs_static_power ? OBJ_TOTAL : OBJ_PARETO;
+    else obj = a->needs_energy ? OBJ_ENERGY : OBJ_TIME;
+    for (int f = 0; f < 2; f++) {
+      /* faithful modes that differ: popta (printed pruning), hpopta (the thesis search), aleph (printed set) */
+      if (f && (no_faithful || (strcmp(a->name, "popta") && strcmp(a->name, "hpopta") && strcmp(a->name, "aleph"))))
+        continue;
+      entry *e = &ents[nent++];
+      snprintf(e->label, sizeof e->label, "%s%s", a->name, f ? "/faithful" : "");
+      e->alg = a;
+      e->faithful = f;
+      e->obj = obj;
+      e->exact = obj != OBJ_CONT && strcmp(a->name, "balanced") && !(f && strcmp(a->name, "hpopta"));
     }
   }
-  memset(tal, 0, sizeof tal);
+  return nent;
+}
+
+static void init_tallies(const entry *ents, int nent, tally *tal) {
+  memset(tal, 0, 64 * sizeof *tal);
   for (int i = 0; i < nent; i++) {
     memcpy(tal[i].label, ents[i].label, sizeof tal[i].label);
     tal[i].worst_obj = NAN;
   }
+}
 
-  if (dump) {
-    for (int fam = 0; fam < NFAM; fam++)
-      for (int mi = 0; mi < nm && family_selected(famsel, fam); mi++)
-        for (int pi = 0; pi < np; pi++) {
-          instance in;
-          int rc;
-          make_instance(&in, fam, plist[pi], mlist[mi], dmult, dpp);
-          rc = dump_instance(dump, &in);
-          free_instance(&in);
-          if (rc) return 1;
-        }
-    return 0;
-  }
+/* --dump: every selected instance written, none run. 0, or 1 when one cannot be written. */
+static int dump_all(const options *o) {
+  for (int fam = 0; fam < NFAM; fam++)
+    for (int mi = 0; mi < o->nm && family_selected(o->famsel, fam); mi++)
+      for (int pi = 0; pi < o->np; pi++) {
+        instance in;
+        int rc;
+        make_instance(&in, fam, o->plist[pi], o->mlist[mi], o->dmult, o->dpp);
+        rc = dump_instance(o->dump, &in);
+        free_instance(&in);
+        if (rc) return 1;
+      }
+  return 0;
+}
 
+static void print_header(const options *o) {
+  char cpu[256], load0[128];
   machine(cpu, sizeof cpu);
   loadavg(load0, sizeof load0);
   printf("# bench/partitioners: %s, %d online cores, %d OpenMP thread(s) per case; load average at start: %s\n", cpu,
          (int)sysconf(_SC_NPROCESSORS_ONLN), threads, load0);
-  printf("# %s grid: p in {", quick ? "quick" : "full");
-  for (int i = 0; i < np; i++) printf("%s%d", i ? "," : "", plist[i]);
+  printf("# %s grid: p in {", o->quick ? "quick" : "full");
+  for (int i = 0; i < o->np; i++) printf("%s%d", i ? "," : "", o->plist[i]);
   printf("}, m in {");
-  for (int i = 0; i < nm; i++) printf("%s%d", i ? "," : "", mlist[i]);
-  if (dpp > 0) printf("}, D = %g * p * m granules", dpp);
-  else printf("}, D = %g * m granules", dmult);
-  printf("; budget %gs per case, %gs for the references (alarm in a forked child)\n", budget, 2 * budget);
+  for (int i = 0; i < o->nm; i++) printf("%s%d", i ? "," : "", o->mlist[i]);
+  if (o->dpp > 0) printf("}, D = %g * p * m granules", o->dpp);
+  else printf("}, D = %g * m granules", o->dmult);
+  printf("; budget %gs per case, %gs for the references (alarm in a forked child)\n", o->budget, 2 * o->budget);
   printf("# time_s = wall time of one call (least of the repetitions run within %gs), cpu_s = its CPU time;\n"
          "# mem_MB = peak RSS rise of the child during the calls (VmHWM after a clear_refs reset);\n"
          "# ref = the exact reference of the same objective, run in the same way on the same instance;\n"
@@ -675,139 +677,185 @@ int main(int argc, char **argv) {
          "# obj = time (s) | energy (J) | front size and ends | makespan (s);\n"
          "# obj/ref = objective over the reference's (time: makespan; fronts: missing points)\n",
          min_time);
+}
 
-  for (int fam = 0; fam < NFAM; fam++) {
-    int dead_p[64][16], dead_m[64][16], ndead[64]; /* per entry: cases that timed out */
-    if (!family_selected(famsel, fam)) continue;
-    memset(ndead, 0, sizeof ndead);
-    printf("\n## %s\n", families[fam]);
-    printf("%-18s %3s %5s %6s %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", "algorithm", "p", "m", "D", "time_s", "cpu_s",
-           "mem_MB", "ref", "ref_s", "x_ref", "objective", "obj/ref", "note");
-    for (int mi = 0; mi < nm; mi++)
-      for (int pi = 0; pi < np; pi++) {
-        instance in;
-        result ref[4];
-        double *reff[4] = {NULL, NULL, NULL, NULL};
-        int have_ref[4] = {0, 0, 0, 0};
-        make_instance(&in, fam, plist[pi], mlist[mi], dmult, dpp);
-        for (int k = 0; k < nent; k++) {
-          entry *en = &ents[k];
-          tally *ty = &tal[k];
-          int ro = en->obj == OBJ_CONT ? OBJ_TIME : en->obj, skipped = 0, ok = 1, missing = 0, off = 0, ends = 1;
-          result r;
-          double *front = NULL, ratio = NAN, objr = NAN;
-          char obj[64] = "", note[300] = "";
-          if (en->alg->homogeneous && !in.hom) continue;
-          for (int j = 0; j < ndead[k]; j++)
-            if (in.p >= dead_p[k][j] && in.m >= dead_m[k][j]) skipped = 1;
-          if (!have_ref[ro]) { /* the reference, once per instance and objective */
-            entry re = {"", dp, 0, ro, 1};
-            run_case(&in, &re, 2 * budget, &ref[ro], &reff[ro]);
-            have_ref[ro] = 1;
-            if (ref[ro].rc == 0 && ro >= OBJ_PARETO)
-              snprintf(obj, sizeof obj, "|F|=%d t=%.4g e=%.4g", ref[ro].nfront, ref[ro].t, ref[ro].e);
-            else if (ref[ro].rc == 0)
-              snprintf(obj, sizeof obj, ro == OBJ_ENERGY ? "%.6g J" : "%.6g s",
-                       ro == OBJ_ENERGY ? ref[ro].e : ref[ro].t);
-            printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9s %8s %-30s %8s %s\n", ref_name[ro], in.p, in.m,
-                   in.D, ref[ro].rc ? NAN : ref[ro].wall, ref[ro].rc ? NAN : ref[ro].cpu, ref[ro].mem_kb / 1024.0,
-                   "(reference)", "", "", obj, "", ref[ro].rc ? ref[ro].msg : "");
-            obj[0] = 0;
-          }
-          if (skipped) {
-            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s skipped: timed out on a smaller case\n",
-                   en->label, in.p, in.m, in.D, "-", "-", "-", ref_name[ro], "", "", "", "");
-            ty->skipped++;
-            continue;
-          }
-          run_case(&in, en, budget, &r, &front);
-          ty->runs++;
-          if (r.rc == TIMEOUT) {
-            ty->timeouts++;
-            if (ndead[k] < 16) {
-              dead_p[k][ndead[k]] = in.p;
-              dead_m[k][ndead[k]] = in.m;
-              ndead[k]++;
-            }
-            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", en->label, in.p, in.m, in.D, "-", "-",
-                   "-", ref_name[ro], "", "", "", "", r.msg);
-            free(front);
-            continue;
-          }
-          if (r.rc) {
-            int refused = r.rc == FUPERMOD_ERR_NOMEM; /* an algorithm's own table limit */
-            int agree = r.rc == FUPERMOD_ERR_INFEASIBLE && ref[ro].rc == FUPERMOD_ERR_INFEASIBLE;
-            if (refused || agree) ty->refused++;
-            else {
-              ty->mismatches++;
-              bad = 1;
-            }
-            printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s%s: %s\n", en->label, in.p, in.m,
-                   in.D, "-", "-", "-", ref_name[ro], "", "", "", "",
-                   refused || agree ? "refused " : "MISMATCH: error ", fupermod_status_name(r.rc), r.msg);
-            free(front);
-            continue;
-          }
-          if (ref[ro].rc == 0) ratio = threads == 1 ? r.cpu / ref[ro].cpu : r.wall / ref[ro].wall;
-          switch (en->obj) {
-          case OBJ_TIME:
-          case OBJ_CONT:
-            if (isfinite(r.t)) snprintf(obj, sizeof obj, "%.6g s", r.t);
-            else snprintf(obj, sizeof obj, "beyond cap (model %.4g s)", r.model_t);
-            if (ref[ro].rc == 0) {
-              objr = r.t / ref[ro].t;
-              if (r.t < ref[ro].t || (en->exact && r.t != ref[ro].t)) ok = 0;
-            }
-            if (en->obj == OBJ_CONT && isfinite(r.t))
-              snprintf(note, sizeof note, "model predicts %.4g s", r.model_t);
-            if (en->obj == OBJ_CONT && r.beyond)
-              snprintf(note, sizeof note, "%d part(s) beyond a memory cap", r.beyond);
-            break;
-          case OBJ_ENERGY:
-            snprintf(obj, sizeof obj, "%.6g J", r.e);
-            if (ref[ro].rc == 0) {
-              objr = r.e / ref[ro].e;
-              if (!close_rel(r.e, ref[ro].e, 1e-9) && (en->exact || r.e < ref[ro].e)) ok = 0;
-            }
-            break;
-          default:
-            snprintf(obj, sizeof obj, "|F|=%d t=%.4g e=%.4g", r.nfront, r.t, r.e);
-            if (ref[ro].rc == 0) {
-              ok = fronts_agree(front, r.nfront, reff[ro], ref[ro].nfront, en->exact, &missing, &off, &ends);
-              objr = missing;
-              if (missing || off || !ends)
-                snprintf(note, sizeof note, "%d of %d front points missing, %d returned off the front%s", missing,
-                         ref[ro].nfront, off, ends ? "" : ", ends differ");
-            }
-          }
-          if (ok && en->exact && en->obj == OBJ_TIME && ref[ro].rc == 0 && r.parts == ref[ro].parts)
-            snprintf(note, sizeof note, "same parts as %s", ref_name[ro]);
-          if (ref[ro].rc != 0) snprintf(note, sizeof note, "not checked: reference %s", ref[ro].msg);
-          else if (!ok) {
-            char tmp[300];
-            snprintf(tmp, sizeof tmp, "MISMATCH with %s (%s) %s", ref_name[ro],
-                     en->exact ? "must be equal" : "better than exact", note);
-            snprintf(note, sizeof note, "%s", tmp);
-            ty->mismatches++;
-            bad = 1;
-          } else if (!en->exact && en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && objr > 1 && isfinite(objr))
-            snprintf(note + strlen(note), sizeof note - strlen(note), "%s%.1f%% above the optimum", note[0] ? "; " : "",
-                     100 * (objr - 1));
-          if (isfinite(ratio) && ty->nr < 64) ty->ratios[ty->nr++] = ratio;
-          if (en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && !(objr <= ty->worst_obj) && isfinite(objr))
-            ty->worst_obj = objr;
-          if (en->obj == OBJ_CONT && !isfinite(r.t)) ty->beyond++;
-          if (missing || off) ty->front_miss++;
-          printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9.4g %8.3g %-30s %8.4g %s\n", en->label, in.p, in.m,
-                 in.D, r.wall, r.cpu, r.mem_kb / 1024.0, ref_name[ro], ref[ro].rc ? NAN : ref[ro].wall, ratio, obj,
-                 objr, note);
-          free(front);
-        }
-        for (int k = 0; k < 4; k++) free(reff[k]);
-        free_instance(&in);
-      }
+/* The exact references of one instance, one per objective, each run when first needed. */
+typedef struct {
+  result r[4];
+  double *front[4];
+  int have[4];
+} refs;
+
+/* The cases on which an entry timed out: it is skipped on the larger cases of the family. */
+typedef struct {
+  int p[16], m[16], n;
+} dead_cases;
+
+/* What a run's objective says against the reference's. */
+typedef struct {
+  char obj[64], note[300];
+  double objr;          /* objective over the reference's; fronts: missing points */
+  int ok, missing, off; /* ok: as the reference allows; fronts: its points missing, returned points off it */
+} verdict;
+
+/* Run the reference of objective ro and print its row. */
+static void run_reference(const instance *in, int ro, double budget, const fupermod_partitioner *dp, refs *rf) {
+  entry re = {"", dp, 0, ro, 1};
+  const result *ref = &rf->r[ro];
+  char obj[64] = "";
+  run_case(in, &re, 2 * budget, &rf->r[ro], &rf->front[ro]);
+  rf->have[ro] = 1;
+  if (ref->rc == 0 && ro >= OBJ_PARETO)
+    snprintf(obj, sizeof obj, "|F|=%d t=%.4g e=%.4g", ref->nfront, ref->t, ref->e);
+  else if (ref->rc == 0)
+    snprintf(obj, sizeof obj, ro == OBJ_ENERGY ? "%.6g J" : "%.6g s", ro == OBJ_ENERGY ? ref->e : ref->t);
+  printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9s %8s %-30s %8s %s\n", ref_name[ro], in->p, in->m, in->D,
+         ref->rc ? NAN : ref->wall, ref->rc ? NAN : ref->cpu, ref->mem_kb / 1024.0, "(reference)", "", "", obj, "",
+         ref->rc ? ref->msg : "");
+}
+
+/* A run without a result: a timeout (the entry is skipped on the larger cases from now on), a
+ * refusal (its own table limit, or infeasible as the reference is) or an error. 1 for an error. */
+static int report_failure(const instance *in, const entry *en, tally *ty, dead_cases *dc, const result *r,
+                          const result *ref, int ro) {
+  int refused = r->rc == FUPERMOD_ERR_NOMEM; /* an algorithm's own table limit */
+  int agree = r->rc == FUPERMOD_ERR_INFEASIBLE && ref->rc == FUPERMOD_ERR_INFEASIBLE;
+  if (r->rc == TIMEOUT) {
+    ty->timeouts++;
+    if (dc->n < 16) {
+      dc->p[dc->n] = in->p;
+      dc->m[dc->n] = in->m;
+      dc->n++;
+    }
+    printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", en->label, in->p, in->m, in->D, "-", "-",
+           "-", ref_name[ro], "", "", "", "", r->msg);
+    return 0;
   }
+  if (refused || agree) ty->refused++;
+  else ty->mismatches++;
+  printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s %s%s: %s\n", en->label, in->p, in->m, in->D, "-",
+         "-", "-", ref_name[ro], "", "", "", "", refused || agree ? "refused " : "MISMATCH: error ",
+         fupermod_status_name(r->rc), r->msg);
+  return !(refused || agree);
+}
 
+/* The objective of a run against the reference's: equal for exact algorithms, never better for
+ * the others; fronts point by point (fronts_agree). */
+static void compare(const entry *en, const result *r, const double *front, const result *ref, const double *reff,
+                    verdict *v) {
+  int ends = 1;
+  switch (en->obj) {
+  case OBJ_TIME:
+  case OBJ_CONT:
+    if (isfinite(r->t)) snprintf(v->obj, sizeof v->obj, "%.6g s", r->t);
+    else snprintf(v->obj, sizeof v->obj, "beyond cap (model %.4g s)", r->model_t);
+    if (ref->rc == 0) {
+      v->objr = r->t / ref->t;
+      if (r->t < ref->t || (en->exact && r->t != ref->t)) v->ok = 0;
+    }
+    if (en->obj == OBJ_CONT && isfinite(r->t)) snprintf(v->note, sizeof v->note, "model predicts %.4g s", r->model_t);
+    if (en->obj == OBJ_CONT && r->beyond)
+      snprintf(v->note, sizeof v->note, "%d part(s) beyond a memory cap", r->beyond);
+    break;
+  case OBJ_ENERGY:
+    snprintf(v->obj, sizeof v->obj, "%.6g J", r->e);
+    if (ref->rc == 0) {
+      v->objr = r->e / ref->e;
+      if (!close_rel(r->e, ref->e, 1e-9) && (en->exact || r->e < ref->e)) v->ok = 0;
+    }
+    break;
+  default:
+    snprintf(v->obj, sizeof v->obj, "|F|=%d t=%.4g e=%.4g", r->nfront, r->t, r->e);
+    if (ref->rc == 0) {
+      v->ok = fronts_agree(front, r->nfront, reff, ref->nfront, en->exact, &v->missing, &v->off, &ends);
+      v->objr = v->missing;
+      if (v->missing || v->off || !ends)
+        snprintf(v->note, sizeof v->note, "%d of %d front points missing, %d returned off the front%s", v->missing,
+                 ref->nfront, v->off, ends ? "" : ", ends differ");
+    }
+  }
+}
+
+/* A run with a result: judged against the reference, counted in the tally, its row printed. 1 on
+ * a mismatch. */
+static int judge(const instance *in, const entry *en, tally *ty, const result *r, const double *front,
+                 const result *ref, const double *reff, int ro) {
+  verdict v = {"", "", NAN, 1, 0, 0};
+  double ratio = NAN;
+  int bad = 0;
+  if (ref->rc == 0) ratio = threads == 1 ? r->cpu / ref->cpu : r->wall / ref->wall;
+  compare(en, r, front, ref, reff, &v);
+  if (v.ok && en->exact && en->obj == OBJ_TIME && ref->rc == 0 && r->parts == ref->parts)
+    snprintf(v.note, sizeof v.note, "same parts as %s", ref_name[ro]);
+  if (ref->rc != 0) snprintf(v.note, sizeof v.note, "not checked: reference %s", ref->msg);
+  else if (!v.ok) {
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "MISMATCH with %s (%s) %s", ref_name[ro],
+             en->exact ? "must be equal" : "better than exact", v.note);
+    snprintf(v.note, sizeof v.note, "%s", tmp);
+    ty->mismatches++;
+    bad = 1;
+  } else if (!en->exact && en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && v.objr > 1 && isfinite(v.objr))
+    snprintf(v.note + strlen(v.note), sizeof v.note - strlen(v.note), "%s%.1f%% above the optimum",
+             v.note[0] ? "; " : "", 100 * (v.objr - 1));
+  if (isfinite(ratio) && ty->nr < 64) ty->ratios[ty->nr++] = ratio;
+  if (en->obj != OBJ_PARETO && en->obj != OBJ_TOTAL && !(v.objr <= ty->worst_obj) && isfinite(v.objr))
+    ty->worst_obj = v.objr;
+  if (en->obj == OBJ_CONT && !isfinite(r->t)) ty->beyond++;
+  if (v.missing || v.off) ty->front_miss++;
+  printf("%-18s %3d %5d %6ld %9.4g %9.4g %8.1f %-16s %9.4g %8.3g %-30s %8.4g %s\n", en->label, in->p, in->m, in->D,
+         r->wall, r->cpu, r->mem_kb / 1024.0, ref_name[ro], ref->rc ? NAN : ref->wall, ratio, v.obj, v.objr, v.note);
+  return bad;
+}
+
+/* One algorithm on one instance (the reference of its objective first, when not yet run). 1 on a
+ * mismatch. */
+static int run_entry(const instance *in, const entry *en, tally *ty, dead_cases *dc, refs *rf, double budget,
+                     const fupermod_partitioner *dp) {
+  int ro = en->obj == OBJ_CONT ? OBJ_TIME : en->obj, skipped = 0, bad;
+  result r;
+  double *front = NULL;
+  if (en->alg->homogeneous && !in->hom) return 0;
+  for (int j = 0; j < dc->n; j++)
+    if (in->p >= dc->p[j] && in->m >= dc->m[j]) skipped = 1;
+  if (!rf->have[ro]) run_reference(in, ro, budget, dp, rf);
+  if (skipped) {
+    printf("%-18s %3d %5d %6ld %9s %9s %8s %-16s %9s %8s %-30s %8s skipped: timed out on a smaller case\n", en->label,
+           in->p, in->m, in->D, "-", "-", "-", ref_name[ro], "", "", "", "");
+    ty->skipped++;
+    return 0;
+  }
+  run_case(in, en, budget, &r, &front);
+  ty->runs++;
+  if (r.rc) bad = report_failure(in, en, ty, dc, &r, &rf->r[ro], ro);
+  else bad = judge(in, en, ty, &r, front, &rf->r[ro], rf->front[ro], ro);
+  free(front);
+  return bad;
+}
+
+/* One family: every algorithm on each instance of the grid. 1 on a mismatch. */
+static int run_family(int fam, const options *o, const entry *ents, int nent, tally *tal,
+                      const fupermod_partitioner *dp) {
+  dead_cases dead[64]; /* per entry */
+  int bad = 0;
+  memset(dead, 0, sizeof dead);
+  printf("\n## %s\n", families[fam]);
+  printf("%-18s %3s %5s %6s %9s %9s %8s %-16s %9s %8s %-30s %8s %s\n", "algorithm", "p", "m", "D", "time_s", "cpu_s",
+         "mem_MB", "ref", "ref_s", "x_ref", "objective", "obj/ref", "note");
+  for (int mi = 0; mi < o->nm; mi++)
+    for (int pi = 0; pi < o->np; pi++) {
+      instance in;
+      refs rf;
+      memset(&rf, 0, sizeof rf);
+      make_instance(&in, fam, o->plist[pi], o->mlist[mi], o->dmult, o->dpp);
+      for (int k = 0; k < nent; k++) bad |= run_entry(&in, &ents[k], &tal[k], &dead[k], &rf, o->budget, dp);
+      for (int k = 0; k < 4; k++) free(rf.front[k]);
+      free_instance(&in);
+    }
+  return bad;
+}
+
+static void print_summary(tally *tal, int nent) {
   printf("\n## summary: time against the exact reference (x_ref over the cases that ran)\n");
   printf("%-18s %5s %8s %8s %8s %10s %10s %10s %12s %s\n", "algorithm", "runs", "timeout", "skipped", "refused",
          "x_ref_min", "x_ref_med", "x_ref_max", "worst_obj/ref", "note");
@@ -830,6 +878,27 @@ int main(int argc, char **argv) {
     if (ty->mismatches) printf(" %d MISMATCH(ES)", ty->mismatches);
     printf("\n");
   }
+}
+
+int main(int argc, char **argv) {
+  options o = {.plist = {4, 16, 64}, .np = 3, .mlist = {100, 1000}, .nm = 2, .budget = 10.0, .dmult = 2};
+  entry ents[64];
+  tally tal[64];
+  char load1[128];
+  const fupermod_partitioner *dp = fupermod_partitioner_find("dp");
+  double t_start = now();
+  int nent, bad = 0;
+  if (parse_options(argc, argv, &o) != 0 || !dp) {
+    usage();
+    return 2;
+  }
+  nent = make_entries(o.algsel, o.no_faithful, ents);
+  init_tallies(ents, nent, tal);
+  if (o.dump) return dump_all(&o);
+  print_header(&o);
+  for (int fam = 0; fam < NFAM; fam++)
+    if (family_selected(o.famsel, fam)) bad |= run_family(fam, &o, ents, nent, tal, dp);
+  print_summary(tal, nent);
   loadavg(load1, sizeof load1);
   printf("# load average at end: %s; wall %.1fs\n", load1, now() - t_start);
   if (bad) printf("# MISMATCH: some algorithm disagreed with the exact reference (see above)\n");

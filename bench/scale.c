@@ -32,7 +32,7 @@
 #include <omp.h>
 #endif
 #include "partitioners/hier.h"
-#include "fupermod/mpi_thread.h"
+#include "apps/driver.h"
 
 typedef struct {
   uint64_t seed;
@@ -332,11 +332,8 @@ int main(int argc, char **argv) {
   int do_check = 0, mpi = 0, rank = 0, status = 0;
   const char *sweep_dir = NULL;
   MPI_Comm comm = MPI_COMM_NULL;
-  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "bench/scale", NULL) != FUPERMOD_SUCCESS) {
-    fprintf(stderr, "bench/scale: %s\n", fupermod_error_message());
-    MPI_Finalize();
-    return 1;
-  }
+  if ((status = driver_mpi_start(&argc, &argv, MPI_THREAD_FUNNELED, "bench/scale", NULL, NULL, NULL)) != 0)
+    return status;
   for (int a = 1; a < argc; a++) {
     const char *v = a + 1 < argc ? argv[a + 1] : NULL;
     char *end = NULL;

@@ -3,4 +3,4 @@
 noinst_PROGRAMS += bench/scale
 BENCH_BINS += bench/scale
 bench_scale_SOURCES = bench/scale.c
-bench_scale_LDADD = libfupermod.la $(GSL_LIBS) $(LIBS)
+bench_scale_LDADD = libfupermod_driver.la libfupermod.la $(GSL_LIBS) $(LIBS)

@@ -29,9 +29,9 @@
 #include <cblas.h>
 #include <hwloc.h>
 
+#include "apps/driver.h"
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
-#include "fupermod/mpi_thread.h"
 
 /* ScaLAPACK ships no C header */
 extern void Cblacs_get(int ctxt, int what, int *val);
@@ -204,68 +204,68 @@ static double measure_speed(int side, int b, double secs) {
   return 2.0 * side * side * b * (double)it / t;
 }
 
-int main(int argc, char **argv) {
+typedef struct options {
+  const char *config, *part_name, *bind_list;
+  long n, b, nb, reps;
+  double bench_time;
+  int no_bind, verify, level;
+} options;
+
+/* --funneled, looked for before getopt: the level is fixed at MPI_Init. */
+static int thread_level(int argc, char **argv) {
+  int level = MPI_THREAD_SERIALIZED;
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--funneled") == 0) level = MPI_THREAD_FUNNELED;
+  return level;
+}
+
+/* A bad option stops every rank (die). 0 after --help, else -1. */
+static int parse_options(int argc, char **argv, options *o) {
   static const struct option opts[] = {{"config", required_argument, NULL, 'c'}, {"nb", required_argument, NULL, 'N'},
                                        {"bench-time", required_argument, NULL, 't'}, {"bind", required_argument, NULL, 'B'},
                                        {"no-bind", no_argument, NULL, 'x'}, {"no-verify", no_argument, NULL, 'v'}, {"funneled", no_argument, NULL, 'f'},
                                        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-  const char *config = "homo", *part_name = "cpm", *bind_list = NULL;
-  long n = 3072, b = 256, nb = 128, reps = 3;
-  double bench_time = 0.5;
-  int hetero, c, no_bind = 0, verify = 1, K, cores, nm = 0, level = MPI_THREAD_SERIALIZED;
-  char bind[64], aff[256];
-  summa_data even = {0}, model = {0};
-  pd_data pd;
-  method m[3];
-  { /* OpenMP, OpenBLAS or FFTW threads compute while the main thread calls MPI */
-    int trc;
-    for (int i = 1; i < argc; i++) /* before getopt: the level is fixed at MPI_Init */
-      if (strcmp(argv[i], "--funneled") == 0) level = MPI_THREAD_FUNNELED;
-    trc = fupermod_mpi_init_thread(&argc, &argv, level, "bench/summa", NULL);
-    if (trc != FUPERMOD_SUCCESS) {
-      fprintf(stderr, "bench/summa: %s\n", fupermod_error_message());
-      MPI_Finalize();
-      return fupermod_exit_status(trc);
-    }
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int c;
   while ((c = getopt_long(argc, argv, "n:b:r:p:h", opts, NULL)) != -1) {
     switch (c) {
-      case 'c': config = optarg; break;
-      case 'n': if (fupermod_parse_long(optarg, &n) || n < 1 || n > 100000) die("-n: need 1..100000"); break;
-      case 'b': if (fupermod_parse_long(optarg, &b) || b < 1 || b > 100000) die("-b: need 1..100000"); break;
-      case 'N': if (fupermod_parse_long(optarg, &nb) || nb < 1 || nb > 100000) die("--nb: need 1..100000"); break;
-      case 'r': if (fupermod_parse_long(optarg, &reps) || reps < 1 || reps > 1000) die("-r: need 1..1000"); break;
-      case 't': if (fupermod_parse_double(optarg, &bench_time) || !(bench_time > 0)) die("--bench-time: need > 0"); break;
-      case 'p': part_name = optarg; break;
-      case 'B': bind_list = optarg; break;
-      case 'x': no_bind = 1; break;
-      case 'v': verify = 0; break;
+      case 'c': o->config = optarg; break;
+      case 'n': if (fupermod_parse_long(optarg, &o->n) || o->n < 1 || o->n > 100000) die("-n: need 1..100000"); break;
+      case 'b': if (fupermod_parse_long(optarg, &o->b) || o->b < 1 || o->b > 100000) die("-b: need 1..100000"); break;
+      case 'N':
+        if (fupermod_parse_long(optarg, &o->nb) || o->nb < 1 || o->nb > 100000) die("--nb: need 1..100000");
+        break;
+      case 'r':
+        if (fupermod_parse_long(optarg, &o->reps) || o->reps < 1 || o->reps > 1000) die("-r: need 1..1000");
+        break;
+      case 't':
+        if (fupermod_parse_double(optarg, &o->bench_time) || !(o->bench_time > 0)) die("--bench-time: need > 0");
+        break;
+      case 'p': o->part_name = optarg; break;
+      case 'B': o->bind_list = optarg; break;
+      case 'x': o->no_bind = 1; break;
+      case 'v': o->verify = 0; break;
       case 'f': break; /* applied before MPI_Init */
       case 'h':
         if (rank == 0)
           printf("mpirun --bind-to none -np P bench/summa [--config homo|hetero] [-n N] [-b B] [--nb NB] [-r R]\n"
                  "       [--bench-time S] [-p PART] [--bind 'B0;B1;...' | --no-bind] [--no-verify] [--funneled]\n");
-        MPI_Finalize();
         return 0;
       default: die("unknown option (--help)");
     }
   }
-  if (strcmp(config, "homo") && strcmp(config, "hetero")) die("--config: homo or hetero");
-  hetero = strcmp(config, "hetero") == 0;
-  cores = count_cores();
-  if (hetero && size < 2) die("--config hetero needs at least 2 processes");
-  if (hetero && cores < 2 && !bind_list && !no_bind) die("--config hetero needs 2 cores (or --bind)");
-  K = (int)((n + b - 1) / b);
+  return -1;
+}
 
-  /* binding */
-  if (bind_list) {
-    const char *s = bind_list;
+/* Pin this rank (--bind, else by the configuration) and print the run's parameters and where
+ * every rank runs. */
+static void bind_rank(const options *o, int hetero, int cores) {
+  char bind[64], aff[256];
+  if (o->bind_list) {
+    const char *s = o->bind_list;
     for (int i = 0; i < rank && s; i++) s = strchr(s, ';') ? strchr(s, ';') + 1 : NULL;
     if (!s || !*s) die("--bind: fewer bindings than processes");
     snprintf(bind, sizeof bind, "%.*s", (int)(strchr(s, ';') ? strchr(s, ';') - s : (long)strlen(s)), s);
-  } else if (no_bind) {
+  } else if (o->no_bind) {
     snprintf(bind, sizeof bind, "none");
   } else if (hetero) {
     snprintf(bind, sizeof bind, "core:%d", rank == 0 ? 0 : 1);
@@ -281,9 +281,9 @@ int main(int argc, char **argv) {
     if (rank == 0) {
       printf("# bench/summa: config %s, p = %d on %d cores, n = %ld, SUMMA b = %ld, PDGEMM nb = %ld, %ld interleaved "
              "repetitions\n",
-             hetero ? "heterogeneous" : "homogeneous", size, cores, n, b, nb, reps);
+             hetero ? "heterogeneous" : "homogeneous", size, cores, o->n, o->b, o->nb, o->reps);
       printf("# MPI thread level %s (SUMMA progresses its messages from a helper thread when SERIALIZED)\n",
-             fupermod_mpi_thread_name(level));
+             fupermod_mpi_thread_name(o->level));
       printf("# OMP_NUM_THREADS=%s OPENBLAS_NUM_THREADS=%s; binding with hwloc (fupermod_bind_apply):\n",
              getenv("OMP_NUM_THREADS") ? getenv("OMP_NUM_THREADS") : "unset",
              getenv("OPENBLAS_NUM_THREADS") ? getenv("OPENBLAS_NUM_THREADS") : "unset");
@@ -291,75 +291,70 @@ int main(int argc, char **argv) {
       free(all);
     }
   }
+}
 
-  /* layouts */
-  {
-    int rc = FUPERMOD_SUCCESS;
-    if (rank == 0) rc = fupermod_layout_by_name("even", NULL, size, K, K, &even.l);
-    check_all(fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &even.l));
-  }
-  if (hetero) {
-    int side = (int)(n / 2 < 1024 ? n / 2 : 1024);
-    double s = measure_speed(side > 0 ? side : 1, (int)(b < n ? b : n), bench_time), *speeds = malloc((size_t)size * sizeof *speeds);
-    int rc = FUPERMOD_SUCCESS;
-    MPI_Allgather(&s, 1, MPI_DOUBLE, speeds, 1, MPI_DOUBLE, MPI_COMM_WORLD);
-    if (rank == 0) {
-      const fupermod_partitioner *part = fupermod_partitioner_find(part_name);
-      fupermod_model **models = calloc((size_t)size, sizeof *models);
-      fupermod_dist *dist = fupermod_dist_alloc((long)K * K, size);
-      double unit = 2.0 * (double)b * b * b; /* flops of one block of area per pivot */
-      long d = (long)side * side / (b * b) > 0 ? (long)side * side / (b * b) : 1;
-      if (!part || part->kind != FUPERMOD_PART_CONTINUOUS) {
-        rc = fupermod_error(FUPERMOD_ERR_USAGE, "-p: '%s' is not a continuous partitioner", part_name);
-      } else {
-        for (int i = 0; i < size && rc == FUPERMOD_SUCCESS; i++) {
-          fupermod_point pt = FUPERMOD_POINT_INIT;
-          fupermod_points pts = {1, &pt, 0};
-          pt.d = d;
-          pt.t = (double)d * unit / speeds[i];
-          rc = fupermod_model_create(part->model_type, &pts, (long)K * K, &models[i]);
-        }
-        if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_15d(part->continuous, size, models, K, K, dist, &model.l);
-      }
-      printf("# measured local update speed (%d x %d x %ld DGEMM, %.2f s, all ranks at once), model areas (%s + BR):\n",
-             side, side, b, bench_time, part_name);
-      for (int i = 0; i < size; i++)
-        printf("#   rank %d: %6.2f GFLOP/s, area %5.1f%% (even %5.1f%%)\n", i, speeds[i] / 1e9,
-               rc == FUPERMOD_SUCCESS ? 100.0 * (double)fupermod_layout_area(model.l, i) / ((double)K * K) : NAN,
-               100.0 * (double)fupermod_layout_area(even.l, i) / ((double)K * K));
-      for (int i = 0; i < size; i++) fupermod_model_free(models[i]);
-      free(models);
-      fupermod_dist_free(dist);
-    }
-    free(speeds);
-    check_all(fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &model.l));
-    summa_setup(&model, (int)n, (int)b);
-    m[nm++] = (method){"summa-model", NULL, 0};
-  }
-  summa_setup(&even, (int)n, (int)b);
-  m[nm++] = (method){"summa-even", NULL, 0};
-  pd_setup(&pd, (int)n, (int)nb);
-  m[nm++] = (method){"pdgemm", NULL, 0};
+static void even_layout(int K, summa_data *even) {
+  int rc = FUPERMOD_SUCCESS;
+  if (rank == 0) rc = fupermod_layout_by_name("even", NULL, size, K, K, &even->l);
+  check_all(fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &even->l));
+}
+
+/* The model-based layout: every rank's measured speed of the local update as a one-point model,
+ * the partitioner + BR on rank 0, which prints the speeds and areas. */
+static void model_layout(const options *o, int K, const summa_data *even, summa_data *model) {
+  long n = o->n, b = o->b;
+  int side = (int)(n / 2 < 1024 ? n / 2 : 1024);
+  double s = measure_speed(side > 0 ? side : 1, (int)(b < n ? b : n), o->bench_time),
+         *speeds = malloc((size_t)size * sizeof *speeds);
+  int rc = FUPERMOD_SUCCESS;
+  MPI_Allgather(&s, 1, MPI_DOUBLE, speeds, 1, MPI_DOUBLE, MPI_COMM_WORLD);
   if (rank == 0) {
-    printf("# layouts: even H = %.4f (%d columns)", fupermod_layout_volume(even.l), even.l->ncols);
-    if (hetero) printf(", model H = %.4f (%d columns)", fupermod_layout_volume(model.l), model.l->ncols);
-    printf("; PDGEMM grid %d x %d\n", pd.pr, pd.pc);
+    const fupermod_partitioner *part = fupermod_partitioner_find(o->part_name);
+    fupermod_model **models = calloc((size_t)size, sizeof *models);
+    fupermod_dist *dist = fupermod_dist_alloc((long)K * K, size);
+    double unit = 2.0 * (double)b * b * b; /* flops of one block of area per pivot */
+    long d = (long)side * side / (b * b) > 0 ? (long)side * side / (b * b) : 1;
+    if (!part || part->kind != FUPERMOD_PART_CONTINUOUS) {
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "-p: '%s' is not a continuous partitioner", o->part_name);
+    } else {
+      for (int i = 0; i < size && rc == FUPERMOD_SUCCESS; i++) {
+        fupermod_point pt = FUPERMOD_POINT_INIT;
+        fupermod_points pts = {1, &pt, 0};
+        pt.d = d;
+        pt.t = (double)d * unit / speeds[i];
+        rc = fupermod_model_create(part->model_type, &pts, (long)K * K, &models[i]);
+      }
+      if (rc == FUPERMOD_SUCCESS) rc = fupermod_layout_15d(part->continuous, size, models, K, K, dist, &model->l);
+    }
+    printf("# measured local update speed (%d x %d x %ld DGEMM, %.2f s, all ranks at once), model areas (%s + BR):\n",
+           side, side, b, o->bench_time, o->part_name);
+    for (int i = 0; i < size; i++)
+      printf("#   rank %d: %6.2f GFLOP/s, area %5.1f%% (even %5.1f%%)\n", i, speeds[i] / 1e9,
+             rc == FUPERMOD_SUCCESS ? 100.0 * (double)fupermod_layout_area(model->l, i) / ((double)K * K) : NAN,
+             100.0 * (double)fupermod_layout_area(even->l, i) / ((double)K * K));
+    for (int i = 0; i < size; i++) fupermod_model_free(models[i]);
+    free(models);
+    fupermod_dist_free(dist);
   }
-  for (int k = 0; k < nm; k++) m[k].times = malloc((size_t)reps * sizeof(double));
+  free(speeds);
+  check_all(fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &model->l));
+}
 
-  /* warm-up runs, verified: the randomised check, and the same sum of C everywhere */
+/* Warm-up runs, verified: the randomised check, and the same sum of C everywhere. */
+static void warm_up(const options *o, method *m, int nm, summa_data *even, summa_data *model, pd_data *pd) {
+  int n = (int)o->n, b = (int)o->b;
   for (int k = 0; k < nm; k++) {
     double sum;
     if (!strcmp(m[k].name, "pdgemm")) {
-      pd_run(&pd, (int)n);
-      sum = local_sum(pd.C, (size_t)pd.mloc * pd.nloc);
+      pd_run(pd, n);
+      sum = local_sum(pd->C, (size_t)pd->mloc * pd->nloc);
     } else {
-      summa_data *s = strcmp(m[k].name, "summa-even") ? &model : &even;
-      summa_run(s, (int)n, (int)b);
+      summa_data *s = strcmp(m[k].name, "summa-even") ? model : even;
+      summa_run(s, n, b);
       sum = local_sum(s->C, s->loc);
-      if (verify) {
+      if (o->verify) {
         double ratio = NAN;
-        check_all(fupermod_summa_check_random(MPI_COMM_WORLD, s->l, (int)n, (int)b, s->A, s->B, NULL, s->C, 7, &ratio));
+        check_all(fupermod_summa_check_random(MPI_COMM_WORLD, s->l, n, b, s->A, s->B, NULL, s->C, 7, &ratio));
         if (rank == 0) printf("# %s: randomised check error/bound = %.3g: %s\n", m[k].name, ratio, ratio <= 1.0 ? "PASS" : "FAIL");
         if (!(ratio <= 1.0)) die("SUMMA verification failed");
       }
@@ -372,33 +367,74 @@ int main(int argc, char **argv) {
       printf("# sum of C: %s %.12g, pdgemm %.12g (relative difference %.2g)\n", m[k].name, m[k].checksum, ref,
              fabs(m[k].checksum - ref) / (fabs(ref) + 1e-300));
   }
+}
 
-  for (long r = 0; r < reps; r++)
-    for (int k = 0; k < nm; k++)
-      m[k].times[r] = !strcmp(m[k].name, "pdgemm") ? pd_run(&pd, (int)n)
-                      : summa_run(!strcmp(m[k].name, "summa-even") ? &even : &model, (int)n, (int)b);
-
-  if (rank == 0) {
-    double flops = 2.0 * (double)n * n * n, med[3];
-    printf("%-12s %10s %10s %14s %14s\n", "method", "best s", "median s", "GFLOP/s best", "GFLOP/s median");
-    for (int k = 0; k < nm; k++) {
-      qsort(m[k].times, (size_t)reps, sizeof(double), cmp_double);
-      med[k] = m[k].times[reps / 2];
-      printf("%-12s %10.4f %10.4f %14.2f %14.2f\n", m[k].name, m[k].times[0], med[k], flops / m[k].times[0] / 1e9,
-             flops / med[k] / 1e9);
-    }
-    {
-      double best[3];
-      for (int k = 0; k < nm; k++) best[k] = m[k].times[0];
-      if (hetero) {
-        printf("ratio summa-model / pdgemm     = %.3f (speed; medians; best times: %.3f)\n", med[2] / med[0], best[2] / best[0]);
-        printf("ratio summa-model / summa-even = %.3f (best times: %.3f)\n", med[1] / med[0], best[1] / best[0]);
-        printf("ratio summa-even / pdgemm      = %.3f (best times: %.3f)\n", med[2] / med[1], best[2] / best[1]);
-      } else {
-        printf("ratio summa-even / pdgemm = %.3f (speed; medians; best times: %.3f)\n", med[1] / med[0], best[1] / best[0]);
-      }
-    }
+/* Rank 0: the table of best and median times (sorts them) and the ratios of the medians. */
+static void print_summary(const options *o, method *m, int nm, int hetero) {
+  double flops = 2.0 * (double)o->n * o->n * o->n, med[3], best[3];
+  if (rank != 0) return;
+  printf("%-12s %10s %10s %14s %14s\n", "method", "best s", "median s", "GFLOP/s best", "GFLOP/s median");
+  for (int k = 0; k < nm; k++) {
+    qsort(m[k].times, (size_t)o->reps, sizeof(double), cmp_double);
+    med[k] = m[k].times[o->reps / 2];
+    printf("%-12s %10.4f %10.4f %14.2f %14.2f\n", m[k].name, m[k].times[0], med[k], flops / m[k].times[0] / 1e9,
+           flops / med[k] / 1e9);
   }
+  for (int k = 0; k < nm; k++) best[k] = m[k].times[0];
+  if (hetero) {
+    printf("ratio summa-model / pdgemm     = %.3f (speed; medians; best times: %.3f)\n", med[2] / med[0],
+           best[2] / best[0]);
+    printf("ratio summa-model / summa-even = %.3f (best times: %.3f)\n", med[1] / med[0], best[1] / best[0]);
+    printf("ratio summa-even / pdgemm      = %.3f (best times: %.3f)\n", med[2] / med[1], best[2] / best[1]);
+  } else {
+    printf("ratio summa-even / pdgemm = %.3f (speed; medians; best times: %.3f)\n", med[1] / med[0],
+           best[1] / best[0]);
+  }
+}
+
+int main(int argc, char **argv) {
+  options o = {"homo", "cpm", NULL, 3072, 256, 128, 3, 0.5, 0, 1, thread_level(argc, argv)};
+  int hetero, K, cores, nm = 0, status;
+  summa_data even = {0}, model = {0};
+  pd_data pd;
+  method m[3];
+  if ((status = driver_mpi_start(&argc, &argv, o.level, "bench/summa", NULL, &rank, &size)) != 0) return status;
+  if (parse_options(argc, argv, &o) == 0) {
+    MPI_Finalize();
+    return 0;
+  }
+  if (strcmp(o.config, "homo") && strcmp(o.config, "hetero")) die("--config: homo or hetero");
+  hetero = strcmp(o.config, "hetero") == 0;
+  cores = count_cores();
+  if (hetero && size < 2) die("--config hetero needs at least 2 processes");
+  if (hetero && cores < 2 && !o.bind_list && !o.no_bind) die("--config hetero needs 2 cores (or --bind)");
+  K = (int)((o.n + o.b - 1) / o.b);
+  bind_rank(&o, hetero, cores);
+
+  even_layout(K, &even);
+  if (hetero) {
+    model_layout(&o, K, &even, &model);
+    summa_setup(&model, (int)o.n, (int)o.b);
+    m[nm++] = (method){"summa-model", NULL, 0};
+  }
+  summa_setup(&even, (int)o.n, (int)o.b);
+  m[nm++] = (method){"summa-even", NULL, 0};
+  pd_setup(&pd, (int)o.n, (int)o.nb);
+  m[nm++] = (method){"pdgemm", NULL, 0};
+  if (rank == 0) {
+    printf("# layouts: even H = %.4f (%d columns)", fupermod_layout_volume(even.l), even.l->ncols);
+    if (hetero) printf(", model H = %.4f (%d columns)", fupermod_layout_volume(model.l), model.l->ncols);
+    printf("; PDGEMM grid %d x %d\n", pd.pr, pd.pc);
+  }
+  for (int k = 0; k < nm; k++) m[k].times = malloc((size_t)o.reps * sizeof(double));
+
+  warm_up(&o, m, nm, &even, &model, &pd);
+  for (long r = 0; r < o.reps; r++)
+    for (int k = 0; k < nm; k++)
+      m[k].times[r] = !strcmp(m[k].name, "pdgemm") ? pd_run(&pd, (int)o.n)
+                      : summa_run(!strcmp(m[k].name, "summa-even") ? &even : &model, (int)o.n, (int)o.b);
+  print_summary(&o, m, nm, hetero);
+
   for (int k = 0; k < nm; k++) free(m[k].times);
   free(even.A), free(even.B), free(even.C), free(model.A), free(model.B), free(model.C);
   free(pd.A), free(pd.B), free(pd.C);

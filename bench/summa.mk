@@ -4,4 +4,5 @@
 noinst_PROGRAMS += bench/summa
 BENCH_BINS += bench/summa
 bench_summa_SOURCES = bench/summa.c
-bench_summa_LDADD = libfupermod_apps.la libfupermod.la $(SCALAPACK_LIBS) $(OPENBLAS_LIBS) $(HWLOC_LIBS) $(LIBS)
+bench_summa_LDADD = libfupermod_driver.la libfupermod_apps.la libfupermod.la $(SCALAPACK_LIBS) $(OPENBLAS_LIBS) \
+  $(HWLOC_LIBS) $(LIBS)
