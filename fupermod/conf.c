@@ -61,10 +61,19 @@ int fupermod_conf_parse(const char *text, size_t len, const char *name, fupermod
     int nt = fupermod_lines_fields(buf, tok, 5);
     long r;
     fupermod_process_conf pc;
-    if (nt < 4 || nt > 5) {
+    if (nt > 5) {
+      size_t n4 = strlen(tok[4]);
       rc = fupermod_error(FUPERMOD_ERR_INPUT,
-                          "%s:%d: expected 'hostname rank_intra bind device_type [subopts]', got %d fields",
-                          name, line, nt);
+                          "%s:%d: more than 5 fields (hostname rank_intra bind device_type [subopts])%s; the "
+                          "sub-options are one word: key=value,key=value with no space",
+                          name, line, n4 && tok[4][n4 - 1] == ',' ? ": a space follows the comma of the sub-options" : "");
+      goto fail;
+    }
+    if (nt < 4) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                          "%s:%d: expected 'hostname rank_intra bind device_type [subopts]', got %d field%s; "
+                          "for example 'localhost 0 core:0 cpu'",
+                          name, line, nt, nt == 1 ? "" : "s");
       goto fail;
     }
     if (fupermod_parse_long(tok[1], &r) || r < 0 || r > 1000000) {

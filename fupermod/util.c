@@ -162,3 +162,37 @@ int fupermod_mkdir_p(const char *path) {
     return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", buf, strerror(errno));
   return FUPERMOD_SUCCESS;
 }
+
+/* Damerau-free Levenshtein distance, capped: names are short option words. */
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (la >= 64 || lb >= 64) return (size_t)-1;
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
+
+const char *fupermod_closest_name(const char *word, const char *const *names, size_t n) {
+  const char *best = NULL;
+  size_t bestd = (size_t)-1;
+  if (!word || !names) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    size_t d;
+    if (!names[i]) continue;
+    d = edit_distance(word, names[i]);
+    if (d < bestd) bestd = d, best = names[i];
+  }
+  /* a suggestion only where it is plausibly a typo: a third of the word's letters, at least 2 */
+  size_t len = strlen(word), limit = len / 3 > 2 ? len / 3 : 2;
+  return bestd <= limit && bestd < len ? best : NULL;
+}

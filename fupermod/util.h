@@ -26,6 +26,9 @@ int fupermod_parse_long(const char *s, long *out);
 int fupermod_parse_double(const char *s, double *out);
 /* Create a directory and its parents. */
 int fupermod_mkdir_p(const char *path);
+/* The one of names[0..n-1] closest to word (a typo: edit distance at most a third of its length,
+ * at least 2), or NULL: for "did you mean" in error messages. */
+const char *fupermod_closest_name(const char *word, const char *const *names, size_t n);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

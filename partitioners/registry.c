@@ -5,9 +5,11 @@
  * stays valid while others register (it may then show the new entries too). */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fupermod/error.h"
+#include "fupermod/util.h"
 #include "partitioners/partitioners.h"
 
 #define P(x) extern const fupermod_partitioner fupermod_partitioner_##x;
@@ -53,9 +55,21 @@ const fupermod_partitioner *const *fupermod_partitioners(void) {
 const fupermod_partitioner *fupermod_partitioner_find(const char *name) {
   const fupermod_partitioner *const *l = fupermod_partitioners();
   const fupermod_partitioner *a;
-  if (!name) return NULL;
-  for (int i = 0; (a = __atomic_load_n(&l[i], __ATOMIC_ACQUIRE)); i++)
+  const char *names[CAPACITY], *near;
+  char known[1024] = "";
+  size_t n = 0, used = 0;
+  if (!name) {
+    fupermod_error(FUPERMOD_ERR_USAGE, "partitioner find: no name");
+    return NULL;
+  }
+  for (int i = 0; (a = __atomic_load_n(&l[i], __ATOMIC_ACQUIRE)); i++) {
     if (strcmp(a->name, name) == 0) return a;
+    if (n < CAPACITY) names[n++] = a->name;
+    if (used < sizeof known) used += (size_t)snprintf(known + used, sizeof known - used, " %s", a->name);
+  }
+  near = fupermod_closest_name(name, names, n);
+  fupermod_error(FUPERMOD_ERR_USAGE, "unknown partitioner '%s'%s%s%s; known:%s", name, near ? " (did you mean '" : "",
+                 near ? near : "", near ? "'?)" : "", known);
   return NULL;
 }
 

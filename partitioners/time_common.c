@@ -35,8 +35,10 @@ int fupermod_dtime_check(const fupermod_problem *prob, const fupermod_partitione
                           alg->name, prob->D, most);
   if (prob->D % g != 0)
     return fupermod_error(FUPERMOD_ERR_INFEASIBLE,
-                          "%s: no combination of measured sizes sums to D=%ld (every size is a multiple of %ld)",
-                          alg->name, prob->D, g);
+                          "%s: no combination of measured sizes sums to D=%ld (every size is a multiple of %ld): "
+                          "choose a D that is a multiple of %ld, measure sizes that make D, or use a continuous "
+                          "partitioner (-a geometric or -a numerical), which gives any share",
+                          alg->name, prob->D, g, g);
   dt->p = prob->p;
   dt->g = g;
   dt->D = prob->D / g;
@@ -113,8 +115,10 @@ int fupermod_dtime_finish(const fupermod_problem *prob, const fupermod_dtime *dt
 
 int fupermod_dtime_infeasible(const fupermod_problem *prob) {
   return fupermod_error(FUPERMOD_ERR_INFEASIBLE,
-                        "no combination of measured sizes (or 0) over the %d processors sums to D=%ld", prob->p,
-                        prob->D);
+                        "no combination of measured sizes (or 0) over the %d processors sums to D=%ld: measure "
+                        "more sizes (a finer grid, or sizes that make D), or use a continuous partitioner (-a "
+                        "geometric or -a numerical), which gives any share",
+                        prob->p, prob->D);
 }
 
 int fupermod_dtime_table_check(const char *who, long rows, long cols) {

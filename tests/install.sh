@@ -88,6 +88,29 @@ sed 's/^/# /' guide.out | tail -20
 ok "$([ "$(grep -c '^verify: pass' guide.out)" -eq 2 ]; echo $?)" \
   "both kernels pass their self-check, the bundled one found in the installed kernel directory"
 
+# docs/library.md, "First use": its C example and commands, verbatim, against the install
+mkdir lib && cd lib || exit 1
+awk '/<!-- library example end -->/ { p = 0 } p { print } /<!-- library example begin -->/ { p = 1 }' \
+  "$top_srcdir/docs/library.md" >block.md
+awk '/^```c$/ { p = 1; next } /^```$/ { p = 0 } p' block.md >partition.c
+awk '/^```c$/ { c = 1; next } /^```$/ { if (c) c = 0; else p = !p; next } p' block.md >commands.sh
+cp "$top_srcdir/configs/emulated/fast.points" "$top_srcdir/configs/emulated/slow.points" .
+[ -s partition.c ] && [ "$(grep -c '^./partition' commands.sh)" -eq 2 ] && bash -e commands.sh >lib.out 2>&1
+ok $? "docs/library.md's first-use example builds with pkg-config alone and runs as shown"
+sed 's/^/# /' lib.out | tail -8
+same=0
+for a in hpopta geometric; do
+  ./partition $a 300 fast.points slow.points | awk '{ print $1, $2 }' >$a.lib
+  "$PREFIX/bin/fupermod" partition -a $a -D 300 fast.points slow.points | awk '$1 ~ /^[0-9]+$/ { print $1, $2 }' >$a.cmd
+  cmp -s $a.lib $a.cmd || { same=1; echo "# $a: the example gives $(tr '\n' ' ' <$a.lib), fupermod partition $(tr '\n' ' ' <$a.cmd)"; }
+done
+ok $same "the example's distributions are those of fupermod partition (hpopta and geometric)"
+./partition hpopt 300 fast.points slow.points >typo.out 2>&1
+ok "$([ $? -eq 1 ] && grep -q "unknown partitioner 'hpopt' (did you mean 'hpopta'?)" typo.out; echo $?)" \
+  "a misspelt partitioner name fails with the library's message and the closest name"
+sed 's/^/# /' typo.out
+cd "$TMPD" || exit 1
+
 # the installed command: the front in bin, the full command in libexec/fupermod
 E="$top_srcdir/configs/emulated"
 "$PREFIX/bin/fupermod" partition -a hpopta -D 300 "$E/fast.points" "$E/slow.points" >front.out 2>&1 &&

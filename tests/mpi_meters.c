@@ -85,7 +85,10 @@ int main(int argc, char **argv) {
   fupermod_kernel k = {&sp_ops, &sp, NULL, NULL};
   fupermod_meter *m = NULL;
   fupermod_point pt;
-  fupermod_precision prec = {3, 6, 0.95, 0.5, 20.0, 0.0, 0};
+  /* every repetition averaged: a shared counter's shares add up to its energy repetition by
+   * repetition, and so in the means only where both processes keep the same repetitions (an
+   * outlier left out on one process alone, as a loaded host makes one, would skew the sum) */
+  fupermod_precision prec = {3, 6, 0.95, 0.5, 20.0, 0.0, 0, 1};
   char sub[1024];
   double es[2];
   if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_meters", NULL) != FUPERMOD_SUCCESS) {

@@ -83,6 +83,10 @@ int main(void) {
   fupermod_conf_free(&c);
   bad("", "no process lines", "empty configuration");
   bad("h 0 none\n", "x.conf:1: expected 'hostname rank_intra bind device_type", "too few fields");
+  bad("h 0 none cpu kernel=dgemm, b=64\n", "x.conf:1: more than 5 fields (hostname rank_intra bind device_type "
+      "[subopts]): a space follows the comma of the sub-options; the sub-options are one word",
+      "a space after a sub-option's comma is named, with the fix");
+  bad("h 0 none cpu a=1 b=2 c=3\n", "x.conf:1: more than 5 fields", "more than 5 fields");
   bad("h x none cpu\n", "x.conf:1: rank_intra 'x'", "bad rank_intra");
   bad("h 0 core: cpu\n", "x.conf:1: bind 'core:'", "empty core list");
   bad("h 0 banana cpu\n", "x.conf:1: bind 'banana'", "unknown binding");
