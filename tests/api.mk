@@ -7,3 +7,7 @@ tests_test_registry_SOURCES = tests/test_registry.c tests/tap.h
 tests_test_registry_LDADD = $(TEST_LDADD)
 TESTS += tests/docs_current.sh
 EXTRA_DIST += tests/docs_current.sh
+# The Debian packages (packaging/debian) built from make dist's tarball, installed, used and purged
+# (root only; it runs alone)
+TESTS += tests/packaging_deb.sh
+EXTRA_DIST += tests/packaging_deb.sh
