@@ -1,6 +1,6 @@
 #!/bin/bash
 # Flakiness measured, not guessed: run tests N times and report each check's failures.
-#   make check-repeat N=10 TESTS="tests/tools_run_threads.sh tests/cluster_dynamic.sh"
+#   make -j2 check-repeat N=10 TESTS="tests/tools_run_threads.sh tests/cluster_dynamic.sh"
 # (or tests/repeat.sh N TEST... from the build directory). Each round is one `make check` of the
 # given tests; the table lists every check that failed at least once with its failure count, the
 # tests that crashed or timed out, and ends with "N passed, N failed" over all rounds.
@@ -12,7 +12,7 @@ case "$n" in ''|*[!0-9]*|0) echo "usage: tests/repeat.sh N TEST... (N >= 1)" >&2
 out=$(mktemp -d "${TMPDIR:-/tmp}/fupermod-repeat.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$n"); do
-  make -s check TESTS="$*" >"$out/make.$r" 2>&1
+  ${MAKE:-make} -s check TESTS="$*" >"$out/make.$r" 2>&1
   for t in "$@"; do
     log=${t%.sh}.log trs=${t%.sh}.trs
     # a check is its description without its number; a test that ended badly is one failure

@@ -13,13 +13,13 @@ mpiflags=$(mpicc --showme:compile) mpilibs=$(mpicc --showme:link)
 common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/lines.c $src/fupermod/point.c"
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$src $mpiflags $(pkg-config --cflags hwloc gsl)"
 libs="$mpilibs $(pkg-config --libs hwloc) -lgsl -lm"
-rc=0
 # the command-line target links the (uninstrumented) library of the main build
 libdir=${FUPERMOD_FUZZ_LIBDIR:-$src/_build/.libs}
 targets="points conf dist campaign"
 [ -f "$libdir/libfupermod.so" ] && targets="$targets cli"
-for t in $targets; do
-  extra=""
+# one target: build, its regressions, then SECONDS of fuzzing; one result line, status 1 on failure
+one() {
+  local t=$1 extra="" why="" mask=0
   case $t in
     conf) extra="$src/fupermod/conf.c" ;;
     campaign) extra="$src/tools/campaign.c $src/fupermod/conf.c" ;;
@@ -31,19 +31,25 @@ for t in $targets; do
       "$src/tools/common.c" "$src/tools/load.c" "$src/tools/mpi_init.c" -L"$libdir" -Wl,-rpath,"$libdir" -lfupermod $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
   else
     clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
-  fi || { echo "fuzz: fuzz_$t: FAIL, cannot build (see $out/build_$t.log)" >&2; rc=1; continue; }
+  fi || { echo "fuzz: fuzz_$t: FAIL, cannot build (see $out/build_$t.log)" >&2; return 1; }
   rm -rf "$out/corpus_$t" && cp -r "$src/tests/fuzz/corpus/$t" "$out/corpus_$t"
   # one result line per target: "fuzz: fuzz_T: pass, ..." or "fuzz: fuzz_T: FAIL, why"
-  why=""
   if [ -d "$src/tests/fuzz/regressions/$t" ]; then
     "$out/fuzz_$t" -timeout=10 "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
       why="fails on a committed regression input (see $out/regress_$t.log)"
   fi
-  mask=0
   [ $t = cli ] && mask=3 # the tools print on every run
   (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1) ||
     why="${why:+$why; }found a problem (see $out/run_$t.log)"
-  if [ -n "$why" ]; then echo "fuzz: fuzz_$t: FAIL, $why" >&2; rc=1
-  else echo "fuzz: fuzz_$t: pass, $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"; fi
+  if [ -n "$why" ]; then echo "fuzz: fuzz_$t: FAIL, $why" >&2; return 1; fi
+  echo "fuzz: fuzz_$t: pass, $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"
+}
+# two targets at a time: each fuzzer is one process, and the machine has two cores at least
+rc=0 running=0
+for t in $targets; do
+  if [ $running -ge 2 ]; then wait -n || rc=1; running=$((running - 1)); fi
+  one "$t" &
+  running=$((running + 1))
 done
+while [ $running -gt 0 ]; do wait -n || rc=1; running=$((running - 1)); done
 exit $rc
