@@ -216,6 +216,7 @@ static cublasStatus_t submit(cublasHandle_t h, blas_op *o, const double *alpha, 
   int read_a, read_b, dev;
   size_t ea, eb, ec;
   blas_op *q;
+  standin_cost cost;
   if (!handle_of(h, &c)) return CUBLAS_STATUS_NOT_INITIALIZED;
   if (!op_ok(o->ta) || !op_ok(o->tb) || o->m < 0 || o->n < 0 || o->k < 0 || o->count < 0) return CUBLAS_STATUS_INVALID_VALUE;
   if (o->geam) {
@@ -261,8 +262,14 @@ static cublasStatus_t submit(cublasHandle_t h, blas_op *o, const double *alpha, 
     }
   if (!(q = malloc(sizeof *q))) return CUBLAS_STATUS_ALLOC_FAILED;
   *q = *o;
-  return fupermod_standin_enqueue(c.stream, dev, run_blas, free, q) == cudaSuccess ? CUBLAS_STATUS_SUCCESS
-                                                                                  : CUBLAS_STATUS_EXECUTION_FAILED;
+  /* the simulated GPU's cost: a GEMM, or a pass over C (and A and B for geam) */
+  if (!o->geam && o->k > 0)
+    cost = (standin_cost){STANDIN_COST_GEMM, 2.0 * o->m * o->n * (double)o->k * o->count, o->m, o->n, o->k, 0};
+  else
+    cost = (standin_cost){STANDIN_COST_BYTES, 0, 0, 0, 0, (o->geam ? 3.0 : 2.0) * 8.0 * o->m * o->n * o->count};
+  return fupermod_standin_enqueue_cost(c.stream, dev, &cost, run_blas, free, q) == cudaSuccess
+           ? CUBLAS_STATUS_SUCCESS
+           : CUBLAS_STATUS_EXECUTION_FAILED;
 }
 
 cublasStatus_t cublasDgemm_v2(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k,

@@ -12,9 +12,19 @@
  * - each device has $FAKE_CUDA_MEM bytes (default 1 GiB; suffixes k, M, G) and there are
  *   $FAKE_CUDA_DEVICES devices (default 2; "error": cudaGetDeviceCount fails).
  * Everything runs under one lock; work runs in the thread that synchronises. Host functions
- * (cudaLaunchHostFunc) must not call CUDA, as with CUDA. */
+ * (cudaLaunchHostFunc) must not call CUDA, as with CUDA.
+ *
+ * With $FAKE_CUDA_SIM naming a device description (tests/fake_cuda/devices), a virtual clock
+ * times the queued work as that GPU would (docs/kernels.md, "A simulated GPU"): each operation is
+ * timed when it is queued, from its stream, the events it waits for, and its engine (a copy
+ * engine each way, one compute engine), which serves operations in the order they are queued. The
+ * host's virtual time is the real time it spends between calls, plus its waits for the device.
+ * $FAKE_CUDA_NOPAYLOAD skips the arithmetic and copying, $FAKE_CUDA_ORDER=adversarial runs the
+ * work of independent streams latest first, $FAKE_CUDA_STRICT refuses asynchronous copies of
+ * pageable memory. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_RECURSIVE */
 #include "config.h"
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,6 +50,7 @@ typedef struct op {
   standin_fn run, drop;
   void *arg;
   uint64_t wstream, wseq; /* OP_WAIT: run that stream up to that op first */
+  int skip;               /* no payload: drop without running */
   struct op *next;
 } op;
 
@@ -49,6 +60,7 @@ struct CUstream_st {
   uint64_t id;
   int dev, kind, destroyed, query_seen;
   unsigned flags;
+  double vt; /* virtual completion time of its last operation */
   op *head, *tail;
   struct CUstream_st *next;
 };
@@ -57,7 +69,7 @@ struct CUevent_st {
   uint64_t id, rec_stream, rec_seq;
   int dev, recorded, complete, destroyed, pending, query_seen;
   unsigned flags;
-  double time;
+  double time, vrec; /* host clock when the record ran; virtual time of the latest record */
   struct CUevent_st *next;
 };
 
@@ -100,15 +112,20 @@ static void big_init(void) {
 }
 
 static void reap(void);
+static void sim_enter(void);
+static void sim_leave(void);
 
 static void lock(void) {
   pthread_once(&big_once, big_init);
   pthread_mutex_lock(&big);
-  nest++;
+  if (++nest == 1) sim_enter();
 }
 
 static void unlock(void) {
-  if (--nest == 0) reap();
+  if (--nest == 0) {
+    reap();
+    sim_leave();
+  }
   pthread_mutex_unlock(&big);
 }
 
@@ -133,11 +150,205 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* A size in bytes, with suffix k, M or G; 0 for none. */
+static double parse_size(const char *v) {
+  char *end;
+  double c = strtod(v, &end);
+  switch (*end) {
+  case 'k': case 'K': c *= 1024.0; break;
+  case 'm': case 'M': c *= 1048576.0; break;
+  case 'g': case 'G': c *= 1073741824.0; break;
+  default: break;
+  }
+  return c > 0 ? c : 0;
+}
+
+/* ---------------------------------------------------------------- the simulated device */
+
+enum { ENG_H2D, ENG_D2H, ENG_COMPUTE, ENG_NONE };
+#define MAXGEMM 64
+
+/* The device description ($FAKE_CUDA_SIM) and the engines' clocks. */
+static struct {
+  int on; /* 1: a description is loaded; -1: $FAKE_CUDA_SIM names none that can be read */
+  char name[128];
+  double mem, bw[2][2]; /* bw[pinned][device to host], bytes/s */
+  double hbm, latency, fft, init, reg, k_half, mn_half;
+  double gemm[MAXGEMM][4]; /* m n k FLOP/s */
+  int ngemm;
+  double epoch, engine[MAXDEV][3], done[MAXDEV];
+  unsigned char touched[MAXDEV];
+} sim;
+static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
+static __thread double host_vt, host_mark; /* virtual host time, at real time host_mark */
+static __thread int host_started;
+
+#ifndef STANDIN_DEVICES
+#define STANDIN_DEVICES "."
+#endif
+
+/* Read description file f into sim; 0 or -1 with why. */
+static int sim_parse(FILE *f, char *why, size_t n) {
+  static const char *const keys[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm", "latency",
+                                     "fft", "init", "register", "gemm_k_half", "gemm_mn_half"};
+  double *vals[] = {&sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm, &sim.latency,
+                    &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half};
+  int seen[sizeof keys / sizeof keys[0]] = {0}, line = 0;
+  char buf[512];
+  while (fgets(buf, sizeof buf, f)) {
+    char *k = buf, *v, *e;
+    size_t i;
+    line++;
+    buf[strcspn(buf, "#\n")] = '\0';
+    while (*k == ' ' || *k == '\t') k++;
+    if (!*k) continue;
+    if (!(v = strchr(k, '='))) return snprintf(why, n, "line %d: no '='", line), -1;
+    for (e = v; e > k && (e[-1] == ' ' || e[-1] == '\t'); e--) *e = '\0';
+    *e = '\0';
+    for (v++; *v == ' ' || *v == '\t'; v++) {}
+    for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--) *e = '\0';
+    *e = '\0';
+    if (strcmp(k, "name") == 0) snprintf(sim.name, sizeof sim.name, "%s", v);
+    else if (strcmp(k, "memory") == 0) sim.mem = parse_size(v);
+    else if (strcmp(k, "gemm") == 0) {
+      double *g = sim.gemm[sim.ngemm];
+      if (sim.ngemm == MAXGEMM || sscanf(v, "%lf %lf %lf %lf", &g[0], &g[1], &g[2], &g[3]) != 4 || !(g[0] >= 1) ||
+          !(g[1] >= 1) || !(g[2] >= 1) || !(g[3] > 0))
+        return snprintf(why, n, "line %d: gemm needs m n k FLOP/s", line), -1;
+      sim.ngemm++;
+    } else {
+      for (i = 0; i < sizeof keys / sizeof keys[0] && strcmp(k, keys[i]) != 0; i++) {}
+      if (i == sizeof keys / sizeof keys[0]) return snprintf(why, n, "line %d: unknown key '%.64s'", line, k), -1;
+      *vals[i] = strtod(v, &e);
+      if (e == v || *e || !(*vals[i] >= 0) || !isfinite(*vals[i]))
+        return snprintf(why, n, "line %d: '%.64s' is not a number >= 0", line, v), -1;
+      seen[i] = 1;
+    }
+  }
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (!seen[i] || (*vals[i] == 0 && i != 5 && i != 7)) /* latency and init may be 0 */
+      return snprintf(why, n, "no %s (> 0)", keys[i]), -1;
+  if (!sim.ngemm) return snprintf(why, n, "no gemm line"), -1;
+  return 0;
+}
+
+/* $FAKE_CUDA_SIM: a path (with a '/'), or NAME for NAME.conf in $FAKE_CUDA_SIM_DIR or the
+ * source tree's tests/fake_cuda/devices. A description that cannot be read leaves no device. */
+static void sim_load(void) {
+  const char *v = getenv("FAKE_CUDA_SIM"), *dir = getenv("FAKE_CUDA_SIM_DIR");
+  char path[4096], why[256] = "";
+  FILE *f;
+  if (!v || !*v) return;
+  if (strchr(v, '/')) snprintf(path, sizeof path, "%s", v);
+  else snprintf(path, sizeof path, "%s/%s.conf", dir && *dir ? dir : STANDIN_DEVICES, v);
+  if (!(f = fopen(path, "r"))) snprintf(why, sizeof why, "cannot open it");
+  else {
+    snprintf(sim.name, sizeof sim.name, "%s", v);
+    sim_parse(f, why, sizeof why);
+    fclose(f);
+  }
+  if (*why) {
+    /* not only with $FAKE_CUDA_VERBOSE: a run that believes it is timed must not go unnoticed */
+    fprintf(stderr, "cuda stand-in: FAKE_CUDA_SIM=%s: %s: %s; no device\n", v, path, why);
+    sim.on = -1;
+    return;
+  }
+  sim.epoch = now();
+  sim.on = 1;
+}
+
+static int sim_state(void) {
+  pthread_once(&sim_once, sim_load);
+  return sim.on;
+}
+
+static int sim_on(void) { return sim_state() == 1; }
+
+static int env_on(const char *name) {
+  const char *v = getenv(name);
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+static int nopayload(void) { return env_on("FAKE_CUDA_NOPAYLOAD"); }
+
+/* This thread's virtual clock starts at the real time since the process's first CUDA call. */
+static void host_start(void) {
+  if (host_started) return;
+  host_started = 1;
+  host_mark = now();
+  host_vt = host_mark - sim.epoch;
+}
+
+/* Entering and leaving the runtime: the real time between calls is host time; the time spent
+ * inside (running the payload) is not. */
+static void sim_enter(void) {
+  double t;
+  if (!sim_on()) return;
+  host_start();
+  t = now();
+  host_vt += t - host_mark;
+  host_mark = t;
+}
+
+static void sim_leave(void) {
+  if (sim_on()) host_mark = now();
+}
+
+STANDIN_EXPORT double fupermod_standin_sim_time(void) {
+  if (!sim_on()) return now();
+  host_start();
+  return host_vt + (now() - host_mark);
+}
+
+/* The host waits for the device until virtual time t. */
+static void sim_wait(double t) {
+  if (sim_on() && t > host_vt) host_vt = t;
+}
+
+/* The first use of device d creates its context: the host waits. */
+static void sim_touch(int d) {
+  if (sim_on() && d >= 0 && d < MAXDEV && !sim.touched[d]) {
+    sim.touched[d] = 1;
+    host_vt += sim.init;
+  }
+}
+
+/* The efficiency of a GEMM shape, relative to others: k/(k + k_half) * mn/(mn + mn_half). */
+static double gemm_curve(double m, double n, double k) {
+  return k / (k + sim.k_half) * (m * n) / (m * n + sim.mn_half);
+}
+
+/* The measured rates, each divided by its shape's efficiency, averaged with weights 1/d^2 (d: the
+ * squared distance in log m, log n, log k; exact at a measured shape), times this shape's. */
+static double gemm_rate(double m, double n, double k) {
+  double sw = 0, sr = 0;
+  for (int i = 0; i < sim.ngemm; i++) {
+    double *g = sim.gemm[i], a = log(m / g[0]), b = log(n / g[1]), c = log(k / g[2]), d = a * a + b * b + c * c;
+    if (d < 1e-12) return g[3];
+    sw += 1 / (d * d);
+    sr += g[3] / gemm_curve(g[0], g[1], g[2]) / (d * d);
+  }
+  return sr / sw * gemm_curve(m, n, k);
+}
+
+static double cost_seconds(const standin_cost *c) {
+  if (!c) return 0;
+  switch (c->kind) {
+  case STANDIN_COST_GEMM: return c->m > 0 && c->n > 0 && c->k > 0 ? c->flops / gemm_rate(c->m, c->n, c->k) : 0;
+  case STANDIN_COST_FFT: return c->flops / sim.fft;
+  default: return c->bytes / sim.hbm;
+  }
+}
+
 /* $FAKE_CUDA_DEVICES: a count (negative ones are reported as they are, as a broken runtime
  * could, and mean none), "error", or unset for 2. */
 static int device_env(int *reported) {
   const char *v = getenv("FAKE_CUDA_DEVICES");
   long n;
+  if (sim_state() < 0) {
+    *reported = 0;
+    return 0;
+  }
   if (!v) n = 2;
   else if (strcmp(v, "error") == 0) {
     *reported = 4;
@@ -153,19 +364,11 @@ static int ndev(void) {
   return n < 0 ? 0 : n;
 }
 
+/* $FAKE_CUDA_MEM, else the simulated device's memory, else 1 GiB. */
 static size_t capacity(void) {
   const char *v = getenv("FAKE_CUDA_MEM");
-  char *end;
-  double c;
-  if (!v || !*v) return (size_t)1 << 30;
-  c = strtod(v, &end);
-  switch (*end) {
-  case 'k': case 'K': c *= 1024.0; break;
-  case 'm': case 'M': c *= 1048576.0; break;
-  case 'g': case 'G': c *= 1073741824.0; break;
-  default: break;
-  }
-  return c > 0 ? (size_t)c : 0;
+  if (!v || !*v) return sim_on() && sim.mem > 0 ? (size_t)sim.mem : (size_t)1 << 30;
+  return (size_t)parse_size(v);
 }
 
 static cudaError_t check_device(int d) {
@@ -234,6 +437,33 @@ static struct CUstream_st *resolve(cudaStream_t h, int dev) {
   return NULL;
 }
 
+/* When work queued now on s can start: after the host's call, s's earlier work, and the legacy
+ * stream's implicit order (as implicit_order). */
+static double sim_start(struct CUstream_st *s) {
+  double t = host_vt > s->vt ? host_vt : s->vt;
+  if (s->flags & cudaStreamNonBlocking) return t;
+  if (s->kind != ST_LEGACY) return fmax(t, legacy[s->dev].vt);
+  for (struct CUstream_st *u = streams; u; u = u->next)
+    if (u != s && u->dev == s->dev && u->kind != ST_LEGACY && !(u->flags & cudaStreamNonBlocking)) t = fmax(t, u->vt);
+  return t;
+}
+
+/* Time an operation queued now on s: on engine eng (ENG_NONE: none, and no latency) for cost
+ * seconds. Its virtual completion time. */
+static double sim_queue(struct CUstream_st *s, int eng, double cost) {
+  double t;
+  if (!sim_on()) return 0;
+  sim_touch(s->dev);
+  t = sim_start(s);
+  if (eng != ENG_NONE) {
+    t = fmax(t, sim.engine[s->dev][eng]) + sim.latency + cost;
+    sim.engine[s->dev][eng] = t;
+  }
+  s->vt = t;
+  sim.done[s->dev] = fmax(sim.done[s->dev], t);
+  return t;
+}
+
 static void drain(struct CUstream_st *s, uint64_t upto);
 
 /* The legacy stream waits for earlier work of every blocking stream of its device, and those
@@ -275,7 +505,7 @@ static void drain(struct CUstream_st *s, uint64_t upto) {
         e->time = now();
       }
       if (--e->pending == 0 && e->destroyed) free_event(e);
-    } else if (o->run)
+    } else if (o->run && !o->skip)
       o->run(o->arg);
     if (o->drop) o->drop(o->arg);
     free(o);
@@ -284,6 +514,18 @@ static void drain(struct CUstream_st *s, uint64_t upto) {
 
 static void sync_device(int d) {
   int again;
+  if (env_on("FAKE_CUDA_ORDER") && strcmp(getenv("FAKE_CUDA_ORDER"), "adversarial") == 0) {
+    /* another legal order: the latest queued first, each after what it depends on */
+    for (;;) {
+      struct CUstream_st *late = NULL;
+      for (struct CUstream_st *s = streams; s; s = s->next)
+        if (s->dev == d && s->head && (!late || s->head->seq > late->head->seq)) late = s;
+      if (!late) break;
+      drain(late, late->head->seq);
+    }
+    sim_wait(sim.done[d]);
+    return;
+  }
   do {
     again = 0;
     for (struct CUstream_st *s = streams; s; s = s->next)
@@ -292,6 +534,7 @@ static void sync_device(int d) {
         again = 1;
       }
   } while (again);
+  sim_wait(sim.done[d]);
 }
 
 static void sync_all(void) {
@@ -350,16 +593,26 @@ static cudaError_t push_work(struct CUstream_st *s, standin_fn run, void *arg) {
   return cudaSuccess;
 }
 
-STANDIN_EXPORT cudaError_t fupermod_standin_enqueue(cudaStream_t h, int dev, standin_fn run, standin_fn drop,
-                                                    void *arg) {
+STANDIN_EXPORT cudaError_t fupermod_standin_enqueue_cost(cudaStream_t h, int dev, const standin_cost *c, standin_fn run,
+                                                         standin_fn drop, void *arg) {
   struct CUstream_st *s;
   cudaError_t e = cudaSuccess;
+  op *o;
   lock();
   if (dev < 0 || dev >= MAXDEV || !(s = resolve(h, dev)) || s->dev != dev) e = cudaErrorInvalidResourceHandle;
-  else if (!push(s, OP_WORK, run, drop, arg)) e = cudaErrorMemoryAllocation;
+  else if (!(o = push(s, OP_WORK, run, drop, arg))) e = cudaErrorMemoryAllocation;
+  else {
+    o->skip = c && nopayload();
+    sim_queue(s, ENG_COMPUTE, sim_on() ? cost_seconds(c) : 0);
+  }
   unlock();
   if (e != cudaSuccess && drop) drop(arg);
   return e;
+}
+
+STANDIN_EXPORT cudaError_t fupermod_standin_enqueue(cudaStream_t h, int dev, standin_fn run, standin_fn drop,
+                                                    void *arg) {
+  return fupermod_standin_enqueue_cost(h, dev, NULL, run, drop, arg);
 }
 
 STANDIN_EXPORT int fupermod_standin_accessible(int dev, const void *p, size_t bytes) {
@@ -455,7 +708,8 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d) {
   if (!p) return ret(cudaErrorInvalidValue);
   if (e != cudaSuccess) return ret(e);
   memset(p, 0, sizeof *p);
-  snprintf(p->name, sizeof p->name, "fupermod stand-in GPU %d", d);
+  if (sim_on()) snprintf(p->name, sizeof p->name, "fupermod stand-in GPU %d, simulated %s", d, sim.name);
+  else snprintf(p->name, sizeof p->name, "fupermod stand-in GPU %d", d);
   memcpy(p->uuid.bytes, "fupermod-standin", 16);
   p->uuid.bytes[15] = (char)('0' + d);
   p->totalGlobalMem = capacity();
@@ -605,7 +859,8 @@ static cudaError_t device_alloc(void **p, size_t size, int dev) {
     free(b);
     return cudaErrorMemoryAllocation;
   }
-  memset(m, POISON, size);
+  if (!nopayload()) memset(m, POISON, size); /* else left untouched: large sizes cost no memory */
+  sim_touch(dev);
   b->base = m;
   b->bytes = size;
   b->charged = charged;
@@ -640,7 +895,14 @@ cudaError_t cudaMallocPitch(void **p, size_t *pitch, size_t width, size_t height
 static cudaError_t release(void *p, int host) {
   cudaError_t e = cudaSuccess;
   block *b;
-  if (!p) return cudaSuccess;
+  if (!p) {
+    if (!host && check_device(current) == cudaSuccess) { /* cudaFree(0): the usual way to create the context */
+      lock();
+      sim_touch(current);
+      unlock();
+    }
+    return cudaSuccess;
+  }
   lock();
   b = block_at(p);
   if (!b || b->base != p || (host ? b->pinned != 1 : b->dev < 0 || b->freeing)) e = cudaErrorInvalidValue;
@@ -685,7 +947,7 @@ cudaError_t cudaFreeAsync(void *p, cudaStream_t h) {
   else {
     *arg = p;
     b->freeing = 1;
-    e = push_work(s, run_free, arg);
+    if ((e = push_work(s, run_free, arg)) == cudaSuccess) sim_queue(s, ENG_NONE, 0);
   }
   unlock();
   return ret(e);
@@ -722,6 +984,8 @@ cudaError_t cudaHostAlloc(void **p, size_t size, unsigned flags) {
   lock();
   b->next = blocks;
   blocks = b;
+  sim_touch(current);
+  if (sim_on()) host_vt += (double)size / sim.reg; /* pinning */
   unlock();
   *p = m;
   return cudaSuccess;
@@ -748,6 +1012,10 @@ cudaError_t cudaHostRegister(void *p, size_t size, unsigned flags) {
       b->pinned = 2;
       b->next = blocks;
       blocks = b;
+      if (sim_on()) {
+        sim_touch(current);
+        host_vt += (double)size / sim.reg;
+      }
     }
   }
   unlock();
@@ -823,24 +1091,65 @@ static cudaError_t check_copy(void *dst, size_t dpitch, const void *src, size_t 
   return cudaSuccess;
 }
 
+/* Whether host memory [p, p + bytes) is page-locked (cudaHostAlloc, cudaHostRegister). */
+static int pinned(const void *p, size_t bytes) {
+  block *b = block_at(p);
+  return b && b->dev < 0 && b->pinned && (size_t)((const char *)p - b->base) + bytes <= b->bytes;
+}
+
+/* The engine and the simulated seconds of a copy of bytes between [dst, +dext) and [src, +sext)
+ * (src NULL: a set); *pageable when its host side is not page-locked. */
+static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, double *cost,
+                       int *pageable) {
+  int dd = device_of(dst, dext) >= 0, sd = !src || device_of(src, sext) >= 0, up = !sd && dd;
+  *pageable = 0;
+  *cost = 0;
+  if (dd && sd) { /* device memory read and written */
+    *cost = 2.0 * (double)bytes / sim.hbm;
+    return ENG_COMPUTE;
+  }
+  if (!dd && !sd) return ENG_NONE; /* host to host: not modelled */
+  *pageable = !pinned(up ? src : dst, up ? sext : dext);
+  *cost = (double)bytes / sim.bw[!*pageable][!up];
+  return up ? ENG_H2D : ENG_D2H;
+}
+
 /* Queue a 2D copy or set on stream h; a blocking one runs it and what it waits for now. */
 static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                               int value, enum cudaMemcpyKind kind, cudaStream_t h, int blocking) {
   cudaError_t e = check_device(current);
   struct CUstream_st *s;
   copy *c;
+  op *o;
+  size_t dext = dpitch * (height ? height - 1 : 0) + width, sext = spitch * (height ? height - 1 : 0) + width;
+  double cost, end;
+  int eng, pageable;
   if (e != cudaSuccess) return ret(e);
   if (src) e = check_copy(dst, dpitch, src, spitch, width, height, kind);
   else if (width > dpitch) e = cudaErrorInvalidPitchValue;
   if (e != cudaSuccess) return ret(e);
   lock();
-  if (!src && width && height && device_of(dst, dpitch * (height - 1) + width) < 0) e = cudaErrorInvalidValue;
+  if (!src && width && height && device_of(dst, dext) < 0) e = cudaErrorInvalidValue;
   else if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
   else if (width && height) {
-    if (!(c = malloc(sizeof *c))) e = cudaErrorMemoryAllocation;
+    eng = copy_engine(dst, dext, src, sext, width * height, &cost, &pageable);
+    if (pageable && !blocking && env_on("FAKE_CUDA_STRICT")) {
+      fupermod_standin_note("asynchronous copy of %zu bytes with pageable host memory (FAKE_CUDA_STRICT)",
+                            width * height);
+      e = cudaErrorInvalidValue;
+    } else if (!(c = malloc(sizeof *c)))
+      e = cudaErrorMemoryAllocation;
     else {
       *c = (copy){dst, src, dpitch, spitch, width, height, value};
-      if ((e = push_work(s, run_copy, c)) == cudaSuccess && blocking) drain(s, s->tail->seq);
+      if (!(o = push(s, OP_WORK, run_copy, free, c))) {
+        free(c);
+        e = cudaErrorMemoryAllocation;
+      } else {
+        o->skip = nopayload();
+        end = sim_queue(s, eng, cost);
+        if (blocking) drain(s, s->tail->seq);
+        if (blocking || pageable) sim_wait(end); /* a pageable copy holds the host until it is done */
+      }
     }
   }
   unlock();
@@ -959,19 +1268,24 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h) {
   cudaError_t e;
   struct CUstream_st *s;
   lock();
-  if ((s = any_stream(h, &e))) drain(s, UINT64_MAX);
+  if ((s = any_stream(h, &e))) {
+    drain(s, UINT64_MAX);
+    sim_wait(s->vt);
+  }
   unlock();
   return ret(e);
 }
 
 /* A query of pending work says busy once, then runs it (s up to upto): a polling loop ends, and
- * code that takes the first answer for done reads stale data. */
-static cudaError_t busy_once(int *seen, struct CUstream_st *s, uint64_t upto) {
+ * code that takes the first answer for done reads stale data. The host then knows the work done
+ * at virtual time vt. */
+static cudaError_t busy_once(int *seen, struct CUstream_st *s, uint64_t upto, double vt) {
   if (!*seen) {
     *seen = 1;
     return cudaErrorNotReady;
   }
   drain(s, upto);
+  sim_wait(vt);
   return cudaSuccess;
 }
 
@@ -979,7 +1293,7 @@ cudaError_t cudaStreamQuery(cudaStream_t h) {
   cudaError_t e;
   struct CUstream_st *s;
   lock();
-  if ((s = any_stream(h, &e)) && s->head) e = busy_once(&s->query_seen, s, UINT64_MAX);
+  if ((s = any_stream(h, &e)) && s->head) e = busy_once(&s->query_seen, s, UINT64_MAX, s->vt);
   unlock();
   return ret(e);
 }
@@ -1020,7 +1334,8 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t h, cudaEvent_t ev, unsigned flags) 
   cudaError_t e;
   op *o;
   lock();
-  if ((e = stream_event(h, ev, &s, &x)) == cudaSuccess && x->recorded && !x->complete) {
+  if ((e = stream_event(h, ev, &s, &x)) == cudaSuccess && x->recorded) s->vt = fmax(s->vt, x->vrec);
+  if (e == cudaSuccess && x->recorded && !x->complete) {
     if (!(o = push(s, OP_WAIT, NULL, NULL, NULL))) e = cudaErrorMemoryAllocation;
     else {
       o->wstream = x->rec_stream;
@@ -1053,7 +1368,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t h, cudaHostFn_t fn, void *data) {
     else {
       c->fn = fn;
       c->data = data;
-      e = push_work(s, run_host, c);
+      if ((e = push_work(s, run_host, c)) == cudaSuccess) sim_queue(s, ENG_NONE, 0);
     }
   }
   unlock();
@@ -1105,6 +1420,7 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t h) {
       x->rec_stream = s->id;
       x->rec_seq = o->seq;
       x->pending++;
+      x->vrec = sim_queue(s, ENG_NONE, 0);
     }
   }
   unlock();
@@ -1121,7 +1437,10 @@ cudaError_t cudaEventSynchronize(cudaEvent_t ev) {
   struct CUevent_st *x;
   lock();
   if (!(x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
-  else event_wait(x);
+  else {
+    event_wait(x);
+    if (x->recorded) sim_wait(x->vrec);
+  }
   unlock();
   return ret(e);
 }
@@ -1132,12 +1451,13 @@ cudaError_t cudaEventQuery(cudaEvent_t ev) {
   struct CUstream_st *s;
   lock();
   if (!(x = event_of(ev))) e = cudaErrorInvalidResourceHandle;
-  else if (x->recorded && !x->complete && (s = stream_by_id(x->rec_stream))) e = busy_once(&x->query_seen, s, x->rec_seq);
+  else if (x->recorded && !x->complete && (s = stream_by_id(x->rec_stream)))
+    e = busy_once(&x->query_seen, s, x->rec_seq, x->vrec);
   unlock();
   return ret(e);
 }
 
-/* The host clock when each record ran. */
+/* The host clock when each record ran, or the virtual times of the records. */
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   cudaError_t e = cudaSuccess;
   struct CUevent_st *x, *y;
@@ -1150,7 +1470,7 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
   else if (!x->complete || !y->complete)
     e = cudaErrorNotReady;
   else
-    *ms = (float)(1e3 * (y->time - x->time));
+    *ms = (float)(1e3 * (sim_on() ? y->vrec - x->vrec : y->time - x->time));
   unlock();
   return ret(e);
 }

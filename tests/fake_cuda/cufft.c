@@ -6,6 +6,7 @@
  * whose prime factors are at most 7, else the size of the output (as cuFFT's multi-pass
  * algorithms need one); it is overwritten by each execution. Single precision is not provided. */
 #include "config.h"
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -364,6 +365,7 @@ static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int 
   cufftResult r = CUFFT_SUCCESS;
   int dev = fupermod_standin_current(), ip = in == out;
   cudaStream_t s = NULL;
+  standin_cost cost = {STANDIN_COST_FFT, 0, 0, 0, 0, 0};
   pthread_mutex_lock(&mu);
   if (!(p = plan_of(h)) || !p->made || p->type != type) r = CUFFT_INVALID_PLAN;
   else if (type == CUFFT_Z2Z && direction != CUFFT_FORWARD && direction != CUFFT_INVERSE) r = CUFFT_INVALID_VALUE;
@@ -377,12 +379,16 @@ static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int 
   } else if (!(o = malloc(sizeof *o)))
     r = CUFFT_ALLOC_FAILED;
   else {
+    double pts = (double)prod(p->n, p->rank);
     *o = (fft_op){p->p[ip][type == CUFFT_Z2Z && direction == CUFFT_INVERSE], type, in, out, p->work_area, p->work};
     s = p->stream;
+    /* the simulated GPU's cost: 5 N log2 N flops per transform of N points, half for real ones */
+    cost.flops = (type == CUFFT_Z2Z ? 5.0 : 2.5) * pts * log2(pts) * p->batch;
   }
   pthread_mutex_unlock(&mu);
   if (r != CUFFT_SUCCESS) return r;
-  return fupermod_standin_enqueue(s, dev, run_fft, free, o) == cudaSuccess ? CUFFT_SUCCESS : CUFFT_EXEC_FAILED;
+  return fupermod_standin_enqueue_cost(s, dev, &cost, run_fft, free, o) == cudaSuccess ? CUFFT_SUCCESS
+                                                                                       : CUFFT_EXEC_FAILED;
 }
 
 cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex *in, cufftDoubleComplex *out, int direction) {

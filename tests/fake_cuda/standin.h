@@ -17,6 +17,25 @@ typedef void (*standin_fn)(void *arg);
  * that is not live or belongs to another device than dev; drop(arg) is then called at once. */
 cudaError_t fupermod_standin_enqueue(cudaStream_t s, int dev, standin_fn run, standin_fn drop, void *arg);
 
+/* What a queued operation costs on the simulated GPU ($FAKE_CUDA_SIM, docs/kernels.md "A simulated
+ * GPU"): a GEMM of m x n x k (flops in all, batches included), an FFT of flops, or a pass over bytes
+ * of device memory. All run on the device's compute engine. */
+enum { STANDIN_COST_GEMM = 1, STANDIN_COST_FFT, STANDIN_COST_BYTES };
+typedef struct {
+  int kind;
+  double flops, m, n, k, bytes;
+} standin_cost;
+
+/* As fupermod_standin_enqueue, for work with a payload (GEMM, FFT) whose cost c the virtual clock
+ * counts; with $FAKE_CUDA_NOPAYLOAD set, run is not called (drop still is). */
+cudaError_t fupermod_standin_enqueue_cost(cudaStream_t s, int dev, const standin_cost *c, standin_fn run,
+                                          standin_fn drop, void *arg);
+
+/* The calling host thread's virtual time in seconds with $FAKE_CUDA_SIM (SIMULATED: the real time
+ * the host spends between CUDA calls, plus what it waits for the simulated device); without it,
+ * CLOCK_MONOTONIC. A program finds it with dlsym(RTLD_DEFAULT, "fupermod_standin_sim_time"). */
+STANDIN_EXPORT double fupermod_standin_sim_time(void);
+
 /* Whether [p, p + bytes) lies in one allocation of device dev, or of a device whose memory dev
  * has peer access to. bytes 0 checks nothing. */
 int fupermod_standin_accessible(int dev, const void *p, size_t bytes);
