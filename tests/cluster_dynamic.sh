@@ -1,4 +1,5 @@
 #!/bin/bash
+# alone: its heterogeneity is node2's CPU being free while node1's is shared; tests beside it would load either
 # Dynamic load balancing across two nodes of the virtual cluster (node1: two processes sharing
 # CPU 0; node2: one process on CPU 1): fupermod dypart converges to a distribution that gives
 # the lone process more, and the Jacobi solver rebalances its rows across the nodes.
