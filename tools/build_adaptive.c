@@ -440,157 +440,208 @@ static int prepare(const tool_adaptive *ad, const fupermod_points *all, int size
   return rc;
 }
 
+/* One adaptive build: what its rounds share. */
+typedef struct {
+  tool_adaptive *ad;
+  tool_proc *tp;
+  fupermod_kernel *k;
+  const fupermod_precision *prec;
+  const char *path;
+  fupermod_points *have;
+  int rank, size;
+  int *leader, *line;         /* per process: the lowest rank of those sharing its cores; its configuration line */
+  fupermod_dist *prev[NCAND]; /* the last round's candidates */
+  long *fine;                 /* the refined grid (ad->grid once refined) */
+  int refined;
+} adaptive_job;
+
+/* One round after the first. */
+typedef struct {
+  fupermod_points *all, *F;   /* rank 0: every process's points; the functions partitioned */
+  fupermod_dist *cand[NCAND]; /* rank 0: the candidates (candidates) */
+  char *req;                  /* rank 0: req[i * ngrid + k], measure grid size k on process i */
+  long step;                  /* > 0: the grid's new step; the round then measures nothing */
+  double xmin;                /* with step: the units the slow process could do within the makespan */
+} adaptive_round;
+
+/* Collective: every process's leader and configuration line; a group sharing cores starts from
+ * the same points. */
+static int setup_job(adaptive_job *j, MPI_Comm *share) {
+  const char *sub = j->ad->sub;
+  int rc = FUPERMOD_SUCCESS, mine_leader = j->rank;
+  j->leader = malloc((size_t)j->size * sizeof *j->leader);
+  j->line = malloc((size_t)j->size * sizeof *j->line);
+  if (!j->leader || !j->line) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  rc = tool_agree(sub, fupermod_share_comm(MPI_COMM_WORLD, share), MPI_COMM_WORLD);
+  if (rc == FUPERMOD_SUCCESS) rc = tool_agree(sub, tool_share_sync(*share, j->have, j->path), MPI_COMM_WORLD);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (*share != MPI_COMM_NULL) MPI_Allreduce(&j->rank, &mine_leader, 1, MPI_INT, MPI_MIN, *share);
+  MPI_Allgather(&mine_leader, 1, MPI_INT, j->leader, 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Allgather(&j->tp->index, 1, MPI_INT, j->line, 1, MPI_INT, MPI_COMM_WORLD);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The grid index of the j-th of the first round's ad->init log-spaced sizes. */
+static int first_index(const tool_adaptive *ad, int j) {
+  int idx = (int)lround(exp(log((double)ad->ngrid) * j / (ad->init - 1))) - 1;
+  return idx < 0 ? 0 : idx >= ad->ngrid ? ad->ngrid - 1 : idx;
+}
+
+/* Collective. The first round: the same log-spaced sizes everywhere, those this process lacks. */
+static int first_round(adaptive_job *j) {
+  tool_adaptive *ad = j->ad;
+  long *first = malloc((size_t)ad->init * sizeof *first);
+  int m = 0, rc = FUPERMOD_SUCCESS;
+  if (!first) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; first && i < ad->init; i++) {
+    long d = ad->grid[first_index(ad, i)];
+    if ((m == 0 || first[m - 1] != d) && fupermod_points_find(j->have, d) < 0) first[m++] = d;
+  }
+  /* the node measures in step: a size any of them lacks is measured by all */
+  if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) {
+    char *need = calloc((size_t)ad->ngrid, 1);
+    int nn = 0;
+    for (int i = 0; need && i < m; i++) need[grid_index(ad, first[i])] = 1;
+    if (need) MPI_Allreduce(MPI_IN_PLACE, need, ad->ngrid, MPI_CHAR, MPI_MAX, j->tp->intra);
+    for (int i = 0; i < ad->init && need; i++) {
+      int idx = first_index(ad, i);
+      if (need[idx] && (nn == 0 || first[nn - 1] != ad->grid[idx])) first[nn++] = ad->grid[idx];
+    }
+    free(need);
+    rc = measure(ad, j->tp, j->k, j->prec, j->path, j->have, first, nn);
+  }
+  free(first);
+  return rc;
+}
+
+/* Rank 0: what the round measures next (r->req), whether the grid is refined (r->step), and
+ * whether the build stops (*stop, ad->converged). */
+static int plan_round(adaptive_job *j, adaptive_round *r, int round, int *stop) {
+  tool_adaptive *ad = j->ad;
+  double change = 0, v = 0, hw = 0, T = 0;
+  int nreq = 0, ngap = 0, unmeasured = 0, main = 0, most = 0, size = j->size, rc = FUPERMOD_SUCCESS;
+  if (!(r->req = calloc((size_t)size * (size_t)ad->ngrid, 1))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  while (main + 1 < NCAND && !r->cand[main]) main++;
+  for (int c = 0; c < NCAND; c++) {
+    double m = moved(r->cand[c], j->prev[c]);
+    if (m > change) change = m;
+  }
+  if (r->cand[main]) predicted(r->cand[main], r->F, ad, main == 1, &v, &hw, &T);
+  if (!j->refined && r->cand[0]) {
+    double v0, hw0, T0 = T; /* the time distribution's makespan */
+    if (main != 0) predicted(r->cand[0], r->F, ad, 0, &v0, &hw0, &T0);
+    r->step = refine_step(ad, r->all, r->cand[0], T0, &r->xmin);
+  }
+  for (int i = 0; r->req && i < size; i++) {
+    if (r->all[i].count > most) most = r->all[i].count;
+    for (int c = 0; c < NCAND; c++)
+      if (r->cand[c] && r->cand[c]->parts[i].d > 0 && fupermod_points_find(&r->all[i], r->cand[c]->parts[i].d) < 0)
+        unmeasured = 1;
+  }
+  /* the neighbours only once the distribution holds: those of passing shares are wasted */
+  for (int c = 0; r->req && c < NCAND; c++)
+    for (int i = 0; r->cand[c] && i < size; i++)
+      nreq += share_requests(ad, r->cand[c], r->all, i, round > 1 && change == 0, r->req + (size_t)i * ad->ngrid);
+  for (int i = 0; r->req && r->cand[0] && i < size; i++)
+    ngap += gap_request(ad, r->cand[0], r->all, r->F, i, T, r->req + (size_t)i * ad->ngrid);
+  /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
+   * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
+  /* a refining round neither stops nor measures: the next one partitions on the finer grid */
+  if (r->step == 0 && round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
+    *stop = ad->converged = 1;
+  else if (r->step == 0 && round > ad->max_rounds) *stop = 1;
+  if (!ad->quiet)
+    fprintf(stderr, "fupermod %s: adaptive round %d: %d sizes measured, distribution changed by %.1f %%, predicted %s = %.4g %s ± %.1f %%%s\n",
+            ad->sub, round, most, round > 1 ? 100 * change : 100.0, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
+            v != 0 ? 100 * hw / fabs(v) : 0.0,
+            *stop ? (ad->converged ? ": done" : ": round cap reached") : "");
+  if (!ad->quiet && r->step > 0)
+    fprintf(stderr, "fupermod %s: adaptive round %d: a process could do %.1f units within the makespan, under %d grid "
+            "steps of %ld: grid refined to steps of %ld (%ld sizes)\n", ad->sub, round, r->xmin, REFINE_BELOW, ad->grid[0],
+            r->step, ad->D / r->step);
+  ad->rounds = round;
+  return rc;
+}
+
+/* Every rank on the finer grid of step (the smallest size is the one idle processes run). */
+static int refine_grid(adaptive_job *j, long step) {
+  tool_adaptive *ad = j->ad;
+  long *g2 = malloc((size_t)(ad->D / step) * sizeof *g2);
+  int rc = FUPERMOD_SUCCESS;
+  if (!g2) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (long k = 0; g2 && k < ad->D / step; k++) g2[k] = step * (k + 1);
+  if (g2) {
+    free(j->fine);
+    ad->grid = j->fine = g2;
+    ad->ngrid = (int)(ad->D / step);
+  }
+  j->refined = 1;
+  return rc;
+}
+
+/* Collective. A round after the first: partition, then measure what rank 0 asks for. */
+static int run_round(adaptive_job *j, int round, int *stop) {
+  tool_adaptive *ad = j->ad;
+  adaptive_round r;
+  long *sizes = NULL;
+  int rc, n = 0;
+  memset(&r, 0, sizeof r);
+  if ((rc = gather_all(j->have, &r.all, j->size)) == FUPERMOD_SUCCESS && j->rank == 0) {
+    if (!(r.F = calloc((size_t)j->size, sizeof *r.F))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    else rc = prepare(ad, r.all, j->size, r.F);
+  }
+  if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS)
+    rc = candidates(ad, j->tp, r.F, j->size, j->line, r.cand);
+  if (rc == FUPERMOD_SUCCESS && j->rank == 0) rc = plan_round(j, &r, round, stop);
+  MPI_Bcast(&r.step, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (r.step > 0 && !*stop) {
+    int grc = refine_grid(j, r.step);
+    if (grc != FUPERMOD_SUCCESS) rc = grc;
+  }
+  MPI_Bcast(stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&ad->rounds, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&ad->converged, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS && !*stop && r.step == 0) {
+    rc = scatter_sizes(ad, r.req, j->leader, j->size, &sizes, &n);
+    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS)
+      rc = measure(ad, j->tp, j->k, j->prec, j->path, j->have, sizes, n);
+  }
+  free(sizes);
+  for (int c = 0; c < NCAND; c++) {
+    fupermod_dist_free(j->prev[c]);
+    j->prev[c] = r.cand[c];
+  }
+  if (r.F) free_all(r.F, j->size);
+  free(r.req);
+  if (*stop && rc == FUPERMOD_SUCCESS && j->rank == 0) ad->all = r.all;
+  else free_all(r.all, j->size);
+  return rc;
+}
+
 int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, const fupermod_precision *prec,
                         const char *path, fupermod_points *have) {
-  int rank, size, rc = FUPERMOD_SUCCESS, stop = 0, *leader = NULL, *line = NULL, n = 0, mine_leader;
-  fupermod_dist *prev[NCAND] = {NULL};
-  long *sizes = NULL;
-  MPI_Comm share = MPI_COMM_NULL;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  adaptive_job j = {.ad = ad, .tp = tp, .k = k, .prec = prec, .path = path, .have = have};
   const long *caller_grid = ad->grid;
-  int caller_ngrid = ad->ngrid, refined = 0;
-  long *fine = NULL;
+  int caller_ngrid = ad->ngrid, rc, stop = 0;
+  MPI_Comm share = MPI_COMM_NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &j.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &j.size);
   ad->rounds = ad->converged = 0;
   ad->spent = 0;
   ad->all = NULL;
-  ad->size = size;
+  ad->size = j.size;
   if (ad->ngrid < 1 || ad->init < 2)
     return fupermod_error(FUPERMOD_ERR_USAGE, "adaptive build: needs a grid and at least 2 first sizes");
-  leader = malloc((size_t)size * sizeof *leader);
-  line = malloc((size_t)size * sizeof *line);
-  if (!leader || !line) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  rc = tool_agree(ad->sub, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD);
-  /* a group sharing cores starts from the same points */
-  if (rc == FUPERMOD_SUCCESS) rc = tool_agree(ad->sub, tool_share_sync(share, have, path), MPI_COMM_WORLD);
-  if (rc != FUPERMOD_SUCCESS) goto done;
-  mine_leader = rank;
-  if (share != MPI_COMM_NULL) MPI_Allreduce(&rank, &mine_leader, 1, MPI_INT, MPI_MIN, share);
-  MPI_Allgather(&mine_leader, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
-  MPI_Allgather(&tp->index, 1, MPI_INT, line, 1, MPI_INT, MPI_COMM_WORLD);
-  /* the first round: the same log-spaced sizes everywhere */
-  {
-    long *first = malloc((size_t)ad->init * sizeof *first);
-    int m = 0;
-    if (!first) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    for (int j = 0; first && j < ad->init; j++) {
-      int idx = (int)lround(exp(log((double)ad->ngrid) * j / (ad->init - 1))) - 1;
-      if (idx < 0) idx = 0;
-      if (idx >= ad->ngrid) idx = ad->ngrid - 1;
-      if ((m == 0 || first[m - 1] != ad->grid[idx]) && fupermod_points_find(have, ad->grid[idx]) < 0) first[m++] = ad->grid[idx];
-    }
-    /* the node measures in step: a size any of them lacks is measured by all */
-    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) {
-      char *need = calloc((size_t)ad->ngrid, 1);
-      int nn = 0;
-      for (int j = 0; need && j < m; j++) need[grid_index(ad, first[j])] = 1;
-      if (need) MPI_Allreduce(MPI_IN_PLACE, need, ad->ngrid, MPI_CHAR, MPI_MAX, tp->intra);
-      for (int j = 0; j < ad->init && need; j++) {
-        int idx = (int)lround(exp(log((double)ad->ngrid) * j / (ad->init - 1))) - 1;
-        idx = idx < 0 ? 0 : idx >= ad->ngrid ? ad->ngrid - 1 : idx;
-        if (need[idx] && (nn == 0 || first[nn - 1] != ad->grid[idx])) first[nn++] = ad->grid[idx];
-      }
-      free(need);
-      rc = measure(ad, tp, k, prec, path, have, first, nn);
-    }
-    free(first);
-    if (rc != FUPERMOD_SUCCESS) goto done;
-  }
-  for (int round = 1; !stop; round++) {
-    long step = 0;
-    double xmin = 0;
-    fupermod_points *all = NULL, *F = NULL;
-    fupermod_dist *cand[NCAND] = {NULL};
-    char *req = NULL;
-    if ((rc = gather_all(have, &all, size)) == FUPERMOD_SUCCESS && rank == 0) {
-      if (!(F = calloc((size_t)size, sizeof *F))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-      else rc = prepare(ad, all, size, F);
-    }
-    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = candidates(ad, tp, F, size, line, cand);
-    if (rc == FUPERMOD_SUCCESS && rank == 0) {
-      double change = 0, v = 0, hw = 0, T = 0;
-      int nreq = 0, ngap = 0, unmeasured = 0, main = 0, most = 0;
-      if (!(req = calloc((size_t)size * (size_t)ad->ngrid, 1))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-      while (main + 1 < NCAND && !cand[main]) main++;
-      for (int c = 0; c < NCAND; c++) {
-        double m = moved(cand[c], prev[c]);
-        if (m > change) change = m;
-      }
-      if (cand[main]) predicted(cand[main], F, ad, main == 1, &v, &hw, &T);
-      if (!refined && cand[0]) {
-        double v0, hw0, T0 = T; /* the time distribution's makespan */
-        if (main != 0) predicted(cand[0], F, ad, 0, &v0, &hw0, &T0);
-        step = refine_step(ad, all, cand[0], T0, &xmin);
-      }
-      for (int i = 0; req && i < size; i++) {
-        if (all[i].count > most) most = all[i].count;
-        for (int c = 0; c < NCAND; c++)
-          if (cand[c] && cand[c]->parts[i].d > 0 && fupermod_points_find(&all[i], cand[c]->parts[i].d) < 0) unmeasured = 1;
-      }
-      /* the neighbours only once the distribution holds: those of passing shares are wasted */
-      for (int c = 0; req && c < NCAND; c++)
-        for (int i = 0; cand[c] && i < size; i++)
-          nreq += share_requests(ad, cand[c], all, i, round > 1 && change == 0, req + (size_t)i * ad->ngrid);
-      for (int i = 0; req && cand[0] && i < size; i++) ngap += gap_request(ad, cand[0], all, F, i, T, req + (size_t)i * ad->ngrid);
-      /* stable, its shares measured, no wide gap left, and either tight or nothing next to the
-       * shares left to measure (a wider interval is the measurements' own: more sizes leave it) */
-      /* a refining round neither stops nor measures: the next one partitions on the finer grid */
-      if (step == 0 && round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
-        stop = ad->converged = 1;
-      else if (step == 0 && round > ad->max_rounds) stop = 1;
-      if (!ad->quiet)
-        fprintf(stderr, "fupermod %s: adaptive round %d: %d sizes measured, distribution changed by %.1f %%, predicted %s = %.4g %s ± %.1f %%%s\n",
-                ad->sub, round, most, round > 1 ? 100 * change : 100.0, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
-                v != 0 ? 100 * hw / fabs(v) : 0.0,
-                stop ? (ad->converged ? ": done" : ": round cap reached") : "");
-      if (!ad->quiet && step > 0)
-        fprintf(stderr, "fupermod %s: adaptive round %d: a process could do %.1f units within the makespan, under %d grid "
-                "steps of %ld: grid refined to steps of %ld (%ld sizes)\n", ad->sub, round, xmin, REFINE_BELOW, ad->grid[0],
-                step, ad->D / step);
-      ad->rounds = round;
-    }
-    MPI_Bcast(&step, 1, MPI_LONG, 0, MPI_COMM_WORLD);
-    if (step > 0 && !stop) {
-      /* every rank on the finer grid (the smallest size is the one idle processes run) */
-      long *g2 = malloc((size_t)(ad->D / step) * sizeof *g2);
-      if (!g2) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-      for (long k = 0; g2 && k < ad->D / step; k++) g2[k] = step * (k + 1);
-      if (g2) {
-        free(fine);
-        ad->grid = fine = g2;
-        ad->ngrid = (int)(ad->D / step);
-      }
-      refined = 1;
-    }
-    MPI_Bcast(&stop, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&ad->rounds, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Bcast(&ad->converged, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS && !stop && step == 0) {
-      free(sizes);
-      sizes = NULL;
-      rc = scatter_sizes(ad, req, leader, size, &sizes, &n);
-      if ((rc = tool_agree(ad->sub, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) rc = measure(ad, tp, k, prec, path, have, sizes, n);
-    }
-    for (int c = 0; c < NCAND; c++) {
-      fupermod_dist_free(prev[c]);
-      prev[c] = cand[c];
-    }
-    if (F) free_all(F, size);
-    free(req);
-    if (stop && rc == FUPERMOD_SUCCESS && rank == 0) ad->all = all;
-    else free_all(all, size);
-    if (rc != FUPERMOD_SUCCESS) break;
-  }
-done:
+  if ((rc = setup_job(&j, &share)) == FUPERMOD_SUCCESS && (rc = first_round(&j)) == FUPERMOD_SUCCESS)
+    for (int round = 1; !stop && rc == FUPERMOD_SUCCESS; round++) rc = run_round(&j, round, &stop);
   ad->grid = caller_grid;
   ad->ngrid = caller_ngrid;
-  free(fine);
-  for (int c = 0; c < NCAND; c++) fupermod_dist_free(prev[c]);
+  free(j.fine);
+  for (int c = 0; c < NCAND; c++) fupermod_dist_free(j.prev[c]);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
-  free(sizes);
-  free(leader);
-  free(line);
+  free(j.leader);
+  free(j.line);
   return rc;
 }
 

@@ -20,6 +20,28 @@ int tool_agree(const char *sub, int rc, MPI_Comm comm) {
   return rc;
 }
 
+int tool_precision_opt(const char *sub, int c, const char *arg, fupermod_precision *prec, int *status) {
+  long v;
+  double x;
+  *status = 0;
+  switch (c) {
+  case 'r': case 'R':
+    if (fupermod_parse_long(arg, &v) || v < 1 || v > 1000000000L)
+      *status = tool_usage(sub, "-%c '%s' must be a positive integer", c, arg);
+    else if (c == 'r') prec->reps_min = (int)v;
+    else prec->reps_max = (int)v;
+    return 1;
+  case 'i': case 'e': case 'T': case 'z':
+    if (fupermod_parse_double(arg, &x)) *status = tool_usage(sub, "-%c '%s' must be a number", c, arg);
+    else if (c == 'i') prec->cl = x;
+    else if (c == 'e') prec->eps = x;
+    else if (c == 'T') prec->time_max = x;
+    else prec->speed_min = x;
+    return 1;
+  default: return 0;
+  }
+}
+
 static int setup_energy(const char *sub, const fupermod_process_conf *pc, const char *confpath, int quiet,
                         tool_proc *p) {
   double probe = 0.0, maxprobe = 0.0;

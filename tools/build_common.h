@@ -11,6 +11,11 @@
  * message that rank prints once as "fupermod SUB: rank R: message". */
 int tool_agree(const char *sub, int rc, MPI_Comm comm);
 
+/* The PRECISION options of the tools that measure: -r -R -i -e -T -z (TOOL_PRECISION_OPTS in a
+ * getopt string). 1 when c is one of them, with *status 0, or a usage error's for a bad value. */
+#define TOOL_PRECISION_OPTS "r:R:i:e:T:z:"
+int tool_precision_opt(const char *sub, int c, const char *arg, fupermod_precision *prec, int *status);
+
 typedef struct tool_proc {
   fupermod_conf conf;
   int index;              /* this process's configuration line */

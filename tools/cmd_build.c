@@ -252,7 +252,89 @@ static int check_dist(const char *distpath, const tool_proc *en, const fupermod_
   return FUPERMOD_SUCCESS;
 }
 
-int cmd_build(int argc, char **argv) {
+/* What the command line asks for. */
+typedef struct {
+  const char *confpath, *data, *kname, *sizes_arg, *distpath;
+  long L, U, steps, method, incr0;
+  double gran, lock_wait;
+  int quiet, set_cg, tradeoff_set, adaptive;
+  fupermod_precision prec;
+  tool_combos combos;
+  tool_adaptive ad;
+  long *sizes; /* the sizes to measure; -m 1 finds them while measuring */
+  int nsizes;
+} build_opts;
+
+enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
+
+static void opts_init(build_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->data = "fupermod-data";
+  o->incr0 = 1;
+  o->gran = 1.0;
+  o->lock_wait = 3600;
+  o->prec = (fupermod_precision)FUPERMOD_PRECISION_DEFAULT;
+  o->ad.algorithm = "paraleph";
+  o->ad.objectives = TOOL_ADAPT_TIME;
+  o->ad.tradeoff = 0.1;
+  o->ad.init = 4;
+  o->ad.max_rounds = 10;
+  o->ad.tol = 0.05;
+  o->ad.sub = SUB;
+}
+
+static void opts_free(build_opts *o) {
+  tool_adaptive_free(&o->ad);
+  tool_combos_free(&o->combos);
+  free(o->sizes);
+  o->sizes = NULL;
+}
+
+/* The options of --adaptive: 1 when c is one of them, with *status 0, or a usage error's. */
+static int adaptive_opt(build_opts *o, int c, const char *arg, int *status) {
+  tool_adaptive *ad = &o->ad;
+  long v;
+  double x;
+  *status = 0;
+  switch (c) {
+  case 'N': ad->refine = 1; break;
+  case 'a': ad->algorithm = arg; break;
+  case 'F':
+    ad->objectives = 0;
+    if (tool_list("--adapt-for", arg, 16, add_objective, ad) != FUPERMOD_SUCCESS)
+      *status = tool_usage(SUB, "%s", fupermod_error_message());
+    break;
+  case 'u': case 'I': case 'M': case 'w':
+    if (fupermod_parse_long(arg, &v) || v < (c == 'w' ? 0 : c == 'I' ? 2 : 1) || v > 1000000000L) {
+      *status = tool_usage(SUB, "--%s '%s' must be an integer >= %d",
+                           c == 'u' ? "units" : c == 'I' ? "init" : c == 'M' ? "max-rounds" : "smooth", arg,
+                           c == 'w' ? 0 : c == 'I' ? 2 : 1);
+      break;
+    }
+    if (c == 'u') ad->D = v;
+    else if (c == 'I') ad->init = (int)v;
+    else if (c == 'M') ad->max_rounds = (int)v;
+    else ad->smooth = (int)v;
+    break;
+  case 'O':
+    if (fupermod_parse_double(arg, &x) || !(x >= 0)) *status = tool_usage(SUB, "--tol '%s' must be a number >= 0", arg);
+    else ad->tol = x;
+    break;
+  case 'X':
+    if (fupermod_parse_double(arg, &x) || !(x >= 0) || !isfinite(x)) {
+      *status = tool_usage(SUB, "--tradeoff '%s' must be a number >= 0", arg);
+      break;
+    }
+    ad->tradeoff = x;
+    o->tradeoff_set = 1;
+    break;
+  default: return 0;
+  }
+  return 1;
+}
+
+/* GO_ON, or the exit status: 0 after --help, a usage error's. */
+static int parse_options(int argc, char **argv, build_opts *o) {
   static const struct option opts[] = {{"conf", required_argument, NULL, 'C'}, {"data", required_argument, NULL, 'd'},
                                        {"sizes", required_argument, NULL, 'S'}, {"dist", required_argument, NULL, 'D'},
                                        {"idle-wait", no_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
@@ -263,354 +345,380 @@ int cmd_build(int argc, char **argv) {
                                        {"keep-outliers", no_argument, NULL, 'K'}, {"refine", no_argument, NULL, 'N'},
                                        {"lock-wait", required_argument, NULL, 'l'},
                                        {"additivity", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
-  const char *confpath = NULL, *data = "fupermod-data", *kname = NULL, *sizes_arg = NULL, *distpath = NULL;
-  long L = 0, U = 0, steps = 0, *sizes = NULL, method = 0, incr0 = 1;
-  double gran = 1.0;
-  int nsizes = 0, c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, set_cg = 0, tradeoff_set = 0;
-  fupermod_precision prec = FUPERMOD_PRECISION_DEFAULT;
+  int c, status;
+  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
+  while ((c = getopt_long(argc, argv, "a:c:d:k:L:U:s:m:g:" TOOL_PRECISION_OPTS "qh", opts, NULL)) != -1) {
+    long v;
+    double x;
+    switch (c) {
+    case 'C': o->confpath = optarg; break;
+    case 'd': o->data = optarg; break;
+    case 'k': o->kname = optarg; break;
+    case 'S': o->sizes_arg = optarg; break;
+    case 'D': o->distpath = optarg; break;
+    case 'm':
+      if (fupermod_parse_long(optarg, &o->method) || (o->method != 0 && o->method != 1))
+        return tool_usage(SUB, "-m '%s' must be 0 (fixed steps) or 1 (adaptive)", optarg);
+      break;
+    case 'L': case 'U': case 's': case 'c':
+      if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000000L)
+        return tool_usage(SUB, "-%c '%s' must be a positive integer", c, optarg);
+      if (c == 'L') o->L = v;
+      else if (c == 'U') o->U = v;
+      else if (c == 's') o->steps = v;
+      else o->incr0 = v, o->set_cg = 1;
+      break;
+    case 'g':
+      if (fupermod_parse_double(optarg, &x)) return tool_usage(SUB, "-%c '%s' must be a number", c, optarg);
+      if (!(x > 0)) return tool_usage(SUB, "-g '%s' must be > 0 (seconds per unit)", optarg);
+      o->gran = x;
+      o->set_cg = 1;
+      break;
+    case 'q': o->quiet = 1; break;
+    case 'W': o->prec.idle_wait = 1; break;
+    case 'K': o->prec.keep_outliers = 1; break;
+    case 'A': o->adaptive = 1; break;
+    case 'l':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
+        return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
+      o->lock_wait = x;
+      break;
+    case 'Y':
+      tool_combos_free(&o->combos);
+      if (tool_combos_parse(optarg, &o->combos) != FUPERMOD_SUCCESS)
+        return tool_usage(SUB, "%s", fupermod_error_message());
+      break;
+    case 'h': help(); return 0;
+    default:
+      if (tool_precision_opt(SUB, c, optarg, &o->prec, &status) || adaptive_opt(o, c, optarg, &status)) {
+        if (status) return status;
+        break;
+      }
+      return tool_usage(SUB, "unknown option");
+    }
+  }
+  if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
+  return GO_ON;
+}
+
+/* --additivity, --adaptive and --dist each exclude some ways of giving sizes. */
+static int check_modes(const build_opts *o) {
+  if (!o->confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (o->combos.n && (o->adaptive || o->distpath || o->sizes_arg || o->L || o->U || o->steps || o->method))
+    return tool_usage(SUB, "--additivity gives the sizes itself: not with --adaptive, --dist, --sizes or -L/-U/-s/-m");
+  if (o->adaptive && (o->distpath || o->method == 1))
+    return tool_usage(SUB, "--adaptive chooses sizes from the grid of -L/-U/-s or --sizes (not --dist, not -m 1)");
+  if (o->distpath && (o->sizes_arg || o->L || o->U || o->steps || o->method))
+    return tool_usage(SUB, "--dist replaces the sizes; give one or the other");
+  return GO_ON;
+}
+
+/* The sizes of --sizes, or -L/-U/-s (-m 0); -m 1 only checks its bounds. */
+static int grid_sizes(build_opts *o) {
+  int rc;
+  if (o->sizes_arg) {
+    if (o->L || o->U || o->steps || o->method) return tool_usage(SUB, "give --sizes or -L/-U/-s/-m, not both");
+    if ((rc = parse_sizes(o->sizes_arg, &o->sizes, &o->nsizes)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  } else if (o->method == 1) {
+    if (!o->L || !o->U) return tool_usage(SUB, "-m 1 needs -L LOW and -U HIGH (and optionally -c, -g)");
+    if (o->steps) return tool_usage(SUB, "-s applies to -m 0; -m 1 takes -c INCREMENT and -g GRANULARITY");
+    if (o->U < o->L) return tool_usage(SUB, "-U %ld is below -L %ld", o->U, o->L);
+  } else {
+    if (o->set_cg) return tool_usage(SUB, "-c and -g apply to the adaptive method (-m 1)");
+    if (!o->L || !o->U || !o->steps)
+      return tool_usage(SUB, "no sizes given (-L LOW -U HIGH -s STEPS, -m 1, or --sizes)");
+    if (o->U < o->L) return tool_usage(SUB, "-U %ld is below -L %ld", o->U, o->L);
+    if (o->steps > 100000) return tool_usage(SUB, "-s %ld: at most 100000 steps", o->steps);
+    o->sizes = malloc((size_t)o->steps * sizeof *o->sizes);
+    if (!o->sizes) return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
+    for (long k = 0; k < o->steps; k++) {
+      long d = o->steps == 1 ? o->L : o->L + (long)llround((double)(o->U - o->L) * (double)k / (double)(o->steps - 1));
+      if (o->nsizes == 0 || d != o->sizes[o->nsizes - 1]) o->sizes[o->nsizes++] = d;
+    }
+  }
+  return GO_ON;
+}
+
+/* --adaptive takes the sizes as its grid; its options apply to it only. */
+static int check_adaptive(build_opts *o) {
+  tool_adaptive *ad = &o->ad;
+  if (!o->adaptive) {
+    if (ad->D || ad->smooth || ad->refine || ad->objectives != TOOL_ADAPT_TIME || strcmp(ad->algorithm, "paraleph") ||
+        o->tradeoff_set)
+      return tool_usage(SUB, "--units, --adapt-for, --smooth, --refine, --tradeoff and -a apply to --adaptive");
+    return GO_ON;
+  }
+  for (int k = 1; k < o->nsizes; k++)
+    if (o->sizes[k] <= o->sizes[k - 1])
+      return tool_usage(SUB, "--adaptive needs increasing sizes (--sizes: %ld after %ld)", o->sizes[k],
+                        o->sizes[k - 1]);
+  const fupermod_partitioner *alg = fupermod_partitioner_find(ad->algorithm);
+  if (!alg || alg->kind != FUPERMOD_PART_DISCRETE)
+    return tool_usage(SUB, "-a '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", ad->algorithm);
+  if (!ad->D) ad->D = o->sizes[o->nsizes - 1];
+  ad->grid = o->sizes;
+  ad->ngrid = o->nsizes;
+  ad->quiet = o->quiet;
+  ad->cl = o->prec.cl;
+  ad->kernel_energy = 1;
+  return GO_ON;
+}
+
+static int check_options(build_opts *o) {
+  int status;
+  if ((status = check_modes(o)) != GO_ON) return status;
+  if (!o->distpath && !o->combos.n && (status = grid_sizes(o)) != GO_ON) return status;
+  if ((status = check_adaptive(o)) != GO_ON) return status;
+  if (fupermod_precision_check(&o->prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
+  return GO_ON;
+}
+
+/* Open this process's point file: resume it, or start it with the meter's energy label. */
+static int open_point_file(const build_opts *o, const tool_proc *en, const char *path, fupermod_points *have) {
+  const fupermod_process_conf *pc = &en->conf.procs[en->index];
+  int kind = 0, has_data = 0, rc;
+  if (access(path, F_OK) != 0) return start_point_file(path, en->meter ? en->label : NULL);
+  rc = scan_point_file(path, &kind, &has_data);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  /* a file a run left before its first point holds nothing measured: start it again */
+  if (!has_data) {
+    if (unlink(path) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot replace the empty file", path);
+    return start_point_file(path, en->meter ? en->label : NULL);
+  }
+  rc = fupermod_points_load_all(path, have); /* an abandoned size is done too */
+  /* a resumed file must not mix measured, estimated and missing energies */
+  if (rc == FUPERMOD_SUCCESS && en->meter && !fupermod_meter_is_external(en->meter) && has_measured(have) &&
+      !have->has_energy)
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
+                        "remove the file or the meter", path, o->confpath, pc->line, fupermod_meter_name(en->meter));
+  else if (rc == FUPERMOD_SUCCESS && en->meter && (kind == 2) != (label_kind(en->label) == 2))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s holds %s energies, but meter=%s %s: remove the file or change the meter",
+                        path, kind == 2 ? "estimated" : "measured", fupermod_meter_name(en->meter),
+                        kind == 2 ? "measures" : "estimates");
+  return rc;
+}
+
+/* Collective. Measure size d with the whole node when any process of it lacks d, so that
+ * contention is part of every point; those lacking it append the point. *t: this process's time
+ * at d; *any: whether any process measured. */
+static int measure_size(const tool_proc *en, const fupermod_precision *prec, const char *path, fupermod_points *have,
+                        long d, long *watch_d, double *t, int *any) {
+  fupermod_point pt = FUPERMOD_POINT_INIT;
+  int at = fupermod_points_find(have, d), need = at < 0, node_need = 0, rc;
+  *t = at >= 0 ? have->pts[at].t : 0.0;
+  *any = 0;
+  MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, en->intra);
+  MPI_Allreduce(&node_need, any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!node_need) return FUPERMOD_SUCCESS;
+  __atomic_store_n(watch_d, d, __ATOMIC_RELEASE);
+  rc = fupermod_benchmark_meter(en->kernel, en->meter, en->static_power, d, prec, en->intra, &pt);
+  if (rc != FUPERMOD_SUCCESS || !need) return rc;
+  if (has_measured(have) && !fupermod_point_abandoned(&pt) && have->has_energy != fupermod_point_has_energy(&pt))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: its points %s energy but d=%ld was measured %s: not appended",
+                        path, have->has_energy ? "have" : "lack", d, have->has_energy ? "without" : "with");
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_append(path, &pt);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_insert(have, &pt);
+  *t = pt.t;
+  return rc;
+}
+
+/* After point k + 1 (size dk; -m 1: d the next size, incr the step). */
+static void print_progress(const build_opts *o, int k, long dk, long d, long incr, double start) {
+  double el = fupermod_time() - start;
+  if (o->method == 1) {
+    long left = d <= o->U ? (o->U - d) / incr + 1 : 0;
+    fprintf(stderr, "fupermod build: point %d of at most %ld (d=%ld): elapsed %.1f s, at most %.1f s left\n",
+            k + 1, k + 1 + left, dk, el, el / (k + 1) * (double)left);
+  } else {
+    fprintf(stderr, "fupermod build: point %d of %d (d=%ld): elapsed %.1f s, about %.1f s left\n", k + 1,
+            o->nsizes, dk, el, el / (k + 1) * (o->nsizes - k - 1));
+  }
+}
+
+/* Collective. Every process measures every size of the fixed grid, or of -m 1's growing one (then
+ * o->nsizes becomes the number of sizes it reached). */
+static int build_grid(build_opts *o, const tool_proc *en, const char *path, fupermod_points *have, long *watch_d,
+                      MPI_Comm *share, int rank, double start) {
+  long d = o->method == 1 ? o->L : 0, incr = o->incr0;
+  int rc;
+  if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  /* a group sharing cores starts from the same points */
+  if ((rc = tool_agree(SUB, tool_share_sync(*share, have, path), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  for (int k = 0; o->method == 1 ? d <= o->U : k < o->nsizes; k++) {
+    long dk = o->method == 1 ? d : o->sizes[k];
+    double tmine, tmax = 0.0;
+    int any;
+    rc = measure_size(en, &o->prec, path, have, dk, watch_d, &tmine, &any);
+    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+    if (o->method == 1) {
+      /* the slowest process decides, so every process measures the same sizes */
+      MPI_Allreduce(&tmine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      if (tmax / (double)incr > o->gran) incr *= 2;
+      d += incr;
+    }
+    if (rank == 0 && !o->quiet && any) print_progress(o, k, dk, d, incr, start);
+    if (o->method == 1) o->nsizes = k + 1;
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* Where this process's energies come from: 0 none, 1 measured, 2 estimated, 3 the kernel's, 4 an
+ * import to come (an external meter). */
+static int energy_source(const tool_proc *en, const fupermod_points *have) {
+  if (en->meter && fupermod_meter_is_external(en->meter) && !have->has_energy) return 4;
+  return !en->meter ? (have->has_energy ? 3 : 0) : fupermod_meter_is_estimate(en->meter) ? 2 : 1;
+}
+
+/* This process's summary: points measured, min and max speed, min and max J/unit, repetitions
+ * rejected as outliers and in how many sizes; marks: points abandoned, imprecise. */
+static void point_stats(const tool_proc *en, const fupermod_points *have, double mine[7], int marks[2]) {
+  const double init[7] = {0.0, INFINITY, 0.0, INFINITY, 0.0, 0.0, 0.0};
+  memcpy(mine, init, sizeof init);
+  marks[0] = marks[1] = 0;
+  for (int i = 0; i < have->count; i++) {
+    double s = fupermod_kernel_complexity(en->kernel, have->pts[i].d) / have->pts[i].t;
+    if (fupermod_point_abandoned(&have->pts[i])) {
+      marks[0]++;
+      continue;
+    }
+    if (fupermod_point_imprecise(&have->pts[i])) marks[1]++;
+    mine[0]++;
+    mine[5] += have->pts[i].rejected;
+    mine[6] += have->pts[i].rejected > 0;
+    if (s < mine[1]) mine[1] = s;
+    if (s > mine[2]) mine[2] = s;
+    if (have->has_energy) {
+      double epu = have->pts[i].e / (double)have->pts[i].d;
+      if (epu < mine[3]) mine[3] = epu;
+      if (epu > mine[4]) mine[4] = epu;
+    }
+  }
+}
+
+/* Rank 0: the table of every process's point_stats and energy_source. */
+static void print_table(const build_opts *o, int size, const double *all, const int *kinds) {
+  static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
+  double rejected = 0.0;
+  printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %9s %6s %10s %14s %14s\n", size, o->nsizes,
+         o->data, "rank", "points", "min speed", "max speed", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
+  for (int r = 0; r < size; r++) {
+    const double *v = all + 7 * r;
+    printf("  %6d %8.0f %14.6g %14.6g %9.0f %6.0f %10s", r, v[0], v[1], v[2], v[5], v[6], src[kinds[r]]);
+    if (isfinite(v[3])) printf(" %14.6g %14.6g", v[3], v[4]);
+    printf("\n");
+    rejected += v[5];
+  }
+  if (rejected > 0)
+    printf("# rejected: repetitions left out of the points as outlying (in that many sizes; rejected=N in the\n"
+           "# point files, per size in 'fupermod model show'; docs/models.md)\n");
+  if (o->prec.keep_outliers) printf("# --keep-outliers: every repetition is averaged, outlying ones included\n");
+  for (int r = 0; r < size; r++)
+    if (kinds[r] == 2) {
+      printf("# ESTIMATE: energies of the processes marked so come from the model meter (power x time), "
+             "not from a measurement\n");
+      break;
+    }
+}
+
+/* Collective. Per process the number of measured points, the range of speeds and where energies
+ * come from; on stderr, how many points the files mark abandoned or imprecise. */
+static void print_summary(const build_opts *o, const tool_proc *en, const fupermod_points *have, int rank, int size) {
+  double mine[7], *all = NULL;
+  int kind = energy_source(en, have), *kinds = NULL, marks[2], allmarks[2] = {0, 0};
+  point_stats(en, have, mine, marks);
+  if (rank == 0) {
+    all = malloc((size_t)size * 7 * sizeof *all);
+    kinds = malloc((size_t)size * sizeof *kinds);
+  }
+  MPI_Gather(mine, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  MPI_Gather(&kind, 1, MPI_INT, kinds, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  MPI_Reduce(marks, allmarks, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  /* warnings, not progress: -q keeps them */
+  if (rank == 0 && allmarks[0])
+    fprintf(stderr, "fupermod build: %d points abandoned (a run slower than the minimum speed, -z): marked "
+            "'abandoned' in the point files; models and partitioners leave them out\n", allmarks[0]);
+  if (rank == 0 && allmarks[1])
+    fprintf(stderr, "fupermod build: %d points imprecise (half-width above the time when the repetition or time "
+            "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
+  if (rank == 0 && all && kinds) print_table(o, size, all, kinds);
+  free(all);
+  free(kinds);
+}
+
+/* The watchdog thread runs while there is a time limit per point; 1 when it started. */
+static int watchdog_start(watchdog *wd, pthread_t *th, const fupermod_precision *prec, int rank) {
+  int len;
+  if (!(prec->time_max > 0)) return 0;
+  wd->limit = 2 * prec->time_max;
+  wd->rank = rank;
+  MPI_Get_processor_name(wd->host, &len);
+  return pthread_create(th, NULL, watch, wd) == 0;
+}
+
+static void watchdog_stop(watchdog *wd, pthread_t th) {
+  __atomic_store_n(&wd->stop, 1, __ATOMIC_RELEASE);
+  pthread_join(th, NULL);
+}
+
+int cmd_build(int argc, char **argv) {
+  build_opts o;
+  int rc = FUPERMOD_SUCCESS, rank, size, status, wd_on = 0, lockfd = -1;
   fupermod_points have = {0, NULL, 0};
   tool_proc en;
   char path[4096];
   double start;
   watchdog wd;
   pthread_t wd_thread;
-  int wd_on = 0, adaptive = 0, lockfd = -1;
-  tool_combos combos = {NULL, 0};
-  double lock_wait = 3600;
-  tool_adaptive ad;
   MPI_Comm share = MPI_COMM_NULL; /* the processes sharing this one's cores (fixed grid) */
-  memset(&ad, 0, sizeof ad);
-  ad.algorithm = "paraleph";
-  ad.objectives = TOOL_ADAPT_TIME;
-  ad.tradeoff = 0.1;
-  ad.init = 4;
-  ad.max_rounds = 10;
-  ad.tol = 0.05;
-  ad.sub = SUB;
+  opts_init(&o);
+  if ((status = parse_options(argc, argv, &o)) == GO_ON) status = check_options(&o);
+  if (status != GO_ON || (status = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) {
+    opts_free(&o);
+    return status;
+  }
   memset(&en, 0, sizeof en);
   memset(&wd, 0, sizeof wd);
   en.intra = MPI_COMM_NULL;
-  optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
-  while ((c = getopt_long(argc, argv, "a:c:d:k:L:U:s:m:g:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
-    long v;
-    double x;
-    switch (c) {
-    case 'C': confpath = optarg; break;
-    case 'd': data = optarg; break;
-    case 'k': kname = optarg; break;
-    case 'S': sizes_arg = optarg; break;
-    case 'D': distpath = optarg; break;
-    case 'm':
-      if (fupermod_parse_long(optarg, &method) || (method != 0 && method != 1))
-        return tool_usage(SUB, "-m '%s' must be 0 (fixed steps) or 1 (adaptive)", optarg);
-      break;
-    case 'L': case 'U': case 's': case 'r': case 'R': case 'c':
-      if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000000L)
-        return tool_usage(SUB, "-%c '%s' must be a positive integer", c, optarg);
-      if (c == 'L') L = v;
-      else if (c == 'U') U = v;
-      else if (c == 's') steps = v;
-      else if (c == 'r') prec.reps_min = (int)v;
-      else if (c == 'c') incr0 = v, set_cg = 1;
-      else prec.reps_max = (int)v;
-      break;
-    case 'i': case 'e': case 'T': case 'z': case 'g':
-      if (fupermod_parse_double(optarg, &x)) return tool_usage(SUB, "-%c '%s' must be a number", c, optarg);
-      if (c == 'i') prec.cl = x;
-      else if (c == 'e') prec.eps = x;
-      else if (c == 'T') prec.time_max = x;
-      else if (c == 'g') {
-        if (!(x > 0)) return tool_usage(SUB, "-g '%s' must be > 0 (seconds per unit)", optarg);
-        gran = x;
-        set_cg = 1;
-      } else prec.speed_min = x;
-      break;
-    case 'q': quiet = 1; break;
-    case 'W': prec.idle_wait = 1; break;
-    case 'K': prec.keep_outliers = 1; break;
-    case 'A': adaptive = 1; break;
-    case 'N': ad.refine = 1; break;
-    case 'a': ad.algorithm = optarg; break;
-    case 'F':
-      ad.objectives = 0;
-      if (tool_list("--adapt-for", optarg, 16, add_objective, &ad) != FUPERMOD_SUCCESS)
-        return tool_usage(SUB, "%s", fupermod_error_message());
-      break;
-    case 'u': case 'I': case 'M': case 'w':
-      if (fupermod_parse_long(optarg, &v) || v < (c == 'w' ? 0 : c == 'I' ? 2 : 1) || v > 1000000000L)
-        return tool_usage(SUB, "--%s '%s' must be an integer >= %d", c == 'u' ? "units" : c == 'I' ? "init" : c == 'M' ? "max-rounds" : "smooth",
-                          optarg, c == 'w' ? 0 : c == 'I' ? 2 : 1);
-      if (c == 'u') ad.D = v;
-      else if (c == 'I') ad.init = (int)v;
-      else if (c == 'M') ad.max_rounds = (int)v;
-      else ad.smooth = (int)v;
-      break;
-    case 'O':
-      if (fupermod_parse_double(optarg, &x) || !(x >= 0)) return tool_usage(SUB, "--tol '%s' must be a number >= 0", optarg);
-      ad.tol = x;
-      break;
-    case 'l':
-      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
-        return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
-      lock_wait = x;
-      break;
-    case 'Y':
-      tool_combos_free(&combos);
-      if (tool_combos_parse(optarg, &combos) != FUPERMOD_SUCCESS) return tool_usage(SUB, "%s", fupermod_error_message());
-      break;
-    case 'X':
-      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
-        return tool_usage(SUB, "--tradeoff '%s' must be a number >= 0", optarg);
-      ad.tradeoff = x;
-      tradeoff_set = 1;
-      break;
-    case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
-    }
-  }
-  if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
-  if (!confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
-  if (combos.n && (adaptive || distpath || sizes_arg || L || U || steps || method)) {
-    tool_combos_free(&combos);
-    return tool_usage(SUB, "--additivity gives the sizes itself: not with --adaptive, --dist, --sizes or -L/-U/-s/-m");
-  }
-  if (adaptive && (distpath || method == 1))
-    return tool_usage(SUB, "--adaptive chooses sizes from the grid of -L/-U/-s or --sizes (not --dist, not -m 1)");
-  if (distpath) {
-    if (sizes_arg || L || U || steps || method) return tool_usage(SUB, "--dist replaces the sizes; give one or the other");
-  } else if (combos.n) {
-  } else if (sizes_arg) {
-    if (L || U || steps || method) return tool_usage(SUB, "give --sizes or -L/-U/-s/-m, not both");
-    if ((rc = parse_sizes(sizes_arg, &sizes, &nsizes)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
-  } else if (method == 1) {
-    if (!L || !U) return tool_usage(SUB, "-m 1 needs -L LOW and -U HIGH (and optionally -c, -g)");
-    if (steps) return tool_usage(SUB, "-s applies to -m 0; -m 1 takes -c INCREMENT and -g GRANULARITY");
-    if (U < L) return tool_usage(SUB, "-U %ld is below -L %ld", U, L);
-  } else {
-    if (set_cg) return tool_usage(SUB, "-c and -g apply to the adaptive method (-m 1)");
-    if (!L || !U || !steps) return tool_usage(SUB, "no sizes given (-L LOW -U HIGH -s STEPS, -m 1, or --sizes)");
-    if (U < L) return tool_usage(SUB, "-U %ld is below -L %ld", U, L);
-    if (steps > 100000) return tool_usage(SUB, "-s %ld: at most 100000 steps", steps);
-    sizes = malloc((size_t)steps * sizeof *sizes);
-    if (!sizes) return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
-    for (long k = 0; k < steps; k++) {
-      long d = steps == 1 ? L : L + (long)llround((double)(U - L) * (double)k / (double)(steps - 1));
-      if (nsizes == 0 || d != sizes[nsizes - 1]) sizes[nsizes++] = d;
-    }
-  }
-  if (adaptive) {
-    for (int k = 1; k < nsizes; k++)
-      if (sizes[k] <= sizes[k - 1]) {
-        free(sizes);
-        return tool_usage(SUB, "--adaptive needs increasing sizes (--sizes: %ld after %ld)", sizes[k], sizes[k - 1]);
-      }
-    const fupermod_partitioner *alg = fupermod_partitioner_find(ad.algorithm);
-    if (!alg || alg->kind != FUPERMOD_PART_DISCRETE) {
-      free(sizes);
-      return tool_usage(SUB, "-a '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", ad.algorithm);
-    }
-    if (!ad.D) ad.D = sizes[nsizes - 1];
-    ad.grid = sizes;
-    ad.ngrid = nsizes;
-    ad.quiet = quiet;
-    ad.cl = prec.cl;
-    ad.kernel_energy = 1;
-    ad.watch_d = &wd.d;
-  } else if (ad.D || ad.smooth || ad.refine || ad.objectives != TOOL_ADAPT_TIME || strcmp(ad.algorithm, "paraleph") || tradeoff_set) {
-    free(sizes);
-    return tool_usage(SUB, "--units, --adapt-for, --smooth, --refine, --tradeoff and -a apply to --adaptive");
-  }
-  if ((rc = fupermod_precision_check(&prec)) != FUPERMOD_SUCCESS) {
-    free(sizes);
-    return tool_fail(SUB, FUPERMOD_ERR_USAGE);
-  }
-  if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) {
-    free(sizes);
-    return rc;
-  }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if ((rc = tool_proc_setup(SUB, confpath, kname, quiet, &en)) != FUPERMOD_SUCCESS) goto done;
-  if (distpath) {
-    rc = check_dist(distpath, &en, &prec, rank, size);
+  if ((rc = tool_proc_setup(SUB, o.confpath, o.kname, o.quiet, &en)) != FUPERMOD_SUCCESS) goto done;
+  if (o.distpath) {
+    rc = check_dist(o.distpath, &en, &o.prec, rank, size);
     goto done;
   }
-  if ((rc = tool_agree(SUB, fupermod_mkdir_p(data), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = tool_agree(SUB, fupermod_mkdir_p(o.data), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   /* what another job wrote until it let go is read after the lock is taken */
-  if ((rc = tool_dir_lock(SUB, data, lock_wait, &lockfd)) != FUPERMOD_SUCCESS) goto done;
-  if (combos.n) {
-    rc = tool_additivity(SUB, confpath, &en, &combos, &prec, data, quiet);
+  if ((rc = tool_dir_lock(SUB, o.data, o.lock_wait, &lockfd)) != FUPERMOD_SUCCESS) goto done;
+  if (o.combos.n) {
+    rc = tool_additivity(SUB, o.confpath, &en, &o.combos, &o.prec, o.data, o.quiet);
     goto done;
   }
-  {
-    const fupermod_process_conf *pc = &en.conf.procs[en.index];
-    tool_points_path(path, sizeof path, data, pc);
-    if (access(path, F_OK) == 0) {
-      int kind = 0, has_data = 0;
-      rc = scan_point_file(path, &kind, &has_data);
-      /* a file a run left before its first point holds nothing measured: start it again */
-      if (rc == FUPERMOD_SUCCESS && !has_data) {
-        if (unlink(path) != 0) rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot replace the empty file", path);
-        else rc = start_point_file(path, en.meter ? en.label : NULL);
-      } else if (rc == FUPERMOD_SUCCESS) {
-        rc = fupermod_points_load_all(path, &have); /* an abandoned size is done too */
-        /* a resumed file must not mix measured, estimated and missing energies */
-        if (rc == FUPERMOD_SUCCESS && en.meter && !fupermod_meter_is_external(en.meter) && has_measured(&have) &&
-            !have.has_energy)
-          rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s has points without energy, but %s:%d now selects meter=%s: "
-                              "remove the file or the meter", path, confpath, pc->line, fupermod_meter_name(en.meter));
-        else if (rc == FUPERMOD_SUCCESS && en.meter && (kind == 2) != (label_kind(en.label) == 2))
-          rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s holds %s energies, but meter=%s %s: remove the file or change the meter",
-                              path, kind == 2 ? "estimated" : "measured", fupermod_meter_name(en.meter),
-                              kind == 2 ? "measures" : "estimates");
-      }
-    } else if (rc == FUPERMOD_SUCCESS) {
-      rc = start_point_file(path, en.meter ? en.label : NULL);
-    }
-    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  }
+  tool_points_path(path, sizeof path, o.data, &en.conf.procs[en.index]);
+  if ((rc = tool_agree(SUB, open_point_file(&o, &en, path, &have), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   start = fupermod_time();
-  if (prec.time_max > 0) {
-    int len;
-    wd.limit = 2 * prec.time_max;
-    wd.rank = rank;
-    MPI_Get_processor_name(wd.host, &len);
-    wd_on = pthread_create(&wd_thread, NULL, watch, &wd) == 0;
-  }
-  if (adaptive) {
-    if ((rc = tool_adaptive_build(&ad, &en, en.kernel, &prec, path, &have)) != FUPERMOD_SUCCESS) goto done;
-    nsizes = ad.ngrid;
+  wd_on = watchdog_start(&wd, &wd_thread, &o.prec, rank);
+  if (o.adaptive) {
+    o.ad.watch_d = &wd.d;
+    if ((rc = tool_adaptive_build(&o.ad, &en, en.kernel, &o.prec, path, &have)) != FUPERMOD_SUCCESS) goto done;
+    o.nsizes = o.ad.ngrid;
     if (rank == 0) {
-      printf("# adaptive: %d rounds%s\n", ad.rounds, ad.converged ? ", the distribution stable" : ", stopped by the round cap");
-      tool_adaptive_report(stdout, ad.all, size, sizes, nsizes);
+      printf("# adaptive: %d rounds%s\n", o.ad.rounds,
+             o.ad.converged ? ", the distribution stable" : ", stopped by the round cap");
+      tool_adaptive_report(stdout, o.ad.all, size, o.sizes, o.nsizes);
     }
-  } else {
-    long d = method == 1 ? L : 0, incr = incr0;
-    if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-    /* a group sharing cores starts from the same points */
-    if ((rc = tool_agree(SUB, tool_share_sync(share, &have, path), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-    for (int k = 0; method == 1 ? d <= U : k < nsizes; k++) {
-      fupermod_point pt = FUPERMOD_POINT_INIT;
-      long dk = method == 1 ? d : sizes[k];
-      int at = fupermod_points_find(&have, dk), need = at < 0, node_need = 0, any = 0;
-      double tmine = at >= 0 ? have.pts[at].t : 0.0, tmax = 0.0;
-      MPI_Allreduce(&need, &node_need, 1, MPI_INT, MPI_MAX, en.intra);
-      MPI_Allreduce(&node_need, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-      if (node_need) {
-        /* the whole node measures together so that contention is part of every point */
-        __atomic_store_n(&wd.d, dk, __ATOMIC_RELEASE);
-        rc = fupermod_benchmark_meter(en.kernel, en.meter, en.static_power, dk, &prec, en.intra, &pt);
-        if (rc == FUPERMOD_SUCCESS && need) {
-          if (has_measured(&have) && !fupermod_point_abandoned(&pt) &&
-              have.has_energy != fupermod_point_has_energy(&pt))
-            rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: its points %s energy but d=%ld was measured %s: not appended",
-                                path, have.has_energy ? "have" : "lack", dk, have.has_energy ? "without" : "with");
-          if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_append(path, &pt);
-          if (rc == FUPERMOD_SUCCESS) rc = fupermod_points_insert(&have, &pt);
-          tmine = pt.t;
-        }
-      }
-      if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-      if (method == 1) {
-        /* the slowest process decides, so every process measures the same sizes */
-        MPI_Allreduce(&tmine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (tmax / (double)incr > gran) incr *= 2;
-        d += incr;
-      }
-      if (rank == 0 && !quiet && any) {
-        double el = fupermod_time() - start;
-        if (method == 1) {
-          long left = d <= U ? (U - d) / incr + 1 : 0;
-          fprintf(stderr, "fupermod build: point %d of at most %ld (d=%ld): elapsed %.1f s, at most %.1f s left\n",
-                  k + 1, k + 1 + left, dk, el, el / (k + 1) * (double)left);
-        } else {
-          fprintf(stderr, "fupermod build: point %d of %d (d=%ld): elapsed %.1f s, about %.1f s left\n", k + 1,
-                  nsizes, dk, el, el / (k + 1) * (nsizes - k - 1));
-        }
-      }
-      if (method == 1) nsizes = k + 1;
-    }
+  } else if ((rc = build_grid(&o, &en, path, &have, &wd.d, &share, rank, start)) != FUPERMOD_SUCCESS) {
+    goto done;
   }
-  /* summary: per process the number of measured points, the range of speeds and where energies
-   * come from; on stderr, how many points the files mark abandoned or imprecise */
-  {
-    /* [5], [6]: repetitions rejected as outliers, and in how many sizes */
-    double mine[7] = {0.0, INFINITY, 0.0, INFINITY, 0.0, 0.0, 0.0}, *all = NULL;
-    int kind = !en.meter ? (have.has_energy ? 3 : 0) : fupermod_meter_is_estimate(en.meter) ? 2 : 1, *kinds = NULL;
-    if (en.meter && fupermod_meter_is_external(en.meter) && !have.has_energy) kind = 4; /* energy import to come */
-    int marks[2] = {0, 0}, allmarks[2] = {0, 0};
-    for (int i = 0; i < have.count; i++) {
-      double s = fupermod_kernel_complexity(en.kernel, have.pts[i].d) / have.pts[i].t;
-      if (fupermod_point_abandoned(&have.pts[i])) {
-        marks[0]++;
-        continue;
-      }
-      if (fupermod_point_imprecise(&have.pts[i])) marks[1]++;
-      mine[0]++;
-      mine[5] += have.pts[i].rejected;
-      mine[6] += have.pts[i].rejected > 0;
-      if (s < mine[1]) mine[1] = s;
-      if (s > mine[2]) mine[2] = s;
-      if (have.has_energy) {
-        double epu = have.pts[i].e / (double)have.pts[i].d;
-        if (epu < mine[3]) mine[3] = epu;
-        if (epu > mine[4]) mine[4] = epu;
-      }
-    }
-    if (rank == 0) {
-      all = malloc((size_t)size * 7 * sizeof *all);
-      kinds = malloc((size_t)size * sizeof *kinds);
-    }
-    MPI_Gather(mine, 7, MPI_DOUBLE, all, 7, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-    MPI_Gather(&kind, 1, MPI_INT, kinds, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Reduce(marks, allmarks, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
-    /* warnings, not progress: -q keeps them */
-    if (rank == 0 && allmarks[0])
-      fprintf(stderr, "fupermod build: %d points abandoned (a run slower than the minimum speed, -z): marked "
-              "'abandoned' in the point files; models and partitioners leave them out\n", allmarks[0]);
-    if (rank == 0 && allmarks[1])
-      fprintf(stderr, "fupermod build: %d points imprecise (half-width above the time when the repetition or time "
-              "limit ended them): marked 'imprecise' in the point files\n", allmarks[1]);
-    if (rank == 0 && all && kinds) {
-      static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
-      double rejected = 0.0;
-      printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %9s %6s %10s %14s %14s\n", size, nsizes, data,
-             "rank", "points", "min speed", "max speed", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
-      for (int r = 0; r < size; r++) {
-        const double *v = all + 7 * r;
-        printf("  %6d %8.0f %14.6g %14.6g %9.0f %6.0f %10s", r, v[0], v[1], v[2], v[5], v[6], src[kinds[r]]);
-        if (isfinite(v[3])) printf(" %14.6g %14.6g", v[3], v[4]);
-        printf("\n");
-        rejected += v[5];
-      }
-      if (rejected > 0)
-        printf("# rejected: repetitions left out of the points as outlying (in that many sizes; rejected=N in the\n"
-               "# point files, per size in 'fupermod model show'; docs/models.md)\n");
-      if (prec.keep_outliers) printf("# --keep-outliers: every repetition is averaged, outlying ones included\n");
-      for (int r = 0; r < size; r++)
-        if (kinds[r] == 2) {
-          printf("# ESTIMATE: energies of the processes marked so come from the model meter (power x time), "
-                 "not from a measurement\n");
-          break;
-        }
-    }
-    free(all);
-    free(kinds);
-  }
+  print_summary(&o, &en, &have, rank, size);
 done:
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
-  if (wd_on) {
-    __atomic_store_n(&wd.stop, 1, __ATOMIC_RELEASE);
-    pthread_join(wd_thread, NULL);
-  }
+  if (wd_on) watchdog_stop(&wd, wd_thread);
   tool_dir_unlock(&lockfd);
   status = fupermod_exit_status(rc);
   tool_proc_free(&en);
   tool_exec_close();
   fupermod_points_free(&have);
-  tool_adaptive_free(&ad);
-  tool_combos_free(&combos);
-  free(sizes);
+  opts_free(&o);
   MPI_Finalize();
   return status;
 }

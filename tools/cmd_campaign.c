@@ -206,29 +206,60 @@ static int conf_processes(const char *path, long *np) {
   return FUPERMOD_SUCCESS;
 }
 
-static int campaign_run(int argc, char **argv) {
+enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
+
+/* One `campaign run`: the campaign, its experiments and the rows its output already holds. */
+typedef struct {
+  double timeout;
+  int retry, dry, quiet;
+  campaign c;
+  camp_exp *ex;
+  int nex;
+  camp_row *rows, **index; /* index: the rows sorted by experiment id */
+  int nrows;
+  size_t good;             /* the output's length without a torn last line */
+  char *done;              /* per experiment: its row is there and stays, so it does not run */
+  char *drop;              /* per row: its experiment runs again (--retry-failed) */
+  long *np;                /* per configuration: processes (0: unknown) */
+  int ntodo, old_fail;     /* old_fail: rows that stay without an ok */
+  int lockfd, outfd;
+} run_job;
+
+/* How an experiment ended. */
+typedef struct {
+  const char *status; /* ok, failed, timeout or noresult */
+  int code;           /* exit status, or 128 + signal */
+  double wall;        /* s */
+  char *msg;          /* noresult: why */
+  camp_result res;
+} run_outcome;
+
+static void run_job_free(run_job *j) {
+  if (j->outfd >= 0) close(j->outfd);
+  if (j->lockfd >= 0) close(j->lockfd);
+  free(j->np);
+  free(j->drop);
+  free(j->done);
+  free(j->index);
+  camp_rows_free(j->rows, j->nrows);
+  camp_experiments_free(j->ex, j->nex);
+  camp_free(&j->c);
+}
+
+/* GO_ON, or the exit status: 0 after --help, a usage error's. */
+static int run_options(int argc, char **argv, run_job *j) {
   static const struct option opts[] = {{"retry-failed", no_argument, NULL, 'r'}, {"timeout", required_argument, NULL, 't'},
                                        {"dry-run", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  campaign c;
-  camp_exp *ex = NULL;
-  camp_row *rows = NULL, **index = NULL;
-  char *done = NULL, *drop = NULL;
-  long *np = NULL;
-  double timeout = -1, t_start;
-  int opt, retry = 0, dry = 0, quiet = 0, rc, nex = 0, nrows = 0, status = 0, lockfd = -1, outfd = -1, ntodo = 0;
-  int nok = 0, nfail = 0, k = 0, old_fail = 0;
-  size_t good = 0;
-  struct stat st;
-  char path[4096];
+  int opt;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((opt = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
     switch (opt) {
-    case 'r': retry = 1; break;
-    case 'n': dry = 1; break;
-    case 'q': quiet = 1; break;
+    case 'r': j->retry = 1; break;
+    case 'n': j->dry = 1; break;
+    case 'q': j->quiet = 1; break;
     case 't':
-      if (fupermod_parse_double(optarg, &timeout) || timeout < 0)
+      if (fupermod_parse_double(optarg, &j->timeout) || j->timeout < 0)
         return tool_usage(SUB, "--timeout '%s' must be seconds >= 0 (0: none)", optarg);
       break;
     case 'h': help(); return 0;
@@ -236,245 +267,311 @@ static int campaign_run(int argc, char **argv) {
     }
   }
   if (optind != argc - 1) return tool_usage(SUB, optind < argc ? "give one campaign file" : "no campaign file given");
-  if ((rc = camp_load(argv[optind], &c)) != FUPERMOD_SUCCESS) {
-    camp_free(&c);
-    return tool_fail(SUB, rc);
+  return GO_ON;
+}
+
+/* One runner per output file: two would run the same experiments. */
+static int lock_output(run_job *j) {
+  char path[4096], *slash;
+  int rc;
+  snprintf(path, sizeof path, "%s", j->c.output);
+  if ((slash = strrchr(path, '/')) && slash != path) {
+    *slash = '\0';
+    if ((rc = fupermod_mkdir_p(path)) != FUPERMOD_SUCCESS) return rc;
   }
-  if (timeout < 0) timeout = c.timeout;
-  if ((rc = camp_experiments(&c, &ex, &nex)) != FUPERMOD_SUCCESS) goto fail;
-  if (!dry) {
-    /* one runner per output file: two would run the same experiments */
-    char *slash;
-    snprintf(path, sizeof path, "%s", c.output);
-    if ((slash = strrchr(path, '/')) && slash != path) {
-      *slash = '\0';
-      if ((rc = fupermod_mkdir_p(path)) != FUPERMOD_SUCCESS) goto fail;
+  snprintf(path, sizeof path, "%s.lock", j->c.output);
+  if ((j->lockfd = open(path, O_RDWR | O_CREAT, 0644)) < 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  /* a run that a batch system just stopped may still be ending its experiment (up to 5 s of
+   * SIGTERM grace) after the scheduler has released the job: wait for it a little */
+  for (int i = 0; flock(j->lockfd, LOCK_EX | LOCK_NB) != 0; i++) {
+    struct timespec tick = {0, 100000000};
+    if (i == 150)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s: another 'fupermod campaign run' is writing it (lock %s)",
+                            j->c.output, path);
+    if (i == 0)
+      fprintf(stderr, "fupermod campaign: %s is locked by another run; waiting up to 15 s for it to end\n", path);
+    nanosleep(&tick, NULL);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* The rows the output holds. */
+static int load_rows(run_job *j) {
+  struct stat st;
+  int rc = camp_rows_load(j->c.output, &j->rows, &j->nrows, &j->good);
+  if (rc != FUPERMOD_SUCCESS || j->dry || stat(j->c.output, &st) != 0 || (size_t)st.st_size <= j->good) return rc;
+  /* a row torn by a crash in the middle of its write: that experiment runs again */
+  fprintf(stderr, "fupermod campaign: %s: dropping a torn last line (%ld bytes)\n", j->c.output,
+          (long)((size_t)st.st_size - j->good));
+  if (truncate(j->c.output, (off_t)j->good) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: truncate: %s", j->c.output, strerror(errno));
+  return FUPERMOD_SUCCESS;
+}
+
+/* The rows by experiment id, each id once. */
+static int index_rows(run_job *j) {
+  camp_row **index;
+  j->index = index = malloc((size_t)(j->nrows + 1) * sizeof *index);
+  j->done = calloc((size_t)j->nex + 1, 1);
+  j->drop = calloc((size_t)j->nrows + 1, 1);
+  j->np = calloc((size_t)j->c.configs.count, sizeof *j->np);
+  if (!index || !j->done || !j->drop || !j->np) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < j->nrows; i++) index[i] = &j->rows[i];
+  qsort(index, (size_t)j->nrows, sizeof *index, cmp_row_id);
+  for (int i = 1; i < j->nrows; i++)
+    if (strcmp(index[i - 1]->f[COL_ID], index[i]->f[COL_ID]) == 0)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: experiment %s is already on line %d; remove one of them",
+                            j->c.output, index[i - 1]->line > index[i]->line ? index[i - 1]->line : index[i]->line,
+                            index[i]->f[COL_ID],
+                            index[i - 1]->line > index[i]->line ? index[i]->line : index[i - 1]->line);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The experiments whose row stays; with --retry-failed the others' rows move to OUTPUT.retried. */
+static int mark_done(run_job *j) {
+  int in_campaign = 0, ndrop = 0, rc;
+  struct stat st;
+  for (int i = 0; i < j->nex; i++) {
+    camp_row *r = find_row(j->index, j->nrows, j->ex[i].id);
+    if (!r) continue;
+    in_campaign++;
+    if (strcmp(r->f[COL_STATUS], "ok") == 0 || !j->retry) {
+      j->done[i] = 1;
+      j->old_fail += strcmp(r->f[COL_STATUS], "ok") != 0;
+    } else {
+      j->drop[r - j->rows] = 1;
+      ndrop++;
     }
-    snprintf(path, sizeof path, "%s.lock", c.output);
-    if ((lockfd = open(path, O_RDWR | O_CREAT, 0644)) < 0) {
-      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
-      goto fail;
-    }
-    /* a run that a batch system just stopped may still be ending its experiment (up to 5 s of
-     * SIGTERM grace) after the scheduler has released the job: wait for it a little */
-    for (int i = 0; flock(lockfd, LOCK_EX | LOCK_NB) != 0; i++) {
-      struct timespec tick = {0, 100000000};
-      if (i == 150) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: another 'fupermod campaign run' is writing it (lock %s)", c.output,
-                            path);
-        goto fail;
+  }
+  if (in_campaign < j->nrows && !j->quiet)
+    fprintf(stderr, "fupermod campaign: %s: %d rows are of experiments no longer in %s; they stay\n", j->c.output,
+            j->nrows - in_campaign, j->c.path);
+  if (ndrop && !j->dry && (rc = drop_rows(j->c.output, j->rows, j->nrows, j->drop)) != FUPERMOD_SUCCESS) return rc;
+  if (ndrop && !j->dry && (stat(j->c.output, &st) != 0 || (j->good = (size_t)st.st_size) == 0)) j->good = 0;
+  for (int i = 0; i < j->nex; i++) j->ntodo += !j->done[i];
+  return FUPERMOD_SUCCESS;
+}
+
+/* Processes per configuration: given, or the configuration's line count. */
+static int count_processes(run_job *j) {
+  const campaign *c = &j->c;
+  int rc;
+  for (int f = 0; f < c->configs.count; f++) {
+    int needed = camp_uses(c->command, "np") || camp_uses(c->result, "np"), used = 0;
+    for (int i = 0; i < j->nex; i++) used |= !j->done[i] && j->ex[i].conf == f;
+    if (c->np_count) j->np[f] = c->np[c->np_count == 1 ? 0 : f];
+    else if (used && (rc = conf_processes(c->configs.items[f], &j->np[f])) != FUPERMOD_SUCCESS) {
+      if (needed && !j->dry) {
+        fupermod_error_prefix(rc, "%s:%d: np = auto counts the processes of ", c->path, camp_key_line(c, "configs"));
+        return rc;
       }
-      if (i == 0) fprintf(stderr, "fupermod campaign: %s is locked by another run; waiting up to 15 s for it to end\n", path);
-      nanosleep(&tick, NULL);
+      j->np[f] = 0;
     }
   }
-  if ((rc = camp_rows_load(c.output, &rows, &nrows, &good)) != FUPERMOD_SUCCESS) goto fail;
-  if (!dry && stat(c.output, &st) == 0 && (size_t)st.st_size > good) {
-    /* a row torn by a crash in the middle of its write: that experiment runs again */
-    fprintf(stderr, "fupermod campaign: %s: dropping a torn last line (%ld bytes)\n", c.output,
-            (long)((size_t)st.st_size - good));
-    if (truncate(c.output, (off_t)good) != 0) {
-      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: truncate: %s", c.output, strerror(errno));
-      goto fail;
-    }
-  }
-  index = malloc((size_t)(nrows + 1) * sizeof *index);
-  done = calloc((size_t)nex + 1, 1);
-  drop = calloc((size_t)nrows + 1, 1);
-  np = calloc((size_t)c.configs.count, sizeof *np);
-  if (!index || !done || !drop || !np) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    goto fail;
-  }
-  for (int i = 0; i < nrows; i++) index[i] = &rows[i];
-  qsort(index, (size_t)nrows, sizeof *index, cmp_row_id);
-  for (int i = 1; i < nrows; i++)
-    if (strcmp(index[i - 1]->f[COL_ID], index[i]->f[COL_ID]) == 0) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: experiment %s is already on line %d; remove one of them",
-                          c.output, index[i - 1]->line > index[i]->line ? index[i - 1]->line : index[i]->line,
-                          index[i]->f[COL_ID],
-                          index[i - 1]->line > index[i]->line ? index[i]->line : index[i - 1]->line);
-      goto fail;
-    }
-  {
-    int in_campaign = 0, ndrop = 0;
-    for (int i = 0; i < nex; i++) {
-      camp_row *r = find_row(index, nrows, ex[i].id);
-      if (!r) continue;
-      in_campaign++;
-      if (strcmp(r->f[COL_STATUS], "ok") == 0 || !retry) {
-        done[i] = 1;
-        old_fail += strcmp(r->f[COL_STATUS], "ok") != 0;
-      } else {
-        drop[r - rows] = 1;
-        ndrop++;
-      }
-    }
-    if (in_campaign < nrows && !quiet)
-      fprintf(stderr, "fupermod campaign: %s: %d rows are of experiments no longer in %s; they stay\n", c.output,
-              nrows - in_campaign, c.path);
-    if (ndrop && !dry && (rc = drop_rows(c.output, rows, nrows, drop)) != FUPERMOD_SUCCESS) goto fail;
-    if (ndrop && !dry && (stat(c.output, &st) != 0 || (good = (size_t)st.st_size) == 0)) good = 0;
-  }
-  for (int i = 0; i < nex; i++) ntodo += !done[i];
-  /* processes per configuration: given, or the configuration's line count */
-  for (int f = 0; f < c.configs.count; f++) {
-    int needed = camp_uses(c.command, "np") || camp_uses(c.result, "np"), used = 0;
-    for (int i = 0; i < nex; i++) used |= !done[i] && ex[i].conf == f;
-    if (c.np_count) np[f] = c.np[c.np_count == 1 ? 0 : f];
-    else if (used && (rc = conf_processes(c.configs.items[f], &np[f])) != FUPERMOD_SUCCESS) {
-      if (needed && !dry) {
-        fupermod_error_prefix(rc, "%s:%d: np = auto counts the processes of ", c.path, camp_key_line(&c, "configs"));
-        goto fail;
-      }
-      np[f] = 0;
-      rc = FUPERMOD_SUCCESS;
-    }
-  }
-  if (dry) {
-    for (int i = 0; i < nex; i++) {
-      char dir[4096], *cmd = NULL;
-      snprintf(dir, sizeof dir, "%s/%s", c.rundir, ex[i].id);
-      if ((rc = camp_expand(&c, "command", &ex[i], np[ex[i].conf], dir, &cmd)) != FUPERMOD_SUCCESS) goto fail;
-      printf("%s\t%s\t%s\n", ex[i].id, done[i] ? "done" : "todo", cmd);
-      free(cmd);
-    }
-    fprintf(stderr, "fupermod campaign: %s: %d experiments, %d done, %d to run\n", c.path, nex, nex - ntodo, ntodo);
-    goto out;
-  }
-  if ((outfd = open(c.output, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0) {
-    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", c.output, strerror(errno));
-    goto fail;
-  }
-  if (good == 0 && (rc = append_line(outfd, c.output, camp_header())) != FUPERMOD_SUCCESS) goto fail;
-  if (!quiet)
-    fprintf(stderr, "fupermod campaign: %s: %d experiments, %d done, %d to run; results in %s\n", c.path, nex,
-            nex - ntodo, ntodo, c.output);
-  {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-  }
-  t_start = now();
-  for (int i = 0; i < nex && !stop_signal; i++) {
-    char dir[4096], log[4200], line[8192], elapsed[32], left[32], wall[32], codes[16], finished[32], nps[32], reps[16];
-    char *cmd = NULL, *result = NULL, *msg = NULL;
-    const char *stname;
-    camp_result res;
-    camp_row r;
-    int code = 0, how;
-    double w = 0;
-    time_t tnow;
-    if (done[i]) continue;
-    k++;
-    snprintf(dir, sizeof dir, "%s/%s", c.rundir, ex[i].id);
-    snprintf(log, sizeof log, "%s/log", dir);
-    if ((rc = fupermod_mkdir_p(dir)) != FUPERMOD_SUCCESS ||
-        (rc = camp_expand(&c, "command", &ex[i], np[ex[i].conf], dir, &cmd)) != FUPERMOD_SUCCESS ||
-        (rc = camp_expand(&c, "result", &ex[i], np[ex[i].conf], dir, &result)) != FUPERMOD_SUCCESS) {
-      free(cmd);
-      goto fail;
-    }
-    if (unlink(result) != 0 && errno != ENOENT) { /* a stale result must not pass for this run's */
-      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot remove the old result: %s", result, strerror(errno));
-      free(cmd);
-      free(result);
-      goto fail;
-    }
-    if (!quiet) {
-      double el = now() - t_start;
-      hms(elapsed, sizeof elapsed, el);
-      if (k > 1) hms(left, sizeof left, el / (k - 1) * (ntodo - k + 1));
-      fprintf(stderr, "fupermod campaign: [%d/%d] %s (elapsed %s%s%s)\n", k, ntodo, ex[i].id, elapsed,
-              k > 1 ? ", about " : "", k > 1 ? left : "");
-    }
-    how = run_command(cmd, log, ex[i].id, timeout, &code, &w);
+  return FUPERMOD_SUCCESS;
+}
+
+/* --dry-run: every experiment, done or to do, with its command. */
+static int list_experiments(const run_job *j) {
+  int rc;
+  for (int i = 0; i < j->nex; i++) {
+    char dir[4096], *cmd = NULL;
+    snprintf(dir, sizeof dir, "%s/%s", j->c.rundir, j->ex[i].id);
+    if ((rc = camp_expand(&j->c, "command", &j->ex[i], j->np[j->ex[i].conf], dir, &cmd)) != FUPERMOD_SUCCESS) return rc;
+    printf("%s\t%s\t%s\n", j->ex[i].id, j->done[i] ? "done" : "todo", cmd);
     free(cmd);
-    if (how < 0) {
-      free(result);
-      rc = how;
-      goto fail;
-    }
-    if (how == RUN_STOPPED) { /* not recorded: it runs again on restart */
-      free(result);
-      break;
-    }
-    memset(&res, 0, sizeof res);
-    if (how == RUN_TIMEOUT) stname = "timeout";
-    else if (how == RUN_SIGNALED || code != 0) stname = "failed";
-    else if (camp_result_read(result, &c, &ex[i], &res) != FUPERMOD_SUCCESS) {
-      stname = "noresult";
-      msg = strdup(fupermod_error_message());
-      memset(&res, 0, sizeof res);
-    } else stname = "ok";
-    free(result);
-    if (msg) { /* say in the log why the result was refused */
-      FILE *lf = fopen(log, "a");
-      if (lf) {
-        fprintf(lf, "# fupermod campaign: no result: %s\n", msg);
-        fclose(lf);
-      }
-    }
-    snprintf(wall, sizeof wall, "%.3f", w);
-    snprintf(codes, sizeof codes, "%d", code);
-    snprintf(nps, sizeof nps, np[ex[i].conf] > 0 ? "%ld" : "", np[ex[i].conf]);
-    snprintf(reps, sizeof reps, "%d", ex[i].rep);
-    tnow = time(NULL);
-    strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tnow));
-    r = (camp_row){{ex[i].id, c.apps.items[ex[i].app], c.sizes.items[ex[i].size], c.partitioners.items[ex[i].part],
-                    c.configs.items[ex[i].conf], nps, reps, (char *)stname, codes, wall, res.time, res.energy,
-                    res.even_time, res.even_energy, finished, res.extra},
-                   0};
-    if (row_line(line, sizeof line, &r))
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: the row of %s is too long", c.output, ex[i].id);
-    else rc = append_line(outfd, c.output, line);
-    if (rc != FUPERMOD_SUCCESS) {
-      free(msg);
-      goto fail;
-    }
-    if (strcmp(stname, "ok") == 0) nok++;
-    else nfail++;
-    if (!quiet || strcmp(stname, "ok") != 0) {
-      if (strcmp(stname, "ok") == 0)
-        fprintf(stderr, "fupermod campaign: [%d/%d] %s: ok in %.1f s, time %s s\n", k, ntodo, ex[i].id, w, res.time);
-      else if (msg)
-        fprintf(stderr, "fupermod campaign: [%d/%d] %s: noresult: %s\n", k, ntodo, ex[i].id, msg);
-      else
-        fprintf(stderr, "fupermod campaign: [%d/%d] %s: %s (exit %d) after %.1f s; see %s\n", k, ntodo, ex[i].id,
-                stname, code, w, log);
-    }
-    free(msg);
   }
+  fprintf(stderr, "fupermod campaign: %s: %d experiments, %d done, %d to run\n", j->c.path, j->nex, j->nex - j->ntodo,
+          j->ntodo);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The output, opened for appending, with its header when it is new. */
+static int open_output(run_job *j) {
+  int rc;
+  if ((j->outfd = open(j->c.output, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", j->c.output, strerror(errno));
+  if (j->good == 0 && (rc = append_line(j->outfd, j->c.output, camp_header())) != FUPERMOD_SUCCESS) return rc;
+  if (!j->quiet)
+    fprintf(stderr, "fupermod campaign: %s: %d experiments, %d done, %d to run; results in %s\n", j->c.path, j->nex,
+            j->nex - j->ntodo, j->ntodo, j->c.output);
+  return FUPERMOD_SUCCESS;
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+}
+
+/* Experiment i's status from how it ended; a result file that is refused makes it noresult,
+ * with the reason in its log. */
+static void judge(const run_job *j, int i, int how, const char *result, const char *log, run_outcome *o) {
+  memset(&o->res, 0, sizeof o->res);
+  if (how == RUN_TIMEOUT) o->status = "timeout";
+  else if (how == RUN_SIGNALED || o->code != 0) o->status = "failed";
+  else if (camp_result_read(result, &j->c, &j->ex[i], &o->res) != FUPERMOD_SUCCESS) {
+    o->status = "noresult";
+    o->msg = strdup(fupermod_error_message());
+    memset(&o->res, 0, sizeof o->res);
+  } else o->status = "ok";
+  if (o->msg) {
+    FILE *lf = fopen(log, "a");
+    if (lf) {
+      fprintf(lf, "# fupermod campaign: no result: %s\n", o->msg);
+      fclose(lf);
+    }
+  }
+}
+
+/* Experiment i's row, appended to the output in one write: a kill leaves it whole or absent. */
+static int append_row(const run_job *j, int i, run_outcome *o) {
+  char line[8192], wall[32], codes[16], finished[32], nps[32], reps[16];
+  const campaign *c = &j->c;
+  const camp_exp *e = &j->ex[i];
+  time_t tnow;
+  camp_row r;
+  snprintf(wall, sizeof wall, "%.3f", o->wall);
+  snprintf(codes, sizeof codes, "%d", o->code);
+  snprintf(nps, sizeof nps, j->np[e->conf] > 0 ? "%ld" : "", j->np[e->conf]);
+  snprintf(reps, sizeof reps, "%d", e->rep);
+  tnow = time(NULL);
+  strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tnow));
+  r = (camp_row){{e->id, c->apps.items[e->app], c->sizes.items[e->size], c->partitioners.items[e->part],
+                  c->configs.items[e->conf], nps, reps, (char *)o->status, codes, wall, o->res.time, o->res.energy,
+                  o->res.even_time, o->res.even_energy, finished, o->res.extra},
+                 0};
+  if (row_line(line, sizeof line, &r))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: the row of %s is too long", c->output, e->id);
+  return append_line(j->outfd, c->output, line);
+}
+
+/* Progress before experiment i, the k-th to run; after it, its outcome (failures even with -q). */
+static void print_start(const run_job *j, int i, int k, double t_start) {
+  char elapsed[32], left[32];
+  double el = now() - t_start;
+  hms(elapsed, sizeof elapsed, el);
+  if (k > 1) hms(left, sizeof left, el / (k - 1) * (j->ntodo - k + 1));
+  fprintf(stderr, "fupermod campaign: [%d/%d] %s (elapsed %s%s%s)\n", k, j->ntodo, j->ex[i].id, elapsed,
+          k > 1 ? ", about " : "", k > 1 ? left : "");
+}
+
+static void print_outcome(const run_job *j, int i, int k, const run_outcome *o, const char *log) {
+  if (strcmp(o->status, "ok") == 0) {
+    if (!j->quiet)
+      fprintf(stderr, "fupermod campaign: [%d/%d] %s: ok in %.1f s, time %s s\n", k, j->ntodo, j->ex[i].id, o->wall,
+              o->res.time);
+  } else if (o->msg)
+    fprintf(stderr, "fupermod campaign: [%d/%d] %s: noresult: %s\n", k, j->ntodo, j->ex[i].id, o->msg);
+  else
+    fprintf(stderr, "fupermod campaign: [%d/%d] %s: %s (exit %d) after %.1f s; see %s\n", k, j->ntodo, j->ex[i].id,
+            o->status, o->code, o->wall, log);
+}
+
+/* Run experiment i, the k-th to run, and record its row. *ok: 1 ok, 0 not, -1 stopped by a signal
+ * (not recorded: it runs again on restart). */
+static int run_experiment(const run_job *j, int i, int k, double t_start, int *ok) {
+  char dir[4096], log[4200], *cmd = NULL, *result = NULL;
+  const camp_exp *e = &j->ex[i];
+  run_outcome o;
+  int how, rc;
+  memset(&o, 0, sizeof o);
+  snprintf(dir, sizeof dir, "%s/%s", j->c.rundir, e->id);
+  snprintf(log, sizeof log, "%s/log", dir);
+  if ((rc = fupermod_mkdir_p(dir)) != FUPERMOD_SUCCESS ||
+      (rc = camp_expand(&j->c, "command", e, j->np[e->conf], dir, &cmd)) != FUPERMOD_SUCCESS ||
+      (rc = camp_expand(&j->c, "result", e, j->np[e->conf], dir, &result)) != FUPERMOD_SUCCESS) {
+    free(cmd);
+    return rc;
+  }
+  if (unlink(result) != 0 && errno != ENOENT) { /* a stale result must not pass for this run's */
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot remove the old result: %s", result, strerror(errno));
+    free(cmd);
+    free(result);
+    return rc;
+  }
+  if (!j->quiet) print_start(j, i, k, t_start);
+  how = run_command(cmd, log, e->id, j->timeout, &o.code, &o.wall);
+  free(cmd);
+  *ok = -1;
+  if (how < 0 || how == RUN_STOPPED) {
+    free(result);
+    return how < 0 ? how : FUPERMOD_SUCCESS;
+  }
+  judge(j, i, how, result, log, &o);
+  free(result);
+  if ((rc = append_row(j, i, &o)) == FUPERMOD_SUCCESS) {
+    *ok = strcmp(o.status, "ok") == 0;
+    print_outcome(j, i, k, &o, log);
+  }
+  free(o.msg);
+  return rc;
+}
+
+/* The experiments to run, until a stop signal; their count ok and not. */
+static int run_all(const run_job *j, int *nok, int *nfail) {
+  double t_start = now();
+  int k = 0, ok, rc;
+  for (int i = 0; i < j->nex && !stop_signal; i++) {
+    if (j->done[i]) continue;
+    k++;
+    if ((rc = run_experiment(j, i, k, t_start, &ok)) != FUPERMOD_SUCCESS) return rc;
+    if (ok < 0) break;
+    if (ok) (*nok)++;
+    else (*nfail)++;
+  }
+  return FUPERMOD_SUCCESS;
+}
+
+/* The last word of a run, and its exit status. */
+static int run_status(const run_job *j, int nok, int nfail) {
   if (stop_signal) {
     fprintf(stderr, "fupermod campaign: interrupted (signal %d); %d experiments recorded in %s; run the same command "
-                    "to go on\n", (int)stop_signal, nok + nfail, c.output);
-    status = 128 + (int)stop_signal;
+                    "to go on\n", (int)stop_signal, nok + nfail, j->c.output);
+    return 128 + (int)stop_signal;
+  }
+  if (nfail + j->old_fail) {
+    fprintf(stderr, "fupermod campaign: %d of %d experiments did not succeed (see %s and their logs in %s); "
+                    "--retry-failed runs them again\n", nfail + j->old_fail, j->nex, j->c.output, j->c.rundir);
+    return 1;
+  }
+  if (!j->quiet) fprintf(stderr, "fupermod campaign: all %d experiments done; results in %s\n", j->nex, j->c.output);
+  return 0;
+}
+
+static int campaign_run(int argc, char **argv) {
+  run_job j;
+  int rc, status, nok = 0, nfail = 0;
+  memset(&j, 0, sizeof j);
+  j.timeout = -1;
+  j.lockfd = j.outfd = -1;
+  if ((status = run_options(argc, argv, &j)) != GO_ON) return status;
+  status = 0;
+  if ((rc = camp_load(argv[optind], &j.c)) != FUPERMOD_SUCCESS) goto fail;
+  if (j.timeout < 0) j.timeout = j.c.timeout;
+  if ((rc = camp_experiments(&j.c, &j.ex, &j.nex)) != FUPERMOD_SUCCESS) goto fail;
+  if (!j.dry && (rc = lock_output(&j)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = load_rows(&j)) != FUPERMOD_SUCCESS || (rc = index_rows(&j)) != FUPERMOD_SUCCESS ||
+      (rc = mark_done(&j)) != FUPERMOD_SUCCESS || (rc = count_processes(&j)) != FUPERMOD_SUCCESS)
+    goto fail;
+  if (j.dry) {
+    if ((rc = list_experiments(&j)) != FUPERMOD_SUCCESS) goto fail;
     goto out;
   }
-  if (nfail + old_fail) {
-    fprintf(stderr, "fupermod campaign: %d of %d experiments did not succeed (see %s and their logs in %s); "
-                    "--retry-failed runs them again\n", nfail + old_fail, nex, c.output, c.rundir);
-    status = 1;
-  } else if (!quiet) {
-    fprintf(stderr, "fupermod campaign: all %d experiments done; results in %s\n", nex, c.output);
-  }
+  if ((rc = open_output(&j)) != FUPERMOD_SUCCESS) goto fail;
+  catch_stop_signals();
+  if ((rc = run_all(&j, &nok, &nfail)) != FUPERMOD_SUCCESS) goto fail;
+  status = run_status(&j, nok, nfail);
   goto out;
 fail:
   status = tool_fail(SUB, rc);
 out:
-  if (outfd >= 0) close(outfd);
-  if (lockfd >= 0) close(lockfd);
-  free(np);
-  free(drop);
-  free(done);
-  free(index);
-  camp_rows_free(rows, nrows);
-  camp_experiments_free(ex, nex);
-  camp_free(&c);
+  run_job_free(&j);
   return status;
 }
 
@@ -534,186 +631,214 @@ static int cmp_long(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static int campaign_summary(int argc, char **argv) {
+/* The summary's tables: a cell per app, size, configuration and partitioner. */
+typedef struct {
+  const char *baseline, *csv;
+  camp_row *rows;
+  int nrows, nok;
+  char **apps, **confs, **parts; /* the dimensions' values, in the order the runner wrote them */
+  int na, nc, np;
+  long *sizes;                   /* ascending */
+  int ns;
+  cell *cells;
+  stat3 *refs; /* per app, size, config: even_time, then even_energy, of the results */
+} summary;
+
+static void summary_free(summary *sm) {
+  void *blocks[] = {sm->cells, sm->refs, sm->sizes, sm->apps, sm->confs, sm->parts};
+  for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) free(blocks[i]);
+  camp_rows_free(sm->rows, sm->nrows);
+}
+
+static cell *cell_at(const summary *sm, int a, int s, int f, int p) {
+  return &sm->cells[(((size_t)a * sm->ns + s) * sm->nc + f) * sm->np + p];
+}
+
+static stat3 *ref_at(const summary *sm, int a, int s, int f) {
+  return &sm->refs[(((size_t)a * sm->ns + s) * sm->nc + f) * 2];
+}
+
+/* GO_ON, or the exit status: 0 after --help, a usage error's. */
+static int summary_options(int argc, char **argv, const char **baseline, const char **outdir) {
   static const struct option opts[] = {{"baseline", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  const char *baseline = "even", *outdir = NULL, *csv;
-  campaign c;
-  camp_row *rows = NULL;
-  char **apps = NULL, **confs = NULL, **parts = NULL, dirbuf[4096], path[4200];
-  long *sizes = NULL;
-  cell *cells = NULL;
-  stat3 *refs = NULL; /* per app, size, config: even_time, then even_energy, of the results */
-  int opt, rc, nrows = 0, na = 0, nc = 0, np = 0, ns = 0, status = 0, nok = 0, have_campaign = 0;
-  size_t good = 0;
-  fupermod_atomic_file af;
-  memset(&c, 0, sizeof c);
+  int opt;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((opt = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (opt) {
-    case 'o': outdir = optarg; break;
-    case 'b': baseline = optarg; break;
+    case 'o': *outdir = optarg; break;
+    case 'b': *baseline = optarg; break;
     case 'h': help(); return 0;
     default: return tool_usage(SUB, "unknown option");
     }
   }
   if (optind != argc - 1) return tool_usage(SUB, "give one campaign file or result CSV");
-  csv = argv[optind];
-  if (strlen(csv) < 4 || strcmp(csv + strlen(csv) - 4, ".csv") != 0) {
-    if ((rc = camp_load(csv, &c)) != FUPERMOD_SUCCESS) goto fail;
-    have_campaign = 1;
-    csv = c.output;
-  } else if (access(csv, R_OK) != 0) {
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s", csv, strerror(errno));
-    goto fail;
+  return GO_ON;
+}
+
+/* *csv: a result CSV, or a campaign file, loaded into c, whose output is read instead. */
+static int summary_input(campaign *c, const char **csv, int *have_campaign) {
+  int rc;
+  if (strlen(*csv) < 4 || strcmp(*csv + strlen(*csv) - 4, ".csv") != 0) {
+    if ((rc = camp_load(*csv, c)) != FUPERMOD_SUCCESS) return rc;
+    *have_campaign = 1;
+    *csv = c->output;
+  } else if (access(*csv, R_OK) != 0) {
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s", *csv, strerror(errno));
   }
-  if (!outdir) {
-    size_t l = strlen(csv);
-    snprintf(dirbuf, sizeof dirbuf, "%.*s-summary", (int)(l > 4 && strcmp(csv + l - 4, ".csv") == 0 ? l - 4 : l), csv);
-    outdir = dirbuf;
+  return FUPERMOD_SUCCESS;
+}
+
+/* A row's app, partitioner and configuration go into file names and the gnuplot script. */
+static int check_names(const char *csv, const camp_row *r) {
+  static const char names[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-";
+  for (int k = COL_APP; k <= COL_CONFIG; k++) {
+    const char *v = r->f[k], *extra = k == COL_CONFIG ? "/@%=:" : "";
+    size_t n = 0;
+    while (v[n] && (strchr(names, v[n]) || strchr(extra, v[n]))) n++;
+    if (k != COL_SIZE && (!*v || v[n]))
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %s '%s' is empty or has a character outside A-Z a-z 0-9 _ . + -%s",
+                            csv, r->line, k == COL_APP ? "app" : k == COL_PART ? "partitioner" : "config", v,
+                            k == COL_CONFIG ? " / @ % = :" : "");
   }
-  if ((rc = camp_rows_load(csv, &rows, &nrows, &good)) != FUPERMOD_SUCCESS) goto fail;
-  if (nrows == 0) {
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no results yet", csv);
-    goto fail;
-  }
-  /* the dimensions, in the order the runner wrote them (sizes ascending) */
+  return FUPERMOD_SUCCESS;
+}
+
+/* The dimensions, in the order the runner wrote them (sizes ascending); the campaign's
+ * partitioners first, when there is one. */
+static int collect_dims(summary *sm, const campaign *c, int have_campaign) {
+  int rc;
   if (have_campaign)
-    for (int i = 0; i < c.partitioners.count; i++) intern(&parts, &np, c.partitioners.items[i]);
-  if (!(sizes = malloc((size_t)nrows * sizeof *sizes))) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    goto fail;
-  }
-  for (int i = 0; i < nrows; i++) {
+    for (int i = 0; i < c->partitioners.count; i++) intern(&sm->parts, &sm->np, c->partitioners.items[i]);
+  if (!(sm->sizes = malloc((size_t)sm->nrows * sizeof *sm->sizes)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < sm->nrows; i++) {
+    const camp_row *r = &sm->rows[i];
     long s;
     int known = 0;
-    if (fupermod_parse_long(rows[i].f[COL_SIZE], &s) || s < 1) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: size '%s' must be a positive integer", csv, rows[i].line,
-                          rows[i].f[COL_SIZE]);
-      goto fail;
-    }
-    for (int k = COL_APP; k <= COL_CONFIG; k++) { /* they go into file names and the gnuplot script */
-      static const char names[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-";
-      const char *v = rows[i].f[k], *extra = k == COL_CONFIG ? "/@%=:" : "";
-      size_t n = 0;
-      while (v[n] && (strchr(names, v[n]) || strchr(extra, v[n]))) n++;
-      if (k != COL_SIZE && (!*v || v[n])) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %s '%s' is empty or has a character outside A-Z a-z 0-9 _ . + -%s",
-                            csv, rows[i].line, k == COL_APP ? "app" : k == COL_PART ? "partitioner" : "config", v,
-                            k == COL_CONFIG ? " / @ % = :" : "");
-        goto fail;
-      }
-    }
-    for (int j = 0; j < ns; j++) known |= sizes[j] == s;
-    if (!known) sizes[ns++] = s;
-    if (intern(&apps, &na, rows[i].f[COL_APP]) < 0 || intern(&confs, &nc, rows[i].f[COL_CONFIG]) < 0 ||
-        intern(&parts, &np, rows[i].f[COL_PART]) < 0) {
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-      goto fail;
-    }
+    if (fupermod_parse_long(r->f[COL_SIZE], &s) || s < 1)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: size '%s' must be a positive integer", sm->csv, r->line,
+                            r->f[COL_SIZE]);
+    if ((rc = check_names(sm->csv, r)) != FUPERMOD_SUCCESS) return rc;
+    for (int j = 0; j < sm->ns; j++) known |= sm->sizes[j] == s;
+    if (!known) sm->sizes[sm->ns++] = s;
+    if (intern(&sm->apps, &sm->na, r->f[COL_APP]) < 0 || intern(&sm->confs, &sm->nc, r->f[COL_CONFIG]) < 0 ||
+        intern(&sm->parts, &sm->np, r->f[COL_PART]) < 0)
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
-  qsort(sizes, (size_t)ns, sizeof *sizes, cmp_long);
-#define CELL(a, s, f, p) cells[(((size_t)(a) * ns + (s)) * nc + (f)) * np + (p)]
-  cells = calloc((size_t)na * ns * nc * np, sizeof *cells);
-  refs = calloc((size_t)na * ns * nc * 2, sizeof *refs);
-  if (!cells || !refs) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    goto fail;
+  qsort(sm->sizes, (size_t)sm->ns, sizeof *sm->sizes, cmp_long);
+  return FUPERMOD_SUCCESS;
+}
+
+/* Row r into its cell: pass 0, its time and energy and the even runs it brought along; pass 1,
+ * its speedup and energy saving against the baseline. */
+static void add_row(summary *sm, const camp_row *r, int pass) {
+  int a = intern(&sm->apps, &sm->na, r->f[COL_APP]), f = intern(&sm->confs, &sm->nc, r->f[COL_CONFIG]);
+  int p = intern(&sm->parts, &sm->np, r->f[COL_PART]), s = 0, b = -1;
+  long sz = 0;
+  double t = field_number(r->f[COL_TIME]), e = field_number(r->f[COL_ENERGY]);
+  double et = field_number(r->f[COL_EVEN_TIME]), ee = field_number(r->f[COL_EVEN_ENERGY]);
+  cell *x;
+  fupermod_parse_long(r->f[COL_SIZE], &sz);
+  while (sm->sizes[s] != sz) s++;
+  x = cell_at(sm, a, s, f, p);
+  if (strcmp(r->f[COL_STATUS], "ok") != 0 || !isfinite(t)) {
+    if (pass == 0) x->failed++;
+    return;
   }
-  for (int pass = 0; pass < 2; pass++) /* pass 0: time and energy; pass 1: against the baseline */
-    for (int i = 0; i < nrows; i++) {
-      camp_row *r = &rows[i];
-      int a = intern(&apps, &na, r->f[COL_APP]), f = intern(&confs, &nc, r->f[COL_CONFIG]);
-      int p = intern(&parts, &np, r->f[COL_PART]), s = 0, b = -1;
-      long sz = 0;
-      double t = field_number(r->f[COL_TIME]), e = field_number(r->f[COL_ENERGY]);
-      double et = field_number(r->f[COL_EVEN_TIME]), ee = field_number(r->f[COL_EVEN_ENERGY]);
-      cell *x;
-      fupermod_parse_long(r->f[COL_SIZE], &sz);
-      while (sizes[s] != sz) s++;
-      x = &CELL(a, s, f, p);
-      if (strcmp(r->f[COL_STATUS], "ok") != 0 || !isfinite(t)) {
-        if (pass == 0) x->failed++;
-        continue;
-      }
-      if (pass == 0) {
-        x->ok++;
-        nok++;
-        stat_add(&x->time, t);
-        stat_add(&x->energy, e);
-        stat_add(&refs[(((size_t)a * ns + s) * nc + f) * 2], et);
-        stat_add(&refs[(((size_t)a * ns + s) * nc + f) * 2 + 1], ee);
-        continue;
-      }
-      /* the row's own even run, else the campaign's runs of the baseline partitioner */
-      for (int q = 0; q < np; q++)
-        if (strcmp(parts[q], baseline) == 0) b = q;
-      if (!isfinite(et) && b >= 0) et = stat_mean(&CELL(a, s, f, b).time);
-      if (!isfinite(ee) && b >= 0) ee = stat_mean(&CELL(a, s, f, b).energy);
-      stat_add(&x->speedup, et / t);
-      if (isfinite(e) && ee > 0) stat_add(&x->saving, 1.0 - e / ee);
-    }
+  if (pass == 0) {
+    x->ok++;
+    sm->nok++;
+    stat_add(&x->time, t);
+    stat_add(&x->energy, e);
+    stat_add(ref_at(sm, a, s, f), et);
+    stat_add(ref_at(sm, a, s, f) + 1, ee);
+    return;
+  }
+  /* the row's own even run, else the campaign's runs of the baseline partitioner */
+  for (int q = 0; q < sm->np; q++)
+    if (strcmp(sm->parts[q], sm->baseline) == 0) b = q;
+  if (!isfinite(et) && b >= 0) et = stat_mean(&cell_at(sm, a, s, f, b)->time);
+  if (!isfinite(ee) && b >= 0) ee = stat_mean(&cell_at(sm, a, s, f, b)->energy);
+  stat_add(&x->speedup, et / t);
+  if (isfinite(e) && ee > 0) stat_add(&x->saving, 1.0 - e / ee);
+}
+
+static int fill_cells(summary *sm) {
+  sm->cells = calloc((size_t)sm->na * sm->ns * sm->nc * sm->np, sizeof *sm->cells);
+  sm->refs = calloc((size_t)sm->na * sm->ns * sm->nc * 2, sizeof *sm->refs);
+  if (!sm->cells || !sm->refs) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < sm->nrows; i++) add_row(sm, &sm->rows[i], pass);
+  return FUPERMOD_SUCCESS;
+}
+
+/* A partitioner's line of a table: mean time and energy; speedup and saving min, mean, max. */
+static void print_cell(const char *part, const cell *x) {
+  const double v[8] = {stat_mean(&x->time), stat_mean(&x->energy), x->speedup.n ? x->speedup.min : NAN,
+                       stat_mean(&x->speedup), x->speedup.n ? x->speedup.max : NAN, x->saving.n ? x->saving.min : NAN,
+                       stat_mean(&x->saving), x->saving.n ? x->saving.max : NAN};
+  static const char *const sep[8] = {"", " ", " | ", " ", " ", " | ", " ", " "};
+  printf("  %-16s %4d %4d ", part, x->ok, x->failed);
+  for (int m = 0; m < 8; m++) {
+    fputs(sep[m], stdout);
+    print_val(v[m], m < 2 ? "%*.4g" : m < 5 ? "%*.3f" : "%*.1f%%", m < 2 ? 11 : m < 5 ? 7 : m == 5 ? 5 : 6, m >= 5);
+  }
+  printf("\n");
+}
+
+/* The table of app a, size s, configuration f, when it has results. */
+static void print_table(const summary *sm, int a, int s, int f) {
+  /* the even runs each result brought along (fupermod run measures them itself) */
+  const stat3 *rt = ref_at(sm, a, s, f);
+  char label[64];
+  int any = 0;
+  for (int p = 0; p < sm->np; p++) any |= cell_at(sm, a, s, f, p)->ok + cell_at(sm, a, s, f, p)->failed > 0;
+  if (!any) return;
+  printf("\n%s, size %ld%s%s\n", sm->apps[a], sm->sizes[s], sm->nc > 1 ? ", config " : "",
+         sm->nc > 1 ? sm->confs[f] : "");
+  printf("  %-16s %4s %4s %11s %11s | %-23s | %s\n", "", "", "", "mean", "mean", "speedup", "energy saving");
+  printf("  %-16s %4s %4s %11s %11s | %7s %7s %7s | %6s %7s %7s\n", "partitioner", "ok", "fail", "time (s)",
+         "energy (J)", "min", "mean", "max", "min", "mean", "max");
+  for (int p = 0; p < sm->np; p++) {
+    const cell *x = cell_at(sm, a, s, f, p);
+    if (x->ok || x->failed) print_cell(sm->parts[p], x);
+  }
+  snprintf(label, sizeof label, "%s (ref)", sm->baseline);
+  if (rt->n) {
+    printf("  %-16s %4d %4s ", label, rt->n, "");
+    print_val(stat_mean(rt), "%*.4g", 11, 0);
+    printf(" ");
+    print_val(stat_mean(rt + 1), "%*.4g", 11, 0);
+    printf(" |\n");
+  }
+}
+
+static void print_tables(const summary *sm) {
   printf("fupermod campaign summary: %s: %d results, %d ok; speedup = %s time / time, energy saving = 1 - energy / "
-         "%s energy\n", csv, nrows, nok, baseline, baseline);
-  for (int a = 0; a < na; a++)
-    for (int f = 0; f < nc; f++)
-      for (int s = 0; s < ns; s++) {
-        int any = 0;
-        for (int p = 0; p < np; p++) any |= CELL(a, s, f, p).ok + CELL(a, s, f, p).failed > 0;
-        if (!any) continue;
-        printf("\n%s, size %ld%s%s\n", apps[a], sizes[s], nc > 1 ? ", config " : "", nc > 1 ? confs[f] : "");
-        printf("  %-16s %4s %4s %11s %11s | %-23s | %s\n", "", "", "", "mean", "mean", "speedup", "energy saving");
-        printf("  %-16s %4s %4s %11s %11s | %7s %7s %7s | %6s %7s %7s\n", "partitioner", "ok", "fail", "time (s)",
-               "energy (J)", "min", "mean", "max", "min", "mean", "max");
-        for (int p = 0; p < np; p++) {
-          cell *x = &CELL(a, s, f, p);
-          if (!x->ok && !x->failed) continue;
-          printf("  %-16s %4d %4d ", parts[p], x->ok, x->failed);
-          print_val(stat_mean(&x->time), "%*.4g", 11, 0);
-          printf(" ");
-          print_val(stat_mean(&x->energy), "%*.4g", 11, 0);
-          printf(" | ");
-          print_val(x->speedup.n ? x->speedup.min : NAN, "%*.3f", 7, 0);
-          printf(" ");
-          print_val(stat_mean(&x->speedup), "%*.3f", 7, 0);
-          printf(" ");
-          print_val(x->speedup.n ? x->speedup.max : NAN, "%*.3f", 7, 0);
-          printf(" | ");
-          print_val(x->saving.n ? x->saving.min : NAN, "%*.1f%%", 5, 1);
-          printf(" ");
-          print_val(stat_mean(&x->saving), "%*.1f%%", 6, 1);
-          printf(" ");
-          print_val(x->saving.n ? x->saving.max : NAN, "%*.1f%%", 6, 1);
-          printf("\n");
-        }
-        {
-          /* the even runs each result brought along (fupermod run measures them itself) */
-          stat3 *rt = &refs[(((size_t)a * ns + s) * nc + f) * 2];
-          char label[64];
-          snprintf(label, sizeof label, "%s (ref)", baseline);
-          if (rt->n) {
-            printf("  %-16s %4d %4s ", label, rt->n, "");
-            print_val(stat_mean(rt), "%*.4g", 11, 0);
-            printf(" ");
-            print_val(stat_mean(rt + 1), "%*.4g", 11, 0);
-            printf(" |\n");
-          }
-        }
-      }
-  /* files: the table as CSV, one data file per app and configuration, one gnuplot script */
-  if ((rc = fupermod_mkdir_p(outdir)) != FUPERMOD_SUCCESS) goto fail;
+         "%s energy\n", sm->csv, sm->nrows, sm->nok, sm->baseline, sm->baseline);
+  for (int a = 0; a < sm->na; a++)
+    for (int f = 0; f < sm->nc; f++)
+      for (int s = 0; s < sm->ns; s++) print_table(sm, a, s, f);
+}
+
+/* The tables as CSV: DIR/summary.csv. */
+static int write_csv(const summary *sm, const char *outdir) {
+  char path[4200];
+  fupermod_atomic_file af;
+  int rc;
   snprintf(path, sizeof path, "%s/summary.csv", outdir);
-  if ((rc = fupermod_atomic_open(&af, path)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = fupermod_atomic_open(&af, path)) != FUPERMOD_SUCCESS) return rc;
   fprintf(af.fp, "app,size,config,partitioner,ok,failed,time_min,time_mean,time_max,energy_min,energy_mean,energy_max,"
                  "speedup_min,speedup_mean,speedup_max,saving_min,saving_mean,saving_max\n");
-  for (int a = 0; a < na; a++)
-    for (int f = 0; f < nc; f++)
-      for (int s = 0; s < ns; s++)
-        for (int p = 0; p < np; p++) {
-          cell *x = &CELL(a, s, f, p);
-          stat3 *st[] = {&x->time, &x->energy, &x->speedup, &x->saving};
+  for (int a = 0; a < sm->na; a++)
+    for (int f = 0; f < sm->nc; f++)
+      for (int s = 0; s < sm->ns; s++)
+        for (int p = 0; p < sm->np; p++) {
+          const cell *x = cell_at(sm, a, s, f, p);
+          const stat3 *st[] = {&x->time, &x->energy, &x->speedup, &x->saving};
           if (!x->ok && !x->failed) continue;
-          fprintf(af.fp, "%s,%ld,%s,%s,%d,%d", apps[a], sizes[s], confs[f], parts[p], x->ok, x->failed);
+          fprintf(af.fp, "%s,%ld,%s,%s,%d,%d", sm->apps[a], sm->sizes[s], sm->confs[f], sm->parts[p], x->ok, x->failed);
           for (int m = 0; m < 4; m++) {
             fputc(',', af.fp);
             if (st[m]->n) put_num(af.fp, st[m]->min, "%.9g");
@@ -724,98 +849,144 @@ static int campaign_summary(int argc, char **argv) {
           }
           fputc('\n', af.fp);
         }
-  if ((rc = fupermod_atomic_commit(&af)) != FUPERMOD_SUCCESS) goto fail;
-  {
-    fupermod_atomic_file gp;
-    char gpath[4200], **pngs = NULL;
-    int npng = 0;
-    snprintf(gpath, sizeof gpath, "%s/summary.gp", outdir);
-    if ((rc = fupermod_atomic_open(&gp, gpath)) != FUPERMOD_SUCCESS) goto fail;
-    for (int a = 0; a < na; a++)
-      for (int f = 0; f < nc; f++) {
-        char tag[512], dat[4700];
-        snprintf(tag, sizeof tag, "%s%s%s", apps[a], nc > 1 ? "-" : "", nc > 1 ? base_name(confs[f]) : "");
-        snprintf(dat, sizeof dat, "%s/%s.dat", outdir, tag);
-        if ((rc = fupermod_atomic_open(&af, dat)) != FUPERMOD_SUCCESS) {
-          fupermod_atomic_abort(&gp);
-          goto fail;
-        }
-        for (int p = 0; p < np; p++) {
-          fprintf(af.fp, "# %s: size speedup_mean min max saving_mean min max\n", parts[p]);
-          for (int s = 0; s < ns; s++) {
-            cell *x = &CELL(a, s, f, p);
-            fprintf(af.fp, "%ld %.9g %.9g %.9g %.9g %.9g %.9g\n", sizes[s], stat_mean(&x->speedup),
-                    x->speedup.n ? x->speedup.min : NAN, x->speedup.n ? x->speedup.max : NAN,
-                    100 * stat_mean(&x->saving), x->saving.n ? 100 * x->saving.min : NAN,
-                    x->saving.n ? 100 * x->saving.max : NAN);
-          }
-          fprintf(af.fp, "\n\n");
-        }
-        if ((rc = fupermod_atomic_commit(&af)) != FUPERMOD_SUCCESS) {
-          fupermod_atomic_abort(&gp);
-          goto fail;
-        }
-        for (int m = 0; m < 2; m++) {
-          /* gnuplot stops at a plot without a single defined point, so such lines are left out */
-          int first = 1;
-          char png[4800];
-          for (int p = 0; p < np; p++) {
-            int defined = 0;
-            for (int s = 0; s < ns; s++) defined |= (m ? CELL(a, s, f, p).saving.n : CELL(a, s, f, p).speedup.n) > 0;
-            if (!defined) continue;
-            if (first) {
-              snprintf(png, sizeof png, "%s/%s-%s.png", outdir, m ? "energy-saving" : "speedup", tag);
-              fprintf(gp.fp, "set terminal pngcairo size 900,600 noenhanced\nset output '%s.tmp'\n", png);
-              fprintf(gp.fp, "set title '%s%s%s: %s against the %s distribution (mean, min-max over repetitions)'\n",
-                      apps[a], nc > 1 ? ", " : "", nc > 1 ? confs[f] : "", m ? "energy saving" : "speedup", baseline);
-              fprintf(gp.fp, "set xlabel 'problem size'\nset ylabel '%s'\nset key left top\nset grid\n"
-                             "set offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1\n",
-                      m ? "energy saving (%)" : "speedup");
-              fprintf(gp.fp, "%s\nplot ",
-                      ns > 1 && sizes[ns - 1] / sizes[0] >= 8 ? "set logscale x 2" : "unset logscale x");
-              if (!(pngs = realloc(pngs, (size_t)(npng + 1) * sizeof *pngs)) || !(pngs[npng++] = strdup(png))) {
-                fupermod_atomic_abort(&gp);
-                rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-                goto fail;
-              }
-            }
-            fprintf(gp.fp, "%s'%s' index %d using 1:%d:%d:%d with yerrorlines lw 2 pt 7 title '%s'", first ? "" : ", ",
-                    dat, p, m ? 5 : 2, m ? 6 : 3, m ? 7 : 4, parts[p]);
-            first = 0;
-          }
-          if (!first) fprintf(gp.fp, ", %d with lines dt 2 lc rgb 'gray' notitle\nset output\n", m ? 0 : 1);
-        }
-      }
-    if ((rc = fupermod_atomic_commit(&gp)) != FUPERMOD_SUCCESS) goto fail;
-    /* gnuplot writes NAME.png.tmp; each is renamed into place once gnuplot has finished */
-    if (npng == 0) {
-      fprintf(stderr, "fupermod campaign: no speedup to plot (no %s runs and no even_time in the results)\n", baseline);
-    } else if (tool_gnuplot(gpath) != 0) {
-      fprintf(stderr, "fupermod campaign: gnuplot not available or failed; the plot script is %s\n", gpath);
-    } else {
-      for (int i = 0; i < npng; i++) {
-        char tmp[4900];
-        snprintf(tmp, sizeof tmp, "%s.tmp", pngs[i]);
-        if (rename(tmp, pngs[i]) != 0)
-          fprintf(stderr, "fupermod campaign: %s: %s\n", tmp, strerror(errno));
-      }
-      fprintf(stderr, "fupermod campaign: tables in %s/summary.csv, %d plots in %s\n", outdir, npng, outdir);
+  return fupermod_atomic_commit(&af);
+}
+
+/* The plot data of app a, configuration f: per partitioner, speedup and saving over the sizes. */
+static int write_dat(const summary *sm, int a, int f, const char *dat) {
+  fupermod_atomic_file af;
+  int rc;
+  if ((rc = fupermod_atomic_open(&af, dat)) != FUPERMOD_SUCCESS) return rc;
+  for (int p = 0; p < sm->np; p++) {
+    fprintf(af.fp, "# %s: size speedup_mean min max saving_mean min max\n", sm->parts[p]);
+    for (int s = 0; s < sm->ns; s++) {
+      const cell *x = cell_at(sm, a, s, f, p);
+      fprintf(af.fp, "%ld %.9g %.9g %.9g %.9g %.9g %.9g\n", sm->sizes[s], stat_mean(&x->speedup),
+              x->speedup.n ? x->speedup.min : NAN, x->speedup.n ? x->speedup.max : NAN,
+              100 * stat_mean(&x->saving), x->saving.n ? 100 * x->saving.min : NAN,
+              x->saving.n ? 100 * x->saving.max : NAN);
     }
-    for (int i = 0; i < npng; i++) free(pngs[i]);
-    free(pngs);
+    fprintf(af.fp, "\n\n");
   }
-#undef CELL
+  return fupermod_atomic_commit(&af);
+}
+
+/* The plot of measure m (0 speedup, 1 energy saving) of app a, configuration f, into the script
+ * gp; its PNG joins pngs. gnuplot stops at a plot without a single defined point, so such lines
+ * are left out, and a plot without any line. */
+static int plot_measure(const summary *sm, FILE *gp, int a, int f, int m, const char *outdir, const char *tag,
+                        const char *dat, char ***pngs, int *npng) {
+  int first = 1;
+  char png[4800], **l;
+  for (int p = 0; p < sm->np; p++) {
+    int defined = 0;
+    for (int s = 0; s < sm->ns; s++)
+      defined |= (m ? cell_at(sm, a, s, f, p)->saving.n : cell_at(sm, a, s, f, p)->speedup.n) > 0;
+    if (!defined) continue;
+    if (first) {
+      snprintf(png, sizeof png, "%s/%s-%s.png", outdir, m ? "energy-saving" : "speedup", tag);
+      fprintf(gp, "set terminal pngcairo size 900,600 noenhanced\nset output '%s.tmp'\n", png);
+      fprintf(gp, "set title '%s%s%s: %s against the %s distribution (mean, min-max over repetitions)'\n",
+              sm->apps[a], sm->nc > 1 ? ", " : "", sm->nc > 1 ? sm->confs[f] : "", m ? "energy saving" : "speedup",
+              sm->baseline);
+      fprintf(gp, "set xlabel 'problem size'\nset ylabel '%s'\nset key left top\nset grid\n"
+                  "set offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1\n",
+              m ? "energy saving (%)" : "speedup");
+      fprintf(gp, "%s\nplot ",
+              sm->ns > 1 && sm->sizes[sm->ns - 1] / sm->sizes[0] >= 8 ? "set logscale x 2" : "unset logscale x");
+      if (!(l = realloc(*pngs, (size_t)(*npng + 1) * sizeof *l)))
+        return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      *pngs = l;
+      if (!(l[*npng] = strdup(png))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+      (*npng)++;
+    }
+    fprintf(gp, "%s'%s' index %d using 1:%d:%d:%d with yerrorlines lw 2 pt 7 title '%s'", first ? "" : ", ", dat, p,
+            m ? 5 : 2, m ? 6 : 3, m ? 7 : 4, sm->parts[p]);
+    first = 0;
+  }
+  if (!first) fprintf(gp, ", %d with lines dt 2 lc rgb 'gray' notitle\nset output\n", m ? 0 : 1);
+  return FUPERMOD_SUCCESS;
+}
+
+/* One data file per app and configuration, and the gnuplot script gpath of their plots (pngs). */
+static int write_plots(const summary *sm, const char *outdir, const char *gpath, char ***pngs, int *npng) {
+  fupermod_atomic_file gp;
+  int rc;
+  if ((rc = fupermod_atomic_open(&gp, gpath)) != FUPERMOD_SUCCESS) return rc;
+  for (int a = 0; a < sm->na; a++)
+    for (int f = 0; f < sm->nc; f++) {
+      char tag[512], dat[4700];
+      snprintf(tag, sizeof tag, "%s%s%s", sm->apps[a], sm->nc > 1 ? "-" : "",
+               sm->nc > 1 ? base_name(sm->confs[f]) : "");
+      snprintf(dat, sizeof dat, "%s/%s.dat", outdir, tag);
+      for (int m = -1; m < 2 && rc == FUPERMOD_SUCCESS; m++)
+        rc = m < 0 ? write_dat(sm, a, f, dat) : plot_measure(sm, gp.fp, a, f, m, outdir, tag, dat, pngs, npng);
+      if (rc != FUPERMOD_SUCCESS) {
+        fupermod_atomic_abort(&gp);
+        return rc;
+      }
+    }
+  return fupermod_atomic_commit(&gp);
+}
+
+/* gnuplot writes NAME.png.tmp; each is renamed into place once gnuplot has finished. */
+static void render_plots(const summary *sm, const char *outdir, const char *gpath, char **pngs, int npng) {
+  if (npng == 0) {
+    fprintf(stderr, "fupermod campaign: no speedup to plot (no %s runs and no even_time in the results)\n",
+            sm->baseline);
+  } else if (tool_gnuplot(gpath) != 0) {
+    fprintf(stderr, "fupermod campaign: gnuplot not available or failed; the plot script is %s\n", gpath);
+  } else {
+    for (int i = 0; i < npng; i++) {
+      char tmp[4900];
+      snprintf(tmp, sizeof tmp, "%s.tmp", pngs[i]);
+      if (rename(tmp, pngs[i]) != 0) fprintf(stderr, "fupermod campaign: %s: %s\n", tmp, strerror(errno));
+    }
+    fprintf(stderr, "fupermod campaign: tables in %s/summary.csv, %d plots in %s\n", outdir, npng, outdir);
+  }
+}
+
+static int campaign_summary(int argc, char **argv) {
+  const char *outdir = NULL;
+  campaign c;
+  summary sm;
+  char dirbuf[4096], gpath[4200], **pngs = NULL;
+  int rc, status, have_campaign = 0, npng = 0;
+  size_t good = 0;
+  memset(&c, 0, sizeof c);
+  memset(&sm, 0, sizeof sm);
+  sm.baseline = "even";
+  if ((status = summary_options(argc, argv, &sm.baseline, &outdir)) != GO_ON) return status;
+  status = 0;
+  sm.csv = argv[optind];
+  if ((rc = summary_input(&c, &sm.csv, &have_campaign)) != FUPERMOD_SUCCESS) goto fail;
+  if (!outdir) {
+    size_t l = strlen(sm.csv);
+    snprintf(dirbuf, sizeof dirbuf, "%.*s-summary", (int)(l > 4 && strcmp(sm.csv + l - 4, ".csv") == 0 ? l - 4 : l),
+             sm.csv);
+    outdir = dirbuf;
+  }
+  if ((rc = camp_rows_load(sm.csv, &sm.rows, &sm.nrows, &good)) != FUPERMOD_SUCCESS) goto fail;
+  if (sm.nrows == 0) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no results yet", sm.csv);
+    goto fail;
+  }
+  if ((rc = collect_dims(&sm, &c, have_campaign)) != FUPERMOD_SUCCESS || (rc = fill_cells(&sm)) != FUPERMOD_SUCCESS)
+    goto fail;
+  print_tables(&sm);
+  /* files: the table as CSV, one data file per app and configuration, one gnuplot script */
+  if ((rc = fupermod_mkdir_p(outdir)) != FUPERMOD_SUCCESS || (rc = write_csv(&sm, outdir)) != FUPERMOD_SUCCESS)
+    goto fail;
+  snprintf(gpath, sizeof gpath, "%s/summary.gp", outdir);
+  if ((rc = write_plots(&sm, outdir, gpath, &pngs, &npng)) != FUPERMOD_SUCCESS) goto fail;
+  render_plots(&sm, outdir, gpath, pngs, npng);
   goto out;
 fail:
   status = tool_fail(SUB, rc);
 out:
-  free(cells);
-  free(refs);
-  free(sizes);
-  free(apps);
-  free(confs);
-  free(parts);
-  camp_rows_free(rows, nrows);
+  for (int i = 0; i < npng; i++) free(pngs[i]);
+  free(pngs);
+  summary_free(&sm);
   camp_free(&c);
   return status;
 }

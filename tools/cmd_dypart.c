@@ -45,7 +45,7 @@ int cmd_dypart(int argc, char **argv) {
   const char *confpath = NULL, *kname = NULL, *algname = "geometric", *model_type = NULL, *out = NULL;
   long D = -1, maxit = 20;
   double eps = 0.02, best_imb = INFINITY;
-  int c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, converged = 0;
+  int c, rc = FUPERMOD_SUCCESS, quiet = 0, rank, size, status, converged = 0, st;
   fupermod_precision prec = FUPERMOD_PRECISION_DEFAULT;
   const fupermod_partitioner *alg;
   fupermod_dynamic dyn;
@@ -55,7 +55,7 @@ int cmd_dypart(int argc, char **argv) {
   memset(&pr, 0, sizeof pr);
   pr.intra = MPI_COMM_NULL;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
-  while ((c = getopt_long(argc, argv, "D:a:m:I:o:k:r:R:i:e:T:z:qh", opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "D:a:m:I:o:k:" TOOL_PRECISION_OPTS "qh", opts, NULL)) != -1) {
     long v;
     double x;
     switch (c) {
@@ -64,27 +64,25 @@ int cmd_dypart(int argc, char **argv) {
     case 'm': model_type = optarg; break;
     case 'o': out = optarg; break;
     case 'k': kname = optarg; break;
-    case 'D': case 'I': case 'r': case 'R':
+    case 'D': case 'I':
       if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000000L)
         return tool_usage(SUB, "-%c '%s' must be a positive integer", c, optarg);
       if (c == 'D') D = v;
-      else if (c == 'I') maxit = v;
-      else if (c == 'r') prec.reps_min = (int)v;
-      else prec.reps_max = (int)v;
+      else maxit = v;
       break;
-    case 'E': case 'i': case 'e': case 'T': case 'z':
+    case 'E':
       if (fupermod_parse_double(optarg, &x)) return tool_usage(SUB, "-%c '%s' must be a number", c, optarg);
-      if (c == 'E') {
-        if (!(x >= 0)) return tool_usage(SUB, "--eps '%s' must be >= 0", optarg);
-        eps = x;
-      } else if (c == 'i') prec.cl = x;
-      else if (c == 'e') prec.eps = x;
-      else if (c == 'T') prec.time_max = x;
-      else prec.speed_min = x;
+      if (!(x >= 0)) return tool_usage(SUB, "--eps '%s' must be >= 0", optarg);
+      eps = x;
       break;
     case 'q': quiet = 1; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default:
+      if (tool_precision_opt(SUB, c, optarg, &prec, &st)) {
+        if (st) return st;
+        break;
+      }
+      return tool_usage(SUB, "unknown option");
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);

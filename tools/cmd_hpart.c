@@ -246,7 +246,42 @@ static int run_dynamic(const dyn_args *a) {
   return status;
 }
 
-int cmd_hpartition(int argc, char **argv) {
+enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
+
+/* HiPOPTA's options (-a hipopta, the default). */
+typedef struct {
+  const char *inner, *outer, *out, *conf, *data;
+  long D;
+  int objective, json;
+} hip_args;
+
+/* The configuration's lines grouped into nodes, and HiPOPTA's distribution of them. */
+typedef struct {
+  fupermod_conf conf;
+  fupermod_points *pts;
+  int n, q;                    /* lines, nodes */
+  int *node, *devices, *order; /* per line its node; per node its lines; the lines in node-major order */
+  const fupermod_points **f;   /* node-major order */
+  int energy;                  /* every function has energy */
+  fupermod_hier_result res;
+  fupermod_dist *dist;         /* configuration order */
+} hip_solution;
+
+static void hip_solution_free(hip_solution *s) {
+  fupermod_dist_free(s->dist);
+  fupermod_hier_result_free(&s->res);
+  for (int i = 0; s->pts && i < s->n; i++) fupermod_points_free(&s->pts[i]);
+  free(s->pts);
+  free(s->f);
+  free(s->node);
+  free(s->order);
+  free(s->devices);
+  if (s->conf.procs) fupermod_conf_free(&s->conf);
+}
+
+/* The options of -a inpa and idpa (dyn) and of HiPOPTA (h): GO_ON, or the exit status: 0 after
+ * --help, a usage error's. */
+static int parse_options(int argc, char **argv, dyn_args *dyn, hip_args *h) {
   static const struct option opts[] = {{"json", no_argument, NULL, 'j'},       {"out", required_argument, NULL, 'O'},
                                        {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
                                        {"algorithm", required_argument, NULL, 'a'},
@@ -254,196 +289,206 @@ int cmd_hpartition(int argc, char **argv) {
                                        {"max-inpa", required_argument, NULL, 'I'},
                                        {"max-idpa", required_argument, NULL, 'J'},
                                        {"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0}};
-  dyn_args dyn = {"hipopta", NULL, NULL, 0, 0, 20, 20, 0.05, 0.05, 0};
-  const char *inner_name = NULL, *outer_name = NULL, *out = NULL, *confp = NULL, *data = NULL;
-  long D = -1;
-  int c, rc, json = 0, objective = FUPERMOD_OBJ_TIME, n = 0, q = 0, status = 0, mpi = 0, rank = 0, energy = 1;
-  fupermod_points *pts = NULL;
-  const fupermod_points **f = NULL;
-  fupermod_conf conf = {0, NULL, NULL};
-  int *node = NULL, *devices = NULL, *order = NULL;
-  fupermod_hier_algo inner, outer, *pin = NULL, *pout = NULL;
-  fupermod_hier_paraleph_ctx pctx;
-  fupermod_hier_result res;
-  fupermod_dist *dist = NULL;
-
-  memset(&res, 0, sizeof res);
+  int c;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "D:i:o:F:a:n:b:h", opts, NULL)) != -1) {
     switch (c) {
     case 'a':
       if (strcmp(optarg, "hipopta") && strcmp(optarg, "inpa") && strcmp(optarg, "idpa"))
         return tool_usage(SUB, "-a '%s' must be hipopta, inpa or idpa", optarg);
-      dyn.algo = optarg;
+      dyn->algo = optarg;
       break;
     case 'n':
-      if (fupermod_parse_long(optarg, &dyn.n) || dyn.n < 1 || dyn.n > 1 << 20)
+      if (fupermod_parse_long(optarg, &dyn->n) || dyn->n < 1 || dyn->n > 1 << 20)
         return tool_usage(SUB, "-n '%s' must be an integer in [1, 1048576]", optarg);
       break;
     case 'b':
-      if (fupermod_parse_long(optarg, &dyn.b) || dyn.b < 1 || dyn.b > 1 << 14)
+      if (fupermod_parse_long(optarg, &dyn->b) || dyn->b < 1 || dyn->b > 1 << 14)
         return tool_usage(SUB, "-b '%s' must be an integer in [1, 16384]", optarg);
       break;
     case '1':
-      if (fupermod_parse_double(optarg, &dyn.eps1) || !(dyn.eps1 >= 0))
+      if (fupermod_parse_double(optarg, &dyn->eps1) || !(dyn->eps1 >= 0))
         return tool_usage(SUB, "--eps1 '%s' must be a number >= 0", optarg);
       break;
     case '2':
-      if (fupermod_parse_double(optarg, &dyn.eps2) || !(dyn.eps2 >= 0))
+      if (fupermod_parse_double(optarg, &dyn->eps2) || !(dyn->eps2 >= 0))
         return tool_usage(SUB, "--eps2 '%s' must be a number >= 0", optarg);
       break;
     case 'I':
     case 'J': {
-      long *cap = c == 'I' ? &dyn.max_inpa : &dyn.max_idpa;
+      long *cap = c == 'I' ? &dyn->max_inpa : &dyn->max_idpa;
       if (fupermod_parse_long(optarg, cap) || *cap < 1 || *cap > 100000)
         return tool_usage(SUB, "--max-%s '%s' must be an integer in [1, 100000]", c == 'I' ? "inpa" : "idpa", optarg);
       break;
     }
     case 'D':
-      if (fupermod_parse_long(optarg, &D) || D < 0) return tool_usage(SUB, "-D '%s' must be an integer >= 0", optarg);
+      if (fupermod_parse_long(optarg, &h->D) || h->D < 0)
+        return tool_usage(SUB, "-D '%s' must be an integer >= 0", optarg);
       break;
-    case 'i': inner_name = optarg; break;
-    case 'o': outer_name = optarg; break;
+    case 'i': h->inner = optarg; break;
+    case 'o': h->outer = optarg; break;
     case 'F':
-      if (strcmp(optarg, "max") == 0) objective = FUPERMOD_OBJ_TIME;
-      else if (strcmp(optarg, "sum") == 0) objective = FUPERMOD_OBJ_ENERGY;
+      if (strcmp(optarg, "max") == 0) h->objective = FUPERMOD_OBJ_TIME;
+      else if (strcmp(optarg, "sum") == 0) h->objective = FUPERMOD_OBJ_ENERGY;
       else return tool_usage(SUB, "-F '%s' must be max or sum", optarg);
       break;
-    case 'j': json = 1; break;
-    case 'O': out = optarg; break;
-    case 'c': confp = optarg; break;
-    case 'd': data = optarg; break;
+    case 'j': h->json = 1; break;
+    case 'O': h->out = optarg; break;
+    case 'c': h->conf = optarg; break;
+    case 'd': h->data = optarg; break;
     case 'h': help(); return 0;
     default: return tool_usage(SUB, "unknown option");
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
-  if (strcmp(dyn.algo, "hipopta") != 0) {
-    if (!confp || !data) return tool_usage(SUB, "--conf and --data are required");
-    if (dyn.n < 1 || dyn.b < 1 || dyn.n % dyn.b != 0)
-      return tool_usage(SUB, "-a %s needs -n N and -b B, N a multiple of B", dyn.algo);
-    if (D >= 0 || inner_name || outer_name || out || objective != FUPERMOD_OBJ_TIME)
-      return tool_usage(SUB, "-D, -i, -o, -F and --out are HiPOPTA's; -a %s takes -n and -b", dyn.algo);
-    dyn.conf = confp;
-    dyn.data = data;
-    dyn.json = json;
-    return run_dynamic(&dyn);
+  return GO_ON;
+}
+
+/* -a inpa | idpa: its own options only. */
+static int dynamic_main(dyn_args *dyn, const hip_args *h) {
+  if (!h->conf || !h->data) return tool_usage(SUB, "--conf and --data are required");
+  if (dyn->n < 1 || dyn->b < 1 || dyn->n % dyn->b != 0)
+    return tool_usage(SUB, "-a %s needs -n N and -b B, N a multiple of B", dyn->algo);
+  if (h->D >= 0 || h->inner || h->outer || h->out || h->objective != FUPERMOD_OBJ_TIME)
+    return tool_usage(SUB, "-D, -i, -o, -F and --out are HiPOPTA's; -a %s takes -n and -b", dyn->algo);
+  dyn->conf = h->conf;
+  dyn->data = h->data;
+  dyn->json = h->json;
+  return run_dynamic(dyn);
+}
+
+/* Every process reads the inputs: a collective outer algorithm needs the same call everywhere. */
+static int solve(const hip_args *h, fupermod_hier_algo *pin, fupermod_hier_algo *pout, hip_solution *s) {
+  int rc, n, k = 0;
+  if ((rc = fupermod_conf_load(h->conf, &s->conf)) != FUPERMOD_SUCCESS ||
+      (rc = tool_load_points(0, NULL, h->conf, h->data, &s->pts, &s->n)) != FUPERMOD_SUCCESS)
+    return rc;
+  n = s->n;
+  if (!(s->node = malloc((size_t)n * sizeof *s->node)) || !(s->order = malloc((size_t)n * sizeof *s->order)) ||
+      !(s->devices = calloc((size_t)n, sizeof *s->devices)) || !(s->f = malloc((size_t)n * sizeof *s->f)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  if ((rc = fupermod_hier_groups(&s->conf, s->node, &s->q)) != FUPERMOD_SUCCESS) return rc;
+  /* node-major order of the configuration lines */
+  for (int g = 0; g < s->q; g++)
+    for (int i = 0; i < n; i++)
+      if (s->node[i] == g) {
+        s->order[k] = i;
+        s->f[k++] = &s->pts[i];
+        s->devices[g]++;
+      }
+  s->energy = 1;
+  for (int i = 0; i < n; i++) s->energy = s->energy && s->pts[i].has_energy;
+  fupermod_hier_problem hp = {h->D, s->q, s->devices, s->f, h->objective};
+  if ((rc = fupermod_hipopta(&hp, pin, pout, &s->res)) != FUPERMOD_SUCCESS) return rc;
+  if (!(s->dist = fupermod_dist_alloc(h->D, n))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (k = 0; k < n; k++) s->dist->parts[s->order[k]] = s->res.devices->parts[k];
+  return FUPERMOD_SUCCESS;
+}
+
+/* The key of node g: its first line's. */
+static void node_key(const hip_solution *s, int g, char *key, size_t size) {
+  key[0] = '\0';
+  for (int i = 0; i < s->n; i++)
+    if (s->node[i] == g && !key[0]) fupermod_hier_key(&s->conf.procs[i], key, size);
+}
+
+static void print_json(const hip_args *h, const hip_solution *s, const char *in_n, const char *out_n) {
+  printf("{\"algorithm\":\"hipopta\",\"inner\":");
+  json_string(stdout, in_n);
+  printf(",\"outer\":");
+  json_string(stdout, out_n);
+  printf(",\"D\":%ld,\"identical\":%s,\"time\":", h->D, s->res.identical ? "true" : "false");
+  json_number(stdout, s->res.time);
+  if (s->energy) {
+    printf(",\"energy\":");
+    json_number(stdout, s->res.energy);
   }
+  printf(",\"nodes\":[");
+  for (int g = 0; g < s->q; g++) {
+    char key[256];
+    int first = 1;
+    node_key(s, g, key, sizeof key);
+    printf("%s{\"key\":", g ? "," : "");
+    json_string(stdout, key);
+    printf(",\"d\":%ld,\"t\":", s->res.nodes->parts[g].d);
+    json_number(stdout, s->res.nodes->parts[g].t);
+    printf(",\"lines\":[");
+    for (int i = 0; i < s->n; i++)
+      if (s->node[i] == g) {
+        printf("%s%d", first ? "" : ",", s->conf.procs[i].line);
+        first = 0;
+      }
+    printf("]}");
+  }
+  printf("],\"parts\":[");
+  for (int i = 0; i < s->n; i++) {
+    if (i) putchar(',');
+    json_part(stdout, &s->dist->parts[i], s->energy);
+  }
+  printf("]}\n");
+}
+
+static void print_text(const hip_args *h, const hip_solution *s, const char *in_n, const char *out_n) {
+  printf("hipopta (inner %s, outer %s): D=%ld over %d nodes, %d devices, time %.6g s", in_n, out_n, h->D, s->q, s->n,
+         s->res.time);
+  if (s->energy) printf(", energy %.6g J", s->res.energy);
+  printf("%s\n", s->res.identical ? " (identical nodes)" : "");
+  for (int g = 0; g < s->q; g++) {
+    char key[256];
+    node_key(s, g, key, sizeof key);
+    printf("node %d (%s): d=%ld t=%.6g s\n", g, key, s->res.nodes->parts[g].d, s->res.nodes->parts[g].t);
+    for (int i = 0; i < s->n; i++)
+      if (s->node[i] == g)
+        printf("  line %-4d %-16s %-4s d=%-10ld t=%.6g s\n", s->conf.procs[i].line, s->conf.procs[i].hostname,
+               s->conf.procs[i].device_type, s->dist->parts[i].d, s->dist->parts[i].t);
+  }
+}
+
+/* Rank 0: the distribution, printed and written (--out); the exit status. */
+static int report(const hip_args *h, const hip_solution *s, const fupermod_hier_algo *pin,
+                  const fupermod_hier_algo *pout) {
+  int energy_obj = h->objective == FUPERMOD_OBJ_ENERGY, rc;
+  const char *in_n = pin ? pin->name : energy_obj ? "heopta" : "hpopta";
+  const char *out_n = pout ? pout->name
+                           : s->res.identical ? (energy_obj ? "eopta" : "popta") : (energy_obj ? "heopta" : "hpopta");
+  if (h->json) print_json(h, s, in_n, out_n);
+  else print_text(h, s, in_n, out_n);
+  if (h->out && (rc = fupermod_dist_save(h->out, s->dist, "hipopta")) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  return 0;
+}
+
+int cmd_hpartition(int argc, char **argv) {
+  dyn_args dyn = {"hipopta", NULL, NULL, 0, 0, 20, 20, 0.05, 0.05, 0};
+  hip_args h = {NULL, NULL, NULL, NULL, NULL, -1, FUPERMOD_OBJ_TIME, 0};
+  int rc, status, mpi = 0, rank = 0;
+  fupermod_hier_algo inner, outer, *pin = NULL, *pout = NULL;
+  fupermod_hier_paraleph_ctx pctx;
+  hip_solution s;
+
+  if ((status = parse_options(argc, argv, &dyn, &h)) != GO_ON) return status;
+  if (strcmp(dyn.algo, "hipopta") != 0) return dynamic_main(&dyn, &h);
   if (dyn.n || dyn.b) return tool_usage(SUB, "-n and -b are for -a inpa and -a idpa");
-  if (D < 0) return tool_usage(SUB, "-D is required");
-  if (!confp || !data) return tool_usage(SUB, "--conf and --data are required");
-  if (inner_name && (rc = fupermod_hier_algo_named(inner_name, &inner)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
-  if (outer_name && (rc = fupermod_hier_algo_named(outer_name, &outer)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  if (h.D < 0) return tool_usage(SUB, "-D is required");
+  if (!h.conf || !h.data) return tool_usage(SUB, "--conf and --data are required");
+  if (h.inner && (rc = fupermod_hier_algo_named(h.inner, &inner)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  if (h.outer && (rc = fupermod_hier_algo_named(h.outer, &outer)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
   /* paraleph needs MPI; as the outer algorithm it uses every process of the job */
-  if ((inner_name && strcmp(inner_name, "paraleph") == 0) || (outer_name && strcmp(outer_name, "paraleph") == 0)) {
+  if ((h.inner && strcmp(h.inner, "paraleph") == 0) || (h.outer && strcmp(h.outer, "paraleph") == 0)) {
     if ((rc = tool_mpi_init(SUB, NULL, NULL, TOOL_MPI_LEVEL)) != 0) return rc;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     mpi = 1;
-    if (outer_name && strcmp(outer_name, "paraleph") == 0) fupermod_hier_algo_paraleph(&pctx, MPI_COMM_WORLD, 0, &outer);
+    if (h.outer && strcmp(h.outer, "paraleph") == 0) fupermod_hier_algo_paraleph(&pctx, MPI_COMM_WORLD, 0, &outer);
   }
-  if (inner_name) pin = &inner;
-  if (outer_name) pout = &outer;
-
-  /* every process reads the inputs: a collective outer algorithm needs the same call everywhere */
-  if ((rc = fupermod_conf_load(confp, &conf)) == FUPERMOD_SUCCESS &&
-      (rc = tool_load_points(0, NULL, confp, data, &pts, &n)) == FUPERMOD_SUCCESS) {
-    if (!(node = malloc((size_t)n * sizeof *node)) || !(order = malloc((size_t)n * sizeof *order)) ||
-        !(devices = calloc((size_t)n, sizeof *devices)) || !(f = malloc((size_t)n * sizeof *f)))
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    else if ((rc = fupermod_hier_groups(&conf, node, &q)) == FUPERMOD_SUCCESS) {
-      /* node-major order of the configuration lines */
-      int k = 0;
-      for (int g = 0; g < q; g++)
-        for (int i = 0; i < n; i++)
-          if (node[i] == g) {
-            order[k] = i;
-            f[k++] = &pts[i];
-            devices[g]++;
-          }
-      for (int i = 0; i < n; i++) energy = energy && pts[i].has_energy;
-      fupermod_hier_problem hp = {D, q, devices, f, objective};
-      rc = fupermod_hipopta(&hp, pin, pout, &res);
-    }
-  }
-  if (rc != FUPERMOD_SUCCESS) {
+  if (h.inner) pin = &inner;
+  if (h.outer) pout = &outer;
+  memset(&s, 0, sizeof s);
+  if ((rc = solve(&h, pin, pout, &s)) != FUPERMOD_SUCCESS)
     status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
-    goto done;
-  }
-  if (!(dist = fupermod_dist_alloc(D, n))) {
-    status = rank == 0 ? tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory")) : 1;
-    goto done;
-  }
-  for (int k = 0; k < n; k++) dist->parts[order[k]] = res.devices->parts[k];
-  if (rank == 0) {
-    const char *in_n = pin ? pin->name : objective == FUPERMOD_OBJ_ENERGY ? "heopta" : "hpopta";
-    const char *out_n = pout ? pout->name
-                             : res.identical ? (objective == FUPERMOD_OBJ_ENERGY ? "eopta" : "popta")
-                                             : (objective == FUPERMOD_OBJ_ENERGY ? "heopta" : "hpopta");
-    if (json) {
-      printf("{\"algorithm\":\"hipopta\",\"inner\":");
-      json_string(stdout, in_n);
-      printf(",\"outer\":");
-      json_string(stdout, out_n);
-      printf(",\"D\":%ld,\"identical\":%s,\"time\":", D, res.identical ? "true" : "false");
-      json_number(stdout, res.time);
-      if (energy) {
-        printf(",\"energy\":");
-        json_number(stdout, res.energy);
-      }
-      printf(",\"nodes\":[");
-      for (int g = 0; g < q; g++) {
-        char key[256] = "";
-        int first = 1;
-        for (int i = 0; i < n; i++)
-          if (node[i] == g && !key[0]) fupermod_hier_key(&conf.procs[i], key, sizeof key);
-        printf("%s{\"key\":", g ? "," : "");
-        json_string(stdout, key);
-        printf(",\"d\":%ld,\"t\":", res.nodes->parts[g].d);
-        json_number(stdout, res.nodes->parts[g].t);
-        printf(",\"lines\":[");
-        for (int i = 0; i < n; i++)
-          if (node[i] == g) {
-            printf("%s%d", first ? "" : ",", conf.procs[i].line);
-            first = 0;
-          }
-        printf("]}");
-      }
-      printf("],\"parts\":[");
-      for (int i = 0; i < n; i++) {
-        if (i) putchar(',');
-        json_part(stdout, &dist->parts[i], energy);
-      }
-      printf("]}\n");
-    } else {
-      printf("hipopta (inner %s, outer %s): D=%ld over %d nodes, %d devices, time %.6g s", in_n, out_n, D, q, n, res.time);
-      if (energy) printf(", energy %.6g J", res.energy);
-      printf("%s\n", res.identical ? " (identical nodes)" : "");
-      for (int g = 0; g < q; g++) {
-        char key[256] = "";
-        for (int i = 0; i < n; i++)
-          if (node[i] == g && !key[0]) fupermod_hier_key(&conf.procs[i], key, sizeof key);
-        printf("node %d (%s): d=%ld t=%.6g s\n", g, key, res.nodes->parts[g].d, res.nodes->parts[g].t);
-        for (int i = 0; i < n; i++)
-          if (node[i] == g)
-            printf("  line %-4d %-16s %-4s d=%-10ld t=%.6g s\n", conf.procs[i].line, conf.procs[i].hostname,
-                   conf.procs[i].device_type, dist->parts[i].d, dist->parts[i].t);
-      }
-    }
-    if (out && (rc = fupermod_dist_save(out, dist, "hipopta")) != FUPERMOD_SUCCESS) status = tool_fail(SUB, rc);
-  }
-done:
+  else status = rank == 0 ? report(&h, &s, pin, pout) : 0;
   if (mpi) {
     MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
   }
-  fupermod_dist_free(dist);
-  fupermod_hier_result_free(&res);
-  for (int i = 0; pts && i < n; i++) fupermod_points_free(&pts[i]);
-  free(pts);
-  free(f);
-  free(node);
-  free(order);
-  free(devices);
-  if (conf.procs) fupermod_conf_free(&conf);
+  hip_solution_free(&s);
   return status;
 }

@@ -227,11 +227,23 @@ static int layout_out(const char *file, int M, int N, const fupermod_points *con
   fupermod_layout_free(l);
   return rc;
 }
+#endif
 
+/* fupermod partition's command line. */
+typedef struct {
+  const char *algname, *out, *conf, *data, *model_type, *layout;
+  long D, P, threads, smooth;
+  int M, N; /* --blocks */
+  double static_power;
+  int static_power_set; /* 0 W is a valid platform: only a missing option is an error */
+  int json, faithful, objective, objective_set;
+} part_args;
+
+enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
+
+#ifndef TOOL_LEAN
 /* paraleph under mpirun: inputs are read on rank 0 and broadcast by the partitioner itself. */
-static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, const char *conf, const char *data,
-                        long D, long P, int objective, double static_power, int threads, int json, const char *out,
-                        const char *layout, int M, int N, long smooth) {
+static int run_paraleph(const fupermod_partitioner *alg, const part_args *a, int nf, char **files) {
   int rank, rc = FUPERMOD_SUCCESS, status = 0, has_energy = 1, n = 0, p = 0;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;
@@ -240,19 +252,19 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
   if ((status = tool_mpi_init(SUB, NULL, NULL, TOOL_MPI_LEVEL)) != 0) return status;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
-    rc = tool_load_points(nf, files, conf, data, &pts, &n);
-    if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, n, smooth);
+    rc = tool_load_points(nf, files, a->conf, a->data, &pts, &n);
+    if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, n, a->smooth);
     if (rc == FUPERMOD_SUCCESS) {
-      p = P > 0 ? (int)P : n;
+      p = a->P > 0 ? (int)a->P : n;
       if (!(f = malloc((size_t)p * sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
       for (int i = 0; f && i < p; i++) {
-        f[i] = &pts[P > 0 ? 0 : i];
+        f[i] = &pts[a->P > 0 ? 0 : i];
         if (!f[i]->has_energy) has_energy = 0;
       }
     }
-    if (rc == FUPERMOD_SUCCESS && objective != FUPERMOD_OBJ_TIME && !has_energy)
+    if (rc == FUPERMOD_SUCCESS && a->objective != FUPERMOD_OBJ_TIME && !has_energy)
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "paraleph -F %s: the point files carry no energy (columns e e_ci)",
-                          objective == FUPERMOD_OBJ_ENERGY ? "sum" : "pareto");
+                          a->objective == FUPERMOD_OBJ_ENERGY ? "sum" : "pareto");
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Bcast(&has_energy, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -260,16 +272,20 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
     if (rank == 0) status = tool_fail(SUB, rc);
     else status = fupermod_exit_status(rc);
   } else {
-    fupermod_problem prob = {D, p, f, static_power, 0, objective};
+    fupermod_problem prob = {a->D, p, f, a->static_power, 0, a->objective};
+    int objective = a->objective;
     if (objective == FUPERMOD_OBJ_PARETO || objective == FUPERMOD_OBJ_PARETO_TOTAL)
-      rc = fupermod_paraleph_pareto(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &front, NULL);
+      rc = fupermod_paraleph_pareto(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, (int)a->threads, &front,
+                                    NULL);
     else
-      rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, threads, &dist, NULL);
-    if (rc == FUPERMOD_SUCCESS && rank == 0 && dist && layout) rc = layout_out(layout, M, N, f, has_energy, dist);
+      rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, (int)a->threads, &dist, NULL);
+    if (rc == FUPERMOD_SUCCESS && rank == 0 && dist && a->layout)
+      rc = layout_out(a->layout, a->M, a->N, f, has_energy, dist);
     if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
     else if (rank == 0)
-      status = dist ? output_single(alg->name, D, dist, has_energy, json, out, f, objective == FUPERMOD_OBJ_ENERGY)
-                    : output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL, f);
+      status = dist ? output_single(alg->name, a->D, dist, has_energy, a->json, a->out, f,
+                                    objective == FUPERMOD_OBJ_ENERGY)
+                    : output_front(alg, a->D, &front, a->json, a->out, objective == FUPERMOD_OBJ_PARETO_TOTAL, f);
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   fupermod_dist_free(dist);
@@ -282,7 +298,8 @@ static int run_paraleph(const fupermod_partitioner *alg, int nf, char **files, c
 }
 #endif
 
-int cmd_partition(int argc, char **argv) {
+/* GO_ON, or the exit status: 0 after --help, a usage error's. */
+static int parse_options(int argc, char **argv, part_args *a) {
   static const struct option opts[] = {
     {"algorithm", required_argument, NULL, 'a'}, {"json", no_argument, NULL, 'j'},
     {"static-power", required_argument, NULL, 's'}, {"faithful", no_argument, NULL, 'f'},
@@ -290,58 +307,47 @@ int cmd_partition(int argc, char **argv) {
     {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
     {"layout", required_argument, NULL, 'L'}, {"blocks", required_argument, NULL, 'B'},
     {"smooth", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0}};
-  long threads = 0, smooth = 0;
-  const char *algname = NULL, *out = NULL, *conf = NULL, *data = NULL, *model_type = NULL, *layout = NULL;
-  int M = 0, N = 0;
-  long D = -1, P = 0;
-  double static_power = 0.0;
-  int json = 0, faithful = 0, objective = FUPERMOD_OBJ_TIME, objective_set = 0, c, rc, nf = 0, p = 0;
-  int static_power_set = 0; /* 0 W is a valid platform: only a missing option is an error */
-  int has_energy, status = 0;
-  fupermod_points *pts = NULL;
-  const fupermod_points **f = NULL;
-  const fupermod_partitioner *alg;
-  fupermod_dist *dist = NULL;
-  fupermod_front front = {0, NULL};
-  fupermod_model **models = NULL;
-
+  int c;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "a:D:p:o:F:m:h", opts, NULL)) != -1) {
     switch (c) {
-    case 'a': algname = optarg; break;
+    case 'a': a->algname = optarg; break;
     case 'D':
-      if (fupermod_parse_long(optarg, &D) || D < 0) return tool_usage(SUB, "-D '%s' must be an integer >= 0", optarg);
+      if (fupermod_parse_long(optarg, &a->D) || a->D < 0)
+        return tool_usage(SUB, "-D '%s' must be an integer >= 0", optarg);
       break;
     case 'p':
-      if (fupermod_parse_long(optarg, &P) || P < 1 || P > 1000000)
+      if (fupermod_parse_long(optarg, &a->P) || a->P < 1 || a->P > 1000000)
         return tool_usage(SUB, "-p '%s' must be an integer >= 1", optarg);
       break;
-    case 'o': out = optarg; break;
+    case 'o': a->out = optarg; break;
     case 'F':
-      if (parse_objective(optarg, &objective)) return tool_usage(SUB, "-F '%s' must be max, sum, pareto or pareto-total", optarg);
-      objective_set = 1;
+      if (parse_objective(optarg, &a->objective))
+        return tool_usage(SUB, "-F '%s' must be max, sum, pareto or pareto-total", optarg);
+      a->objective_set = 1;
       break;
-    case 'm': model_type = optarg; break;
-    case 'j': json = 1; break;
+    case 'm': a->model_type = optarg; break;
+    case 'j': a->json = 1; break;
     case 's':
-      if (fupermod_parse_double(optarg, &static_power) || static_power < 0)
+      if (fupermod_parse_double(optarg, &a->static_power) || a->static_power < 0)
         return tool_usage(SUB, "--static-power '%s' must be a number >= 0 (W)", optarg);
-      static_power_set = 1;
+      a->static_power_set = 1;
       break;
-    case 'f': faithful = 1; break;
+    case 'f': a->faithful = 1; break;
     case 't':
-      if (fupermod_parse_long(optarg, &threads) || threads < 1 || threads > 4096)
+      if (fupermod_parse_long(optarg, &a->threads) || a->threads < 1 || a->threads > 4096)
         return tool_usage(SUB, "--threads '%s' must be an integer >= 1", optarg);
       break;
-    case 'c': conf = optarg; break;
-    case 'd': data = optarg; break;
-    case 'L': layout = optarg; break;
+    case 'c': a->conf = optarg; break;
+    case 'd': a->data = optarg; break;
+    case 'L': a->layout = optarg; break;
     case 'S':
-      if (fupermod_parse_long(optarg, &smooth) || smooth < 0 || smooth > 1000)
+      if (fupermod_parse_long(optarg, &a->smooth) || a->smooth < 0 || a->smooth > 1000)
         return tool_usage(SUB, "--smooth '%s' must be an integer in 0..1000", optarg);
       break;
     case 'B':
-      if (parse_blocks(optarg, &M, &N)) return tool_usage(SUB, "--blocks '%s' must be M or MxN, integers >= 1", optarg);
+      if (parse_blocks(optarg, &a->M, &a->N))
+        return tool_usage(SUB, "--blocks '%s' must be M or MxN, integers >= 1", optarg);
       break;
 #ifdef TOOL_LEAN
     case 'h': return tool_exec_full(); /* the full command lists paraleph too */
@@ -351,107 +357,140 @@ int cmd_partition(int argc, char **argv) {
     default: return tool_usage(SUB, "unknown option");
     }
   }
+  return GO_ON;
+}
+
+/* The algorithm (*alg) and the options that go with it, for nf point files: GO_ON, or the exit
+ * status (the front command hands what it cannot do to the full command). */
+static int check_args(const part_args *a, int nf, const fupermod_partitioner **alg) {
 #ifdef TOOL_LEAN
   /* the front command reads point files only; a configuration or a layout needs the full command */
-  if (conf || data || layout) return tool_exec_full();
+  if (a->conf || a->data || a->layout) return tool_exec_full();
 #endif
-  if (!algname) return tool_usage(SUB, "no algorithm given (-a ALGO)");
-  if (!(alg = fupermod_partitioner_find(algname))) {
+  if (!a->algname) return tool_usage(SUB, "no algorithm given (-a ALGO)");
+  if (!(*alg = fupermod_partitioner_find(a->algname))) {
 #ifdef TOOL_LEAN
     return tool_exec_full(); /* paraleph (MPI), or unknown: the full command says which */
 #endif
-    fprintf(stderr, "fupermod partition: unknown algorithm '%s'; known:", algname);
-    for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++) fprintf(stderr, " %s", (*a)->name);
+    fprintf(stderr, "fupermod partition: unknown algorithm '%s'; known:", a->algname);
+    for (const fupermod_partitioner *const *k = fupermod_partitioners(); *k; k++) fprintf(stderr, " %s", (*k)->name);
     fprintf(stderr, "\n");
     return 2;
   }
-  if (D < 0) return tool_usage(SUB, "no problem size given (-D N)");
-  nf = argc - optind;
-  if (P > 0 && (nf != 1 || conf)) return tool_usage(SUB, "-p needs exactly one point file");
-  if (objective_set && strcmp(alg->name, "dp") != 0 && strcmp(alg->name, "paraleph") != 0)
+  if (a->D < 0) return tool_usage(SUB, "no problem size given (-D N)");
+  if (a->P > 0 && (nf != 1 || a->conf)) return tool_usage(SUB, "-p needs exactly one point file");
+  if (a->objective_set && strcmp((*alg)->name, "dp") != 0 && strcmp((*alg)->name, "paraleph") != 0)
     return tool_usage(SUB, "-F applies to dp and paraleph only");
-  if (!layout != !M) return tool_usage(SUB, "--layout and --blocks go together");
-  if (layout && (long)M * N != D) return tool_usage(SUB, "--blocks %dx%d makes %ld blocks, not -D %ld", M, N, (long)M * N, D);
-  if (layout && (objective != FUPERMOD_OBJ_TIME || alg->kind == FUPERMOD_PART_PARETO || alg->needs_energy))
-    return tool_usage(SUB, "--layout fits the sizes to time: it takes a time partitioner (-F max), not %s", alg->name);
+  if (!a->layout != !a->M) return tool_usage(SUB, "--layout and --blocks go together");
+  if (a->layout && (long)a->M * a->N != a->D)
+    return tool_usage(SUB, "--blocks %dx%d makes %ld blocks, not -D %ld", a->M, a->N, (long)a->M * a->N, a->D);
+  if (a->layout && (a->objective != FUPERMOD_OBJ_TIME || (*alg)->kind == FUPERMOD_PART_PARETO || (*alg)->needs_energy))
+    return tool_usage(SUB, "--layout fits the sizes to time: it takes a time partitioner (-F max), not %s",
+                      (*alg)->name);
+  return GO_ON;
+}
+
+/* The nf point files (or CONF's in DIR), smoothed with --smooth, into pts (*npts); *f: the function
+ * of each of the *p processors (-p: one file for all). GO_ON, or the exit status. */
+static int load_functions(const part_args *a, int nf, char **files, fupermod_points **pts, int *npts,
+                          const fupermod_points ***f, int *p, int *has_energy) {
+  int rc;
+#ifdef TOOL_LEAN
+  rc = tool_load_files(nf, files, pts, npts);
+#else
+  rc = tool_load_points(nf, files, a->conf, a->data, pts, npts);
+#endif
+  if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(*pts, *npts, a->smooth);
+  if (rc != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  *p = a->P > 0 ? (int)a->P : *npts;
+  if (!(*f = malloc((size_t)*p * sizeof **f)))
+    return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
+  *has_energy = 1;
+  for (int i = 0; i < *p; i++) {
+    (*f)[i] = &(*pts)[a->P > 0 ? 0 : i];
+    if (!(*f)[i]->has_energy) *has_energy = 0;
+  }
+  return GO_ON;
+}
+
+/* A model-based partitioner, on models (*models, p of them) of type -m or its own. GO_ON, or the
+ * exit status. */
+static int partition_continuous(const fupermod_partitioner *alg, const part_args *a, int p, const fupermod_points **f,
+                                fupermod_model ***models, fupermod_dist *dist) {
+  const char *type = a->model_type ? a->model_type : alg->model_type;
+  int rc;
+  *models = calloc((size_t)p, sizeof **models);
+  for (int i = 0; *models && i < p; i++)
+    if ((rc = fupermod_model_create(type, f[i], a->D, &(*models)[i])) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  if ((rc = alg->continuous(p, *models, dist)) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  return GO_ON;
+}
+
+/* A partitioner on the functions: a distribution (dist, GO_ON), or a Pareto front, printed and
+ * written here (front). Otherwise the exit status. */
+static int partition_discrete(const fupermod_partitioner *alg, const part_args *a, int p, const fupermod_points **f,
+                              int has_energy, fupermod_dist *dist, fupermod_front *front) {
+  fupermod_problem prob = {a->D, p, f, a->static_power, a->faithful, a->objective};
+  int pareto = alg->kind == FUPERMOD_PART_PARETO ||
+               (alg->pareto && (a->objective == FUPERMOD_OBJ_PARETO || a->objective == FUPERMOD_OBJ_PARETO_TOTAL));
+  int rc;
+  if (alg->needs_static_power && !a->static_power_set)
+    return tool_usage(SUB, "%s needs --static-power W (>= 0)", alg->name);
+  /* the library's partitioners check the problem first thing: a second pass over every point
+   * only for the others */
+  if (!fupermod_partitioner_builtin(alg) && (rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS)
+    return tool_fail(SUB, rc);
+  if ((a->objective == FUPERMOD_OBJ_ENERGY || pareto) && !has_energy)
+    return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_INPUT, "%s: the point files carry no energy (columns e e_ci)",
+                                         alg->name));
+  rc = pareto ? alg->pareto(&prob, front) : alg->discrete(&prob, dist);
+  if (rc != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  if (pareto)
+    return output_front(alg, a->D, front, a->json, a->out,
+                        a->objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power, f);
+  return GO_ON;
+}
+
+int cmd_partition(int argc, char **argv) {
+  part_args a = {NULL, NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, FUPERMOD_OBJ_TIME, 0};
+  int nf, p = 0, has_energy = 0, status;
+  fupermod_points *pts = NULL;
+  const fupermod_points **f = NULL;
+  const fupermod_partitioner *alg = NULL;
+  fupermod_dist *dist = NULL;
+  fupermod_front front = {0, NULL};
+  fupermod_model **models = NULL;
+
+  if ((status = parse_options(argc, argv, &a)) != GO_ON) return status;
+  nf = argc - optind;
+  if ((status = check_args(&a, nf, &alg)) != GO_ON) return status;
 #ifndef TOOL_LEAN
   if (strcmp(alg->name, "paraleph") == 0) {
-    if (!static_power_set && objective == FUPERMOD_OBJ_PARETO_TOTAL)
+    if (!a.static_power_set && a.objective == FUPERMOD_OBJ_PARETO_TOTAL)
       return tool_usage(SUB, "-F pareto-total needs --static-power W (>= 0)");
-    return run_paraleph(alg, nf, argv + optind, conf, data, D, P, objective, static_power, (int)threads, json, out,
-                        layout, M, N, smooth);
+    return run_paraleph(alg, &a, nf, argv + optind);
   }
 #endif
-#ifdef TOOL_LEAN
-  rc = tool_load_files(nf, argv + optind, &pts, &nf);
-#else
-  rc = tool_load_points(nf, argv + optind, conf, data, &pts, &nf);
-#endif
-  if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, nf, smooth);
-  if (rc != FUPERMOD_SUCCESS) {
-    status = tool_fail(SUB, rc);
-    goto done;
-  }
-  p = P > 0 ? (int)P : nf;
-  f = malloc((size_t)p * sizeof *f);
-  if (!f) {
-    status = tool_fail(SUB, fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
-    goto done;
-  }
-  has_energy = 1;
-  for (int i = 0; i < p; i++) {
-    f[i] = &pts[P > 0 ? 0 : i];
-    if (!f[i]->has_energy) has_energy = 0;
-  }
-  if (!(dist = fupermod_dist_alloc(D, p))) {
+  if ((status = load_functions(&a, nf, argv + optind, &pts, &nf, &f, &p, &has_energy)) != GO_ON) goto done;
+  if (!(dist = fupermod_dist_alloc(a.D, p))) {
     status = tool_fail(SUB, FUPERMOD_ERR_USAGE);
     goto done;
   }
-  if (alg->kind == FUPERMOD_PART_CONTINUOUS) {
-    const char *type = model_type ? model_type : alg->model_type;
-    models = calloc((size_t)p, sizeof *models);
-    for (int i = 0; models && i < p; i++)
-      if ((rc = fupermod_model_create(type, f[i], D, &models[i])) != FUPERMOD_SUCCESS) {
-        status = tool_fail(SUB, rc);
-        goto done;
-      }
-    rc = alg->continuous(p, models, dist);
-  } else {
-    fupermod_problem prob = {D, p, f, static_power, faithful, objective};
-    int pareto = alg->kind == FUPERMOD_PART_PARETO ||
-                 (alg->pareto && (objective == FUPERMOD_OBJ_PARETO || objective == FUPERMOD_OBJ_PARETO_TOTAL));
-    if (alg->needs_static_power && !static_power_set) {
-      status = tool_usage(SUB, "%s needs --static-power W (>= 0)", alg->name);
-      goto done;
-    }
-    /* the library's partitioners check the problem first thing: a second pass over every point
-     * only for the others */
-    if (!fupermod_partitioner_builtin(alg) && (rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
+  if (alg->kind == FUPERMOD_PART_CONTINUOUS) status = partition_continuous(alg, &a, p, f, &models, dist);
+  else status = partition_discrete(alg, &a, p, f, has_energy, dist, &front);
+  if (status != GO_ON) goto done;
+#ifndef TOOL_LEAN
+  {
+    int rc;
+    if (a.layout && (rc = layout_out(a.layout, a.M, a.N, f, has_energy, dist)) != FUPERMOD_SUCCESS) {
       status = tool_fail(SUB, rc);
       goto done;
     }
-    if ((objective == FUPERMOD_OBJ_ENERGY || pareto) && !has_energy) {
-      status = tool_fail(SUB, fupermod_error(FUPERMOD_ERR_INPUT, "%s: the point files carry no energy (columns e e_ci)", alg->name));
-      goto done;
-    }
-    rc = pareto ? alg->pareto(&prob, &front) : alg->discrete(&prob, dist);
-    if (rc == FUPERMOD_SUCCESS && pareto) {
-      status = output_front(alg, D, &front, json, out, objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power, f);
-      goto done;
-    }
-  }
-  if (rc != FUPERMOD_SUCCESS) {
-    status = tool_fail(SUB, rc);
-    goto done;
-  }
-#ifndef TOOL_LEAN
-  if (layout && (rc = layout_out(layout, M, N, f, has_energy, dist)) != FUPERMOD_SUCCESS) {
-    status = tool_fail(SUB, rc);
-    goto done;
   }
 #endif
-  status = output_single(alg->name, D, dist, has_energy, json, out, f,
-                         objective == FUPERMOD_OBJ_ENERGY || strcmp(alg->name, "eopta") == 0 || strcmp(alg->name, "heopta") == 0);
+  status = output_single(alg->name, a.D, dist, has_energy, a.json, a.out, f,
+                         a.objective == FUPERMOD_OBJ_ENERGY || strcmp(alg->name, "eopta") == 0 ||
+                           strcmp(alg->name, "heopta") == 0);
 done:
   if (models)
     for (int i = 0; i < p; i++) fupermod_model_free(models[i]);

@@ -1,0 +1,283 @@
+/* fupermod run's report: per application, the table of its distributions (predicted and measured
+ * time and energy), the per-process comparison on the chosen one, CSV files and gnuplot plots. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tools/run_report.h"
+
+/* Why processes are idle, and which shares rest on an uncalibrated model (fupermod/calib.h): a
+ * model that scatters too much is flagged once, one without sizes near a share at that share. */
+static void run_notes(const run_t *runs, int nruns, const fupermod_points *measured, int size) {
+  char why[512];
+  int any = 0;
+  /* repetitions the benchmark rejected as outlying: the models rest on the others */
+  for (int i = 0; i < size; i++) {
+    int rej = 0, sizes = 0;
+    for (int k = 0; k < measured[i].count; k++) {
+      rej += measured[i].pts[k].rejected;
+      sizes += measured[i].pts[k].rejected > 0;
+    }
+    if (!rej) continue;
+    printf("%s process %d: %d in %d size%s", any ? "," : "   outlying benchmark repetitions rejected from the models:", i,
+           rej, sizes, sizes == 1 ? "" : "s");
+    any = 1;
+  }
+  if (any) printf(" (docs/models.md; --keep-outliers keeps them)\n");
+  for (int i = 0; i < size; i++) {
+    fupermod_calib c;
+    if (fupermod_calib_check(&measured[i], 0, &c) == FUPERMOD_SUCCESS && !c.calibrated)
+      printf("   warning: process %d's model is not calibrated: %s; its predictions are uncertain at every share\n", i,
+             c.why);
+  }
+  for (int k = 0; k < nruns; k++) {
+    const run_t *r = &runs[k];
+    /* the energy distribution and the Pareto choice give processes 0 to save energy */
+    int energy = strcmp(r->label, "paraleph-energy") == 0 || strcmp(r->label, "pareto-choice") == 0;
+    for (int i = 0; i < size; i++) {
+      fupermod_calib whole, c;
+      if (r->dist->parts[i].d == 0) {
+        if (fupermod_dist_idle_reason(r->dist, i, &measured[i], energy, why, sizeof why) == FUPERMOD_SUCCESS)
+          printf("   %s: process %d idle: %s\n", r->label, i, why);
+      } else if (fupermod_calib_check(&measured[i], 0, &whole) == FUPERMOD_SUCCESS && whole.calibrated &&
+                 fupermod_calib_check(&measured[i], r->dist->parts[i].d, &c) == FUPERMOD_SUCCESS && !c.calibrated)
+        printf("   warning: %s: process %d's model is not calibrated at d=%ld: %s\n", r->label, i, r->dist->parts[i].d,
+               c.why);
+    }
+  }
+}
+
+/* Process i's predicted and measured compute times agree: their confidence intervals overlap. */
+static int run_agrees(const run_t *r, int i, const app_t *a) {
+  double pt = r->dist->parts[i].t * a->iters, mt = r->meas_proc[i];
+  return fabs(pt - mt) <= r->pred_ci[i] + r->meas_ci[i] + 1e-12;
+}
+
+/* The grid's step where it was refined for a slow device (docs/models.md): the gcd of the sizes. */
+static long grid_step(const run_report *r) {
+  long step = r->a->g;
+  for (int i = 0; i < r->size; i++)
+    for (int k = 0; k < r->measured[i].count; k++)
+      for (long x = r->measured[i].pts[k].d; x > 0;) {
+        long rest = step % x; /* Euclid: step = gcd(step, d) */
+        step = x, x = rest;
+      }
+  return step;
+}
+
+/* The application, then a line per distribution: time, energy, savings against the even one. */
+static void print_distributions(const run_report *r) {
+  const app_t *a = r->a;
+  const run_t *even = &r->runs[r->nruns - 1];
+  int has_e = r->f[0].has_energy;
+  long step = grid_step(r);
+  printf("\n== %s: %s n=%ld%s, D=%ld units (grid %ld, %ld, ..., %ld", a->name, a->b ? "SUMMA DGEMM" : "2D-FFT", a->n,
+         a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D);
+  if (step < a->g) printf(", refined to steps of %ld for a slow device", step);
+  printf("), %d processes\n", r->size);
+  printf("   kernel %s; each process computes with the threads of its line (thr below), as its model was measured\n",
+         a->kernel);
+  if (a->b) {
+    printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
+           "   to the models for their arrangement (docs/matrix.md)\n");
+  }
+  if (r->tp->label[0]) printf("   energy: %s\n", r->tp->label);
+  printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
+         "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
+         "   energy in its compute phases, the run's energy x its compute time / the run's time; a group that\n"
+         "   time-shares its cores: x the group's CPU time, as its models were measured), so that the\n"
+         "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
+         "   predicted times (idle processes at 0)\n", r->o->reps);
+  printf("   %-16s %11s %11s %11s %11s %11s %9s %9s %9s %8s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)",
+         "meas E(J)", "run E(J)", "speedup", "E saving", "pred sav", "balance");
+  for (int k = 0; k < r->nruns; k++) {
+    const run_t *run = &r->runs[k];
+    printf("   %-16s %11.4g %11.4g %11.4g %11.4g %11.4g %9.3f %8.1f%% %8.1f%% %8.3f\n", run->label, run->pred_time,
+           run->meas_time, has_e ? run->pred_energy : NAN, has_e ? run->meas_energy : NAN,
+           has_e ? run->meas_energy_run : NAN, even->meas_time / run->meas_time,
+           has_e && even->meas_energy > 0 ? 100.0 * (1.0 - run->meas_energy / even->meas_energy) : NAN,
+           has_e && even->pred_energy > 0 ? 100.0 * (1.0 - run->pred_energy / even->pred_energy) : NAN,
+           fupermod_dist_efficiency(run->dist));
+  }
+}
+
+/* What the per-process table compares: predictions from smoothed functions or the points. */
+static void print_processes_legend(const run_report *r) {
+  const options *o = r->o;
+  if (o->smooth > 0) {
+    printf("   per process on the %s distribution: computation predicted by the smoothed function (local fit\n"
+           "   over the measured sizes near it, --smooth %d, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
+           "   measured inside the run (mean of %d +- its Student-t half-width); they agree when the intervals\n"
+           "   overlap. The points scatter about the fits by (relative sd, the machine's drift while measuring):",
+           r->runs[0].label, o->smooth, r->a->iters, 100 * o->prec.cl, o->reps);
+    for (int i = 0; i < r->size; i++) printf(" %.1f %%%s", 100 * r->scatter[i], i + 1 < r->size ? "," : "\n");
+  } else
+    printf("   per process on the %s distribution: computation predicted by the measured points (benchmark mean\n"
+           "   +- its confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same\n"
+           "   for the runs); they agree when the two intervals overlap\n",
+           r->runs[0].label, r->a->iters, o->reps);
+}
+
+/* Per process on the chosen distribution: its share, predicted and measured compute times. */
+static void print_processes(const run_report *r) {
+  const app_t *a = r->a;
+  const run_t *best = &r->runs[0];
+  int agree = 0, busy = 0, grouped = 0;
+  print_processes_legend(r);
+  printf("   %-6s %-14s %5s %4s %7s %6s %11s %9s %11s %9s %7s %10s %10s\n", "rank", "host", "group", "thr", "share", "d",
+         "pred t(s)", "+-", "meas t(s)", "+-", "agree", "busy t(s)", "cpu t(s)");
+  for (int i = 0; i < r->size; i++) {
+    double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
+    int in = run_agrees(best, i, a);
+    busy += best->dist->parts[i].d > 0;
+    agree += best->dist->parts[i].d > 0 && in;
+    grouped += r->leader[i] != i;
+    printf("   %-6d %-14s %5d %4d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g %10.4g\n", i, r->hosts[i],
+           r->leader[i], r->threads[i], 100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt,
+           best->pred_ci[i], mt, best->meas_ci[i], best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no",
+           best->meas_wall[i], best->meas_cpu[i]);
+  }
+  if (grouped)
+    printf("   a group of processes time-shares its cores: each member shows the group's prediction (at its\n"
+           "   mean share), and its meas is the CPU time the members' computation got, summed (the union of\n"
+           "   their phases, busy, also counts one member's communication while another computes)\n");
+  printf("   busy t(s): how long the cores computed (a group: the union of its members' phases), the meas of a\n"
+         "   process alone; cpu t(s): the CPU time the computation got (a group's summed); busy above cpu means\n"
+         "   the cores were taken by something else part of the time (a co-located process, other load)\n");
+  printf("   predictions within confidence: %d of %d working processes\n", agree, busy);
+}
+
+/* OUT/report-APP.csv: per distribution and process. */
+static void write_process_csv(const run_report *r) {
+  const app_t *a = r->a;
+  int has_e = r->f[0].has_energy;
+  char path[4200];
+  fupermod_atomic_file af;
+  snprintf(path, sizeof path, "%s/report-%s.csv", r->o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
+  fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu,meas_busy,threads\n");
+  for (int k = 0; k < r->nruns; k++) {
+    const run_t *run = &r->runs[k];
+    for (int i = 0; i < r->size; i++)
+      fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g,%d\n", a->name, a->n,
+              run->label, i, r->hosts[i], run->dist->parts[i].d, (double)run->dist->parts[i].d / a->D,
+              run->dist->parts[i].t * a->iters, run->meas_proc[i], run->pred_ci[i], run->meas_ci[i],
+              run->dist->parts[i].d > 0 && run_agrees(run, i, a), has_e ? run->dist->parts[i].e * a->iters : NAN,
+              run->meas_proc_e[i], r->leader[i], run->meas_cpu[i], run->meas_wall[i], r->threads[i]);
+  }
+  fupermod_atomic_commit(&af);
+}
+
+/* OUT/summary-APP.csv: per distribution but the even one, against it. */
+static void write_summary_csv(const run_report *r) {
+  const run_t *even = &r->runs[r->nruns - 1];
+  char path[4200];
+  fupermod_atomic_file af;
+  snprintf(path, sizeof path, "%s/summary-%s.csv", r->o->out, r->a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
+  fprintf(af.fp, "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving,"
+                 "pred_energy_saving,run_energy,even_run_energy,balance\n");
+  for (int k = 0; k < r->nruns - 1; k++) {
+    const run_t *run = &r->runs[k];
+    fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g\n", r->a->name, r->a->n,
+            run->label, run->meas_time, run->meas_energy, even->meas_time, even->meas_energy, run->pred_time,
+            run->pred_energy, even->meas_time / run->meas_time,
+            even->meas_energy > 0 ? 1.0 - run->meas_energy / even->meas_energy : NAN,
+            even->pred_energy > 0 ? 1.0 - run->pred_energy / even->pred_energy : NAN, run->meas_energy_run,
+            even->meas_energy_run, fupermod_dist_efficiency(run->dist));
+  }
+  fupermod_atomic_commit(&af);
+}
+
+/* The data of the plots: speed functions (OUT/plot-APP.dat), distributions (dist-APP.dat) and the
+ * Pareto front (front-APP.csv). 0, or -1 when a file could not be written: no plots then. */
+static int write_plot_data(const run_report *r) {
+  const options *o = r->o;
+  const app_t *a = r->a;
+  char path[4200];
+  fupermod_atomic_file af;
+  snprintf(path, sizeof path, "%s/plot-%s.dat", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return -1;
+  for (int i = 0; i < r->size; i++) {
+    const fupermod_points *f = &r->f[i], *m = &r->measured[i];
+    fprintf(af.fp, "# rank %d: d speed(units/s) energy(J), measured; speed of the function partitioned on\n", i);
+    for (int k = 0; k < f->count; k++)
+      fprintf(af.fp, "%ld %.9g %.9g %.9g\n", f->pts[k].d, m->pts[k].d / m->pts[k].t, m->pts[k].e,
+              f->pts[k].d / f->pts[k].t);
+    fprintf(af.fp, "\n\n");
+  }
+  fupermod_atomic_commit(&af);
+  snprintf(path, sizeof path, "%s/dist-%s.dat", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return -1;
+  fprintf(af.fp, "# rank");
+  for (int k = 0; k < r->nruns; k++) fprintf(af.fp, " %s", r->runs[k].label);
+  fprintf(af.fp, "\n");
+  for (int i = 0; i < r->size; i++) {
+    fprintf(af.fp, "%d", i);
+    for (int k = 0; k < r->nruns; k++) fprintf(af.fp, " %ld", r->runs[k].dist->parts[i].d);
+    fprintf(af.fp, "\n");
+  }
+  fupermod_atomic_commit(&af);
+  if (!r->front || r->front->count <= 0) return 0;
+  snprintf(path, sizeof path, "%s/front-%s.csv", o->out, a->name);
+  if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return 0;
+  fprintf(af.fp, "time,energy,chosen,d\n");
+  for (int k = 0; k < r->front->count; k++) {
+    const fupermod_front_point *fp = &r->front->points[k];
+    fprintf(af.fp, "%.9g,%.9g,%d,", fp->time * a->iters, fp->energy * a->iters, k == r->chosen);
+    for (int i = 0; i < r->size; i++) fprintf(af.fp, "%s%ld", i ? " " : "", fp->dist->parts[i].d);
+    fprintf(af.fp, "\n");
+  }
+  fupermod_atomic_commit(&af);
+  return 0;
+}
+
+/* OUT/plot-APP.gp, then gnuplot on it: the speed functions, the distributions, the front. */
+static void write_plots(const run_report *r) {
+  const options *o = r->o;
+  const app_t *a = r->a;
+  int front = r->front && r->front->count > 0;
+  char script[4200];
+  fupermod_atomic_file af;
+  snprintf(script, sizeof script, "%s/plot-%s.gp", o->out, a->name);
+  if (fupermod_atomic_open(&af, script) != FUPERMOD_SUCCESS) return;
+  fprintf(af.fp, "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key outside right\n");
+  fprintf(af.fp, "set output '%s/speed-%s.png'\nset title '%s: speed functions (points: measured%s)'\n", o->out, a->name,
+          a->name, o->smooth > 0 ? "; lines: smoothed" : "");
+  fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel 'speed (units/s)'\nplot ");
+  for (int i = 0; i < r->size; i++) {
+    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with %s lc %d title 'rank %d (%s)'", i ? ", " : "", o->out,
+            a->name, i, o->smooth > 0 ? "points pt 7" : "linespoints", i + 1, i, r->hosts[i]);
+    if (o->smooth > 0)
+      fprintf(af.fp, ", '%s/plot-%s.dat' index %d using 1:4 with lines lw 2 lc %d notitle", o->out, a->name, i, i + 1);
+  }
+  fprintf(af.fp, "\nset output '%s/distribution-%s.png'\nset title '%s: units per process'\n", o->out, a->name, a->name);
+  fprintf(af.fp, "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"
+                 "set xlabel 'rank'\nset ylabel 'units'\nplot ");
+  for (int k = 0; k < r->nruns; k++)
+    fprintf(af.fp, "%s'%s/dist-%s.dat' using %d:xtic(1) title '%s'", k ? ", " : "", o->out, a->name, k + 2,
+            r->runs[k].label);
+  fprintf(af.fp, "\n");
+  if (front) {
+    fprintf(af.fp, "set style data points\nset datafile separator ','\nset output '%s/front-%s.png'\n", o->out, a->name);
+    fprintf(af.fp, "set title '%s: Pareto front of time and dynamic energy (predicted)'\nset xlabel 'time (s)'\n"
+                   "set ylabel 'dynamic energy (J)'\n", a->name);
+    fprintf(af.fp, "plot '%s/front-%s.csv' every ::1 using 1:2 with linespoints pt 7 title 'front', "
+                   "'' every ::1 using ($3 == 1 ? $1 : 1/0):2 with points pt 9 ps 3 title 'chosen'\n", o->out, a->name);
+  }
+  if (fupermod_atomic_commit(&af) != FUPERMOD_SUCCESS) return;
+  if (tool_gnuplot(script) == 0)
+    printf("   plots: %s/speed-%s.png, distribution-%s.png%s\n", o->out, a->name, a->name, front ? ", front PNG" : "");
+  else printf("   gnuplot not available: plot script %s\n", script);
+}
+
+void tool_run_report(const run_report *r) {
+  const run_t *even = &r->runs[r->nruns - 1], *best = &r->runs[0];
+  print_distributions(r);
+  run_notes(r->runs, r->nruns, r->measured, r->size);
+  print_processes(r);
+  printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
+         even->meas_time / best->meas_time, even->pred_time / best->pred_time);
+  write_process_csv(r);
+  write_summary_csv(r);
+  if (write_plot_data(r) == 0) write_plots(r);
+}

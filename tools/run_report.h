@@ -1,0 +1,68 @@
+/* fupermod run's report (tools/run_report.c): the terminal tables, the CSV files and the plots of
+ * an application's runs on its distributions. The types are fupermod run's (tools/cmd_run.c). */
+#ifndef FUPERMOD_TOOLS_RUN_REPORT_H
+#define FUPERMOD_TOOLS_RUN_REPORT_H
+
+#include "tools/build_common.h"
+
+typedef struct {
+  const char *name;   /* "dgemm" or "fft" */
+  const char *kernel; /* kernel plug-in measured for it */
+  long n;             /* matrix order or signal side */
+  long b;             /* SUMMA block (dgemm) */
+  long D;             /* units to distribute: blocks of C, or signal rows */
+  long g;             /* granule: the measured sizes are g, 2g, ..., D */
+  int K;              /* number of measured sizes */
+  double iters;       /* kernel runs per application run (nb GEMM updates, 2 FFT phases) */
+} app_t;
+
+/* A distribution the application is run on, with predictions and measurements (rank order). */
+typedef struct {
+  const char *label;
+  fupermod_dist *dist;
+  double pred_time, pred_energy;  /* predicted application compute time (s) and dynamic energy (J) */
+  double meas_time, meas_energy;  /* measured on the application (mean of reps) */
+  double *meas_proc, *meas_proc_e; /* per process: measured compute time (see record_rep) and dynamic energy */
+  double *meas_wall;               /* per process: how long its cores computed (a group: the union of its phases) */
+  double *meas_sq;                 /* per process: sum of the squared compute times of the reps */
+  double *meas_ci;                 /* per process: the measured compute time's confidence half-width */
+  double *meas_cpu;                /* per process: CPU seconds its cores gave the computation (mean) */
+  double *pred_ci;                 /* per process: predicted compute time's confidence half-width */
+  double tsum, esum;               /* sums over the timed runs so far (every round); esum: computation */
+  double esum_run, meas_energy_run; /* the whole run's dynamic energy, waits included: sum, mean */
+  fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
+} run_t;
+
+typedef struct {
+  const char *conf, *out, *algorithm;
+  int apps_dgemm, apps_fft, reps, quiet, rebuild;
+  int full_grid; /* measure every grid size instead of building adaptively */
+  long dgemm_n, dgemm_b, fft_n, K;
+  int smooth; /* half-width of the smoothing window in measured sizes; 0: the raw points */
+  double tradeoff;
+  fupermod_precision prec;
+  double lock_wait; /* seconds to wait for a models directory another job writes */
+} options;
+
+/* What the report is about, on rank 0 after the runs. */
+typedef struct {
+  const options *o;
+  const app_t *a;
+  const run_t *runs;               /* runs[0]: the chosen distribution; runs[nruns - 1]: the even one */
+  int nruns;
+  const fupermod_points *f;        /* the functions partitioned (smoothed with --smooth) */
+  const fupermod_points *measured; /* the measured points */
+  const double *scatter;           /* --smooth: per process, the points' relative scatter about the fit */
+  int size;
+  const fupermod_front *front;     /* the Pareto front, and its point chosen (-1: none) */
+  int chosen;
+  const tool_proc *tp;
+  const char **hosts;              /* per process: host.intra-node rank */
+  const int *leader, *threads;     /* per process: the leader of its group sharing cores, its threads */
+} run_report;
+
+/* Print the tables; write OUT/report-APP.csv, summary-APP.csv, the plot data and the gnuplot
+ * script, and run it. */
+void tool_run_report(const run_report *r);
+
+#endif
