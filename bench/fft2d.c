@@ -141,7 +141,7 @@ static void rows_destroy(void *c) {}
 
 static const fupermod_kernel_ops rows_ops = {FUPERMOD_KERNEL_API, "bench-fft2d-local", "the local computation of d rows", rows_create,
                                              rows_complexity, rows_init, rows_exec, rows_fini, rows_destroy,
-                                             NULL, NULL, NULL};
+                                             NULL, NULL, NULL, NULL};
 
 /* Model-based distribution: identical on every rank (computed from the gathered points). */
 static fupermod_dist *model_dist(long M, long N, int threads, unsigned flags, int reps, double *secs) {

@@ -39,6 +39,7 @@ static double median_select(double *s, int n) {
 int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib *out) {
   fupermod_points local; /* the sizes of the scatter */
   fupermod_calib c;
+  long below = -1, above = -1; /* the measured sizes around share, for the message */
   if (!pts || !out || (pts->count > 0 && !pts->pts))
     return fupermod_error(FUPERMOD_ERR_USAGE, "fupermod_calib_check: NULL points or result");
   memset(&c, 0, sizeof c);
@@ -63,6 +64,11 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
     }
     c.near = lo - first;
     c.exact = fupermod_points_find(pts, share) >= 0;
+    for (int i = 0; i < pts->count; i++) { /* only when it fails, below: the loop is cheap then */
+      if (c.near >= FUPERMOD_CALIB_NEAR || c.exact) break;
+      if (pts->pts[i].d < share) below = pts->pts[i].d;
+      else if (above < 0) above = pts->pts[i].d;
+    }
   }
   if (pts->count >= 3) {
     fupermod_points kept = {0, NULL, 0};
@@ -108,8 +114,13 @@ int fupermod_calib_check(const fupermod_points *pts, long share, fupermod_calib 
     snprintf(c.why, sizeof c.why, "scatter about the smoothed function %.1f %% > %.0f %%", 100 * c.scatter,
              100 * FUPERMOD_CALIB_SCATTER);
   else if (share > 0 && c.near < FUPERMOD_CALIB_NEAR && !c.exact)
-    snprintf(c.why, sizeof c.why, "%s measured size within a factor of %g of %ld", c.near ? "only 1" : "no",
-             FUPERMOD_CALIB_FACTOR, share);
+  {
+    char nearest[64] = "";
+    if (below >= 0 && above >= 0) snprintf(nearest, sizeof nearest, "%ld and %ld", below, above);
+    else snprintf(nearest, sizeof nearest, "%ld", below >= 0 ? below : above);
+    snprintf(c.why, sizeof c.why, "%s measured size within a factor of %g of %ld (the nearest measured: %s)",
+             c.near ? "only 1" : "no", FUPERMOD_CALIB_FACTOR, share, nearest);
+  }
   c.calibrated = c.why[0] == '\0';
   *out = c;
   return FUPERMOD_SUCCESS;

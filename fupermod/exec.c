@@ -9,6 +9,7 @@
 #include "fupermod/conf.h"
 #include "fupermod/exec_impl.h"
 #include "fupermod/kernel.h"
+#include "fupermod/option.h"
 #include "fupermod/util.h"
 
 struct fupermod_exec {
@@ -147,6 +148,14 @@ static int parse_bytes(const char *s, double *out) {
   *out = v * f;
   return 0;
 }
+
+static const fupermod_option exec_opts[] = {
+    {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "threads of a cpu line's executor (default: the binding's cores)", NULL},
+    {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device of a gpu line", NULL},
+    {"mem_limit", FUPERMOD_OPT_STRING, 1, 0, NULL, "device memory a gpu line may use, bytes with K, M or G (default 90 % free)", NULL},
+    FUPERMOD_OPTION_END};
+
+const fupermod_option *fupermod_exec_options(void) { return exec_opts; }
 
 int fupermod_exec_opts_line(const fupermod_process_conf *pc, const char *where, fupermod_exec_opts *o) {
   char buf[64];

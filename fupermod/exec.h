@@ -40,6 +40,9 @@ int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out);
  * the cores of its binding, 1 for none, fupermod_bind_width); device= (default 0); mem_limit=BYTES
  * (suffix K, M, G allowed; default 0). Errors name where (e.g. "conf:3"). */
 int fupermod_exec_opts_line(const struct fupermod_process_conf *pc, const char *where, fupermod_exec_opts *opts);
+struct fupermod_option;
+/* The sub-options fupermod_exec_opts_line reads (threads, device, mem_limit). */
+const struct fupermod_option *fupermod_exec_options(void);
 void fupermod_exec_close(fupermod_exec *e);
 
 int fupermod_exec_kind(const fupermod_exec *e);

@@ -8,6 +8,7 @@
 #include "dist.h"
 #include "calib.h"
 #include "kernel.h"
+#include "option.h"
 #include "benchmark.h"
 #include "share.h"
 #include "conf.h"

@@ -9,10 +9,11 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
-/* 2 adds use_exec; plug-ins built against version 1 still load */
-#define FUPERMOD_KERNEL_API 2
+/* 2 adds use_exec, 3 options; plug-ins built against versions 1 and 2 still load */
+#define FUPERMOD_KERNEL_API 3
 
 struct fupermod_exec;
+struct fupermod_option;
 
 typedef struct fupermod_kernel_ops {
   int api_version; /* FUPERMOD_KERNEL_API */
@@ -36,6 +37,10 @@ typedef struct fupermod_kernel_ops {
   /* Optional (API 2): compute through this process's executor (fupermod/exec.h) from the next
    * initialize on, so that the kernel runs on the executor's device as the application does. */
   int (*use_exec)(void *ctx, struct fupermod_exec *exec);
+  /* API 3: the sub-options create reads (fupermod/option.h), ended by FUPERMOD_OPTION_END. A
+   * configuration line is then checked against them (with those of the executor and the meter):
+   * an unknown or malformed key is an error naming the file and the line. NULL: none. */
+  const struct fupermod_option *options;
 } fupermod_kernel_ops;
 
 typedef struct fupermod_kernel {
@@ -52,7 +57,17 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
 /* The file fupermod_kernel_load would open for NAME (also for other plug-ins kept in the kernel
  * directory); *path is malloc'ed. FUPERMOD_ERR_INPUT naming the directories searched if none. */
 int fupermod_kernel_find(const char *name, char **path);
+/* Load without creating a context (k->ctx NULL): to read the operations table, its options. */
+int fupermod_kernel_open(const char *name_or_path, fupermod_kernel **out);
 void fupermod_kernel_unload(fupermod_kernel *k);
+/* The kernel's declared sub-options, or NULL (a plug-in older than API 3 declares none). */
+const struct fupermod_option *fupermod_kernel_options(const fupermod_kernel *k);
+/* Check a configuration line's sub-options against what its kernels (the nk of kernels that
+ * will read the line, opened or loaded), its executor and its meter read: FUPERMOD_ERR_INPUT for
+ * an unknown key (naming the closest known one), a key given twice, or a value out of its
+ * declaration. Keys a kernel older than API 3 might read cannot be told from typos: with such a
+ * kernel, keys nobody declares are accepted. */
+int fupermod_kernel_check_subopts(const fupermod_kernel *const *kernels, int nk, const char *subopts);
 /* Compute k through exec. A kernel without use_exec computes on the CPU itself: a CPU executor is
  * then fine (its threads are the kernel's own options' business), a GPU one is refused
  * (FUPERMOD_ERR_USAGE naming the kernel). */

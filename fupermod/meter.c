@@ -12,11 +12,58 @@
 #include "fupermod/conf.h"
 #include "fupermod/meter_impl.h"
 #include "fupermod/mpi_thread.h"
+#include "fupermod/option.h"
 #include "fupermod/util.h"
 
 static const char *const names[] = {"rapl", "nvml", "command", "emulated", "model", "external", NULL};
 
 const char *const *fupermod_meter_names(void) { return names; }
+
+/* What each meter reads from a line (docs/energy.md); the backends parse them. */
+#define ANY 1, 0
+static const fupermod_option common_opts[] = {
+    {"meter", FUPERMOD_OPT_STRING, ANY, NULL, "the energy meter", "rapl|nvml|command|emulated|model|external"},
+    {"attribution", FUPERMOD_OPT_STRING, ANY, "busy", "how a shared meter's energy is split between processes", "busy|solo"},
+    {"static_power", FUPERMOD_OPT_DOUBLE, 0, 1e9, NULL, "the static power (W) taken out of measured energies", NULL},
+    {"static_probe", FUPERMOD_OPT_DOUBLE, 1e-9, 3600, "1", "seconds of idle probe that measure the static power", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option rapl_opts[] = {
+    {"rapl_root", FUPERMOD_OPT_STRING, ANY, "/sys/class/powercap", "the powercap tree ($FUPERMOD_POWERCAP_ROOT)", NULL},
+    {"rapl_domains", FUPERMOD_OPT_STRING, ANY, "package", "zones to add up: package dram core uncore psys, joined by +", NULL},
+    {"rapl_package", FUPERMOD_OPT_LONG, 0, 1023, NULL, "the package (socket) to read", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option nvml_opts[] = {
+    {"nvml_device", FUPERMOD_OPT_LONG, 0, 1023, NULL, "NVML's index of the GPU (default: the line's device=)", NULL},
+    {"nvml_pci", FUPERMOD_OPT_STRING, ANY, NULL, "the GPU's PCI bus id", NULL},
+    {"nvml_lib", FUPERMOD_OPT_STRING, ANY, "libnvidia-ml.so.1", "the NVML library", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option command_opts[] = {
+    {"meter_cmd", FUPERMOD_OPT_STRING, ANY, NULL, "a command whose last line is the cumulative energy (J)", NULL},
+    {"meter_timeout", FUPERMOD_OPT_DOUBLE, 1e-3, 86400, "10", "seconds before a stuck command is killed", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option emulated_opts[] = {
+    {"meter_points", FUPERMOD_OPT_STRING, ANY, NULL, "a point file of energies (default: the line's points=)", NULL},
+    {"meter_idle", FUPERMOD_OPT_DOUBLE, 0, 1e9, "0", "idle power (W)", NULL},
+    {"meter_node", FUPERMOD_OPT_STRING, ANY, NULL, "a name shared by the processes of one node meter", NULL},
+    {"meter_extra", FUPERMOD_OPT_DOUBLE, 0, 1e3, "0", "extra energy of a run overlapping another (fraction)", NULL},
+    {"meter_noise", FUPERMOD_OPT_DOUBLE, 0, 1, "0", "relative noise of the energies", NULL},
+    {"points", FUPERMOD_OPT_STRING, ANY, NULL, "the emulated kernel's point file", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option model_opts[] = {
+    {"meter_power", FUPERMOD_OPT_DOUBLE, 0, 1e9, NULL, "the dynamic power (W) the estimate assumes", NULL},
+    FUPERMOD_OPTION_END};
+static const fupermod_option external_opts[] = {
+    {"meter_host", FUPERMOD_OPT_STRING, ANY, NULL, "the node's name in the power series (default: the host name)", NULL},
+    FUPERMOD_OPTION_END};
+#undef ANY
+
+const fupermod_option *fupermod_meter_options(const char *name) {
+  static const fupermod_option *const tables[] = {rapl_opts, nvml_opts, command_opts, emulated_opts, model_opts, external_opts};
+  if (!name) return common_opts;
+  for (int i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0) return tables[i];
+  return NULL;
+}
 
 char *fupermod_meter_strdupf(const char *fmt, ...) {
   va_list ap;

@@ -47,6 +47,10 @@ int fupermod_meter_create_subopts(const char *subopts, fupermod_meter **out);
 void fupermod_meter_free(fupermod_meter *m);
 /* NULL-terminated list of meter names. */
 const char *const *fupermod_meter_names(void);
+struct fupermod_option;
+/* The sub-options meter NAME reads from a configuration line (NULL: those every meter reads:
+ * meter, attribution, static_power, static_probe); NULL for an unknown name. */
+const struct fupermod_option *fupermod_meter_options(const char *name);
 
 const char *fupermod_meter_name(const fupermod_meter *m);
 /* 1 when the meter estimates rather than measures (the model meter). */

@@ -33,6 +33,14 @@ static double gauss(emu *k) {
   return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
+static const fupermod_option options[] = {
+    {"points", FUPERMOD_OPT_STRING, 1, 0, NULL, "the point file whose times (and energies) are emulated (required)", NULL},
+    {"noise", FUPERMOD_OPT_DOUBLE, 0, 1, "0", "relative standard deviation of the times", NULL},
+    {"seed", FUPERMOD_OPT_LONG, 1, 0, NULL, "the noise's random seed (default: from the process id)", NULL},
+    {"mode", FUPERMOD_OPT_STRING, 1, 0, "sleep", "sleep (oversubscribed processes emulate independent devices) or spin", "sleep|spin"},
+    {"spikes", FUPERMOD_OPT_STRING, 1, 0, NULL, "PROB:FACTOR: a run takes FACTOR times longer with probability PROB", NULL},
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   char buf[4096];
   emu *k = calloc(1, sizeof *k);
@@ -138,4 +146,4 @@ static int energy(void *ctx, double *joules) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, "emulated", "time and energy of d units read from a point file",
-  create, complexity, initialize, execute, finalize, destroy, NULL, energy, NULL};
+  create, complexity, initialize, execute, finalize, destroy, NULL, energy, NULL, options};

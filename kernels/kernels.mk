@@ -51,6 +51,9 @@ kernels_fupermod_kernel_fft_rows_cuda_la_CPPFLAGS = $(kernels_fupermod_kernel_ff
 kernels_fupermod_kernel_fft_rows_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
 kernels_fupermod_kernel_fft_rows_cuda_la_LIBADD = $(kernels_fupermod_kernel_fft_rows_la_LIBADD)
 
-# The kernel that docs/kernels.md walks through; tests/kernels_example.sh builds it as a user would.
-EXTRA_DIST += kernels/example/triad.c
+# The kernel that docs/kernels.md walks through and the program that checks a kernel: installed
+# beside the docs, so that an installation alone builds them; tests/kernels_example.sh and
+# tests/install.sh build them as a user would.
+examplesdir = $(docdir)/examples
+dist_examples_DATA = kernels/example/triad.c kernels/example/check.c
 include kernels/ooc.mk

@@ -1,12 +1,14 @@
 # The public API: registration at run time, and the installed library as a user builds on it.
-API_TESTS = tests/test_registry tests/install.sh
-check_PROGRAMS += tests/test_registry
+API_TESTS = tests/test_registry tests/test_option tests/install.sh
+check_PROGRAMS += tests/test_registry tests/test_option
 TESTS += $(API_TESTS)
 EXTRA_DIST += tests/install.sh tests/install_user.c
 tests_test_registry_SOURCES = tests/test_registry.c tests/tap.h
 tests_test_registry_LDADD = $(TEST_LDADD)
-TESTS += tests/docs_current.sh
-EXTRA_DIST += tests/docs_current.sh
+tests_test_option_SOURCES = tests/test_option.c tests/tap.h
+tests_test_option_LDADD = $(TEST_LDADD)
+TESTS += tests/docs_current.sh tests/docs_examples.sh
+EXTRA_DIST += tests/docs_current.sh tests/docs_examples.sh
 # The Debian packages (packaging/debian) built from make dist's tarball, installed, used and purged
 # (root only; it runs alone)
 TESTS += tests/packaging_deb.sh

@@ -11,9 +11,9 @@ cp "$top_srcdir/configs/cluster.conf" c.conf
   --size 1024 --points 8 --reps 2 >run.out 2>run.err
 ok $? "fupermod run completes across the nodes"
 sed 's/^/# /' run.err | grep -v 'model: size\|round' | tail -5
-ok "$(grep -q '^   on 2 hosts:' run.out && grep -q '^   rank 0 on node1, intra-node rank 0, line 5, bind core:0, cpus 0, threads 1$' run.out &&
-  grep -q '^   rank 1 on node1, intra-node rank 1, line 6, bind core:0, cpus 0, threads 1$' run.out &&
-  grep -q '^   rank 2 on node2, intra-node rank 0, line 7, bind core:0, cpus 1, threads 1$' run.out; echo $?)" \
+ok "$(grep -q '^   on 2 hosts:' run.out && grep -q '^   rank 0 on node1 (node1.0 in the tables), intra-node rank 0, line 5, bind core:0, cpus 0, threads 1$' run.out &&
+  grep -q '^   rank 1 on node1 (node1.1 in the tables), intra-node rank 1, line 6, bind core:0, cpus 0, threads 1$' run.out &&
+  grep -q '^   rank 2 on node2 (node2.0 in the tables), intra-node rank 0, line 7, bind core:0, cpus 1, threads 1$' run.out; echo $?)" \
   "the report shows where every rank runs"
 for app in dgemm fft; do
   ok "$(awk -v app="$app" '/^== / { cur = $2 } cur == app":" && $1 ~ /^(paraleph|hipopta|even)$/ && $3 > 0 { n++ } END { exit n != 3 }' run.out; echo $?)" \

@@ -81,7 +81,7 @@ sed 's/^/# not exported: /' undefined
 # docs/kernels.md, "With fupermod installed", verbatim
 awk '/<!-- installed build end -->/ { p = 0 } p && !/^```/ { print } /<!-- installed build begin -->/ { p = 1 }' \
   "$top_srcdir/docs/kernels.md" >guide.sh
-mkdir guide && cp "$top_srcdir/kernels/example/triad.c" "$top_srcdir/kernels/example/check.c" guide/
+mkdir guide && cp "$PREFIX/share/doc/fupermod/examples/triad.c" "$PREFIX/share/doc/fupermod/examples/check.c" guide/
 [ "$(grep -c '^./check' guide.sh)" -eq 2 ] && (cd guide && bash -e ../guide.sh) >guide.out 2>&1
 ok $? "the installed-build commands of docs/kernels.md run as shown ($(grep -c . guide.sh) lines)"
 sed 's/^/# /' guide.out | tail -20

@@ -6,4 +6,4 @@ TESTS += $(KERNEL_TESTS) tests/kernels_example.sh
 tests_test_kernels_SOURCES = tests/test_kernels.c tests/tap.h
 tests_test_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(FFTW3_CFLAGS)
 tests_test_kernels_LDADD = $(TEST_LDADD) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
-EXTRA_DIST += tests/kernels_example.sh kernels/example/check.c
+EXTRA_DIST += tests/kernels_example.sh

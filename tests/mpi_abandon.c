@@ -45,7 +45,7 @@ static int pr_exec(void *ctx) {
 static int pr_fini(void *ctx) { return FUPERMOD_SUCCESS; }
 static void pr_destroy(void *ctx) {}
 static const fupermod_kernel_ops pr_ops = {FUPERMOD_KERNEL_API, "probe", "records its runs", pr_create,
-                                           pr_complexity, pr_init, pr_exec, pr_fini, pr_destroy, NULL, NULL, NULL};
+                                           pr_complexity, pr_init, pr_exec, pr_fini, pr_destroy, NULL, NULL, NULL, NULL};
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

@@ -45,7 +45,7 @@ static int cnt_exec(void *ctx) {
 static int cnt_fini(void *ctx) { return FUPERMOD_SUCCESS; }
 static void cnt_destroy(void *ctx) {}
 static const fupermod_kernel_ops cnt_ops = {FUPERMOD_KERNEL_API, "counting", "counts its runs", cnt_create,
-                                            cnt_complexity, cnt_init, cnt_exec, cnt_fini, cnt_destroy, NULL, NULL, NULL};
+                                            cnt_complexity, cnt_init, cnt_exec, cnt_fini, cnt_destroy, NULL, NULL, NULL, NULL};
 
 /* How late a run sleeping `secs` wakes now, benchmarked as the emulated kernel is (same
  * synchronisation, same load): three times the mean lateness of the counting kernel's runs as it timed

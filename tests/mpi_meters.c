@@ -71,7 +71,7 @@ static int sp_execute(void *ctx) {
 }
 static int sp_finalize(void *ctx) { return 0; }
 static const fupermod_kernel_ops sp_ops = {FUPERMOD_KERNEL_API, "spender", "test", sp_create, sp_complexity,
-                                           sp_initialize, sp_execute, sp_finalize, NULL, NULL, NULL, NULL};
+                                           sp_initialize, sp_execute, sp_finalize, NULL, NULL, NULL, NULL, NULL};
 
 static int all_true(int v) {
   int r;

@@ -375,7 +375,7 @@ static int ck_execute(void *ctx) {
 }
 static int ck_finalize(void *ctx) { return 0; }
 static const fupermod_kernel_ops ck_ops = {FUPERMOD_KERNEL_API, "counter", "test", ck_create, ck_complexity,
-                                           ck_initialize, ck_execute, ck_finalize, NULL, NULL, NULL, NULL};
+                                           ck_initialize, ck_execute, ck_finalize, NULL, NULL, NULL, NULL, NULL};
 
 static void test_benchmark(void) {
   char pts[512], sub[1024];

@@ -71,7 +71,7 @@ ok $([ "$before" = "$(md5sum <"$TMPD/cut/localhost.0.points")" ] && echo 0 || ec
 # errors end every process with one clear message
 expect_exit 1 "more processes than configuration lines" -- $MPI -np 3 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/x" $SIZES
 stderr_has "no line for MPI rank 2" "the missing rank is named"
-expect_exit 1 "a missing kernel" -- $MPI -np 1 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/x" -k nosuchkernel $SIZES
+expect_exit 1 "a missing kernel" -- $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/x" -k nosuchkernel $SIZES
 stderr_has "kernel 'nosuchkernel' not found" "the kernel is named"
 echo "10 1" >"$TMPD/full/bad.points"
 printf 'localhost 0 none cpu kernel=emulated,points=%s/nothere.points\n' "$TMPD" >"$TMPD/bad.conf"

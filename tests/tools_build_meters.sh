@@ -57,7 +57,7 @@ ok $(cat "$TMPD/w/localhost.0.points" "$TMPD/w/localhost.1.points" |
 # --- configuration errors name the line
 printf 'localhost 0 none cpu kernel=emulated,points=%s/dev0.points,meter=bogus\n' "$TMPD" >"$TMPD/bad.conf"
 expect_exit 1 "an unknown meter" -- "$FUPERMOD" build --conf "$TMPD/bad.conf" --data "$TMPD/x" --sizes 10
-stderr_has "bad.conf:1: unknown meter 'bogus'" "the line and the meter are named"
+stderr_has "bad.conf:1: sub-option meter=bogus must be one of rapl\|nvml" "the line and the meter are named"
 printf 'localhost 0 none cpu kernel=emulated,points=%s/dev0.points,meter=rapl,rapl_root=%s/nowhere\n' "$TMPD" "$TMPD" >"$TMPD/bad.conf"
 expect_exit 1 "RAPL where there is none" -- "$FUPERMOD" build --conf "$TMPD/bad.conf" --data "$TMPD/x" --sizes 10
 stderr_has "bad.conf:1: .*nowhere" "the line and the missing root are named"

@@ -110,7 +110,7 @@ ok $([ -z "$bad" ] && [ $(echo $algs | wc -w) -ge 12 ] && echo 0 || echo 1) \
 ok $(grep -q '^  paraleph ' "$TMPD/ph.out" && echo 0 || echo 1) "partition --help (from the full command) lists paraleph"
 "$BIN" partition -a magic -D 5 "$E/fast.points" 2>"$TMPD/magic.err"
 rc=$?
-ok $([ $rc -eq 2 ] && grep -q "unknown algorithm 'magic'; known:.* paraleph" "$TMPD/magic.err" && echo 0 || echo 1) \
+ok $([ $rc -eq 2 ] && grep -q "unknown partitioner 'magic'; known:.* paraleph" "$TMPD/magic.err" && echo 0 || echo 1) \
   "an unknown algorithm: exit 2 and the full list ($rc)"
 "$BIN" --version >"$TMPD/v.out" && "$BIN" model "$E/fast.points" >"$TMPD/m.out" 2>&1
 ok $([ $? -eq 0 ] && grep -q '^fupermod ' "$TMPD/v.out" && [ -s "$TMPD/m.out" ] && echo 0 || echo 1) \

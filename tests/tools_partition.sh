@@ -78,7 +78,7 @@ expect_exit 3 "D beyond what the functions hold" -- "$FUPERMOD" partition -a dp 
 stderr_has "fupermod partition: " "one clear line"
 expect_exit 3 "D not composable from measured sizes" -- "$FUPERMOD" partition -a hpopta -D 75 "$E/fast.points" "$E/slow.points"
 expect_exit 2 "unknown algorithm" -- "$FUPERMOD" partition -a magic -D 10 "$E/fast.points"
-stderr_has "unknown algorithm 'magic'" "algorithm named"
+stderr_has "unknown partitioner 'magic'" "algorithm named"
 expect_exit 2 "missing -D" -- "$FUPERMOD" partition -a dp "$E/fast.points"
 expect_exit 2 "negative D" -- "$FUPERMOD" partition -a dp -D -5 "$E/fast.points"
 expect_exit 2 "-p with two files" -- "$FUPERMOD" partition -a dp -D 5 -p 2 "$E/fast.points" "$E/slow.points"

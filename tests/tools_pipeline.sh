@@ -63,7 +63,7 @@ for r in 0 1 2 3; do
   ok $(echo "$line" | awk '{ d = $8 - $7; if (d < 0) d = -d; exit !(d <= $9 + 1e-6 * $7 + 1e-3) }'; echo $?) \
     "process $r: measured dynamic energy equals the predicted one ($(echo "$line" | awk '{ printf "%.4f vs %.4f J", $8, $7 }'))"
 done
-expect_exit 1 "a distribution for another number of processes" -- $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/four.conf" --dist "$TMPD/dist"
+expect_exit 1 "a distribution for another number of processes" -- $MPI -np 2 "$FUPERMOD" build --allow-fewer --conf "$TMPD/four.conf" --dist "$TMPD/dist"
 stderr_has "over 4 processes, but 2 are running" "the mismatch is named"
 expect_exit 2 "--dist with sizes" -- "$FUPERMOD" build --conf "$TMPD/four.conf" --dist "$TMPD/dist" --sizes 5
 done_testing

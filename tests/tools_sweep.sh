@@ -328,7 +328,7 @@ expect_exit 2 "-D with too many workloads" -- "$FUPERMOD" sweep -D 0:100000000:1
 expect_exit 2 "-F bad" -- "$FUPERMOD" sweep -F min $F
 stderr_has "-F 'min'" "names it"
 expect_exit 2 "unknown algorithm" -- "$FUPERMOD" sweep -a balanced,magic $F
-stderr_has "unknown algorithm 'magic'" "names it"
+stderr_has "unknown partitioner 'magic'" "names it"
 expect_exit 2 "an alternative named twice" -- "$FUPERMOD" sweep -a even,even $F
 expect_exit 2 "a Pareto algorithm as an alternative" -- "$FUPERMOD" sweep -a hepopta $F
 stderr_has "hepopta gives a Pareto front" "says why"

@@ -453,6 +453,7 @@ typedef struct {
   fupermod_dist *prev[NCAND]; /* the last round's candidates */
   long *fine;                 /* the refined grid (ad->grid once refined) */
   int refined;
+  int reused;                 /* the most sizes a process had measured before this run */
 } adaptive_job;
 
 /* One round after the first. */
@@ -551,15 +552,19 @@ static int plan_round(adaptive_job *j, adaptive_round *r, int round, int *stop) 
   if (r->step == 0 && round > 1 && change == 0 && !unmeasured && ngap == 0 && (nreq == 0 || hw <= ad->tol * fabs(v)))
     *stop = ad->converged = 1;
   else if (r->step == 0 && round > ad->max_rounds) *stop = 1;
-  if (!ad->quiet)
-    fprintf(stderr, "fupermod %s: adaptive round %d: %d sizes measured, distribution changed by %.1f %%, predicted %s = %.4g %s ± %.1f %%%s\n",
-            ad->sub, round, most, round > 1 ? 100 * change : 100.0, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
-            v != 0 ? 100 * hw / fabs(v) : 0.0,
-            *stop ? (ad->converged ? ": done" : ": round cap reached") : "");
+  if (!ad->quiet) {
+    char moved[64], old[64] = "";
+    if (round > 1) snprintf(moved, sizeof moved, "distribution changed by %.1f %%", 100 * change);
+    else snprintf(moved, sizeof moved, "first distribution");
+    if (j->reused > 0) snprintf(old, sizeof old, " (%d reused from the models on disk)", j->reused < most ? j->reused : most);
+    fprintf(stderr, "fupermod %s: %s: adaptive round %d: %d sizes measured%s, %s, predicted %s = %.4g %s ± %.1f %%%s\n",
+            ad->sub, j->k->ops->name, round, most, old, moved, main == 1 ? "E" : "T", v, main == 1 ? "J" : "s",
+            v != 0 ? 100 * hw / fabs(v) : 0.0, *stop ? (ad->converged ? ": done" : ": round cap reached") : "");
+  }
   if (!ad->quiet && r->step > 0)
-    fprintf(stderr, "fupermod %s: adaptive round %d: a process could do %.1f units within the makespan, under %d grid "
-            "steps of %ld: grid refined to steps of %ld (%ld sizes)\n", ad->sub, round, r->xmin, REFINE_BELOW, ad->grid[0],
-            r->step, ad->D / r->step);
+    fprintf(stderr, "fupermod %s: %s: adaptive round %d: a process could do %.1f units within the makespan, under %d grid "
+            "steps of %ld: grid refined to steps of %ld (%ld sizes)\n", ad->sub, j->k->ops->name, round, r->xmin, REFINE_BELOW,
+            ad->grid[0], r->step, ad->D / r->step);
   ad->rounds = round;
   return rc;
 }
@@ -633,6 +638,8 @@ int tool_adaptive_build(tool_adaptive *ad, tool_proc *tp, fupermod_kernel *k, co
   ad->size = j.size;
   if (ad->ngrid < 1 || ad->init < 2)
     return fupermod_error(FUPERMOD_ERR_USAGE, "adaptive build: needs a grid and at least 2 first sizes");
+  j.reused = have ? have->count : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &j.reused, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if ((rc = setup_job(&j, &share)) == FUPERMOD_SUCCESS && (rc = first_round(&j)) == FUPERMOD_SUCCESS)
     for (int round = 1; !stop && rc == FUPERMOD_SUCCESS; round++) rc = run_round(&j, round, &stop);
   ad->grid = caller_grid;

@@ -9,13 +9,25 @@
 #include <unistd.h>
 #include "tools/build_common.h"
 
+int tool_allow_fewer;
+const char *tool_line_kernels[4];
+
+int tool_fewer_error(const char *sub, const char *confpath, int lines, int procs, int rank) {
+  int rc = fupermod_error(FUPERMOD_ERR_USAGE, "%s has %d process lines but the job has %d process%s: start it with "
+                          "mpirun -np %d (or give --allow-fewer to use its first %d)",
+                          confpath, lines, procs, procs == 1 ? "" : "es", lines, procs);
+  if (rank == 0) fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
+  return rc;
+}
+
 int tool_agree(const char *sub, int rc, MPI_Comm comm) {
   int rank, who, mine;
   MPI_Comm_rank(comm, &rank);
   mine = rc != FUPERMOD_SUCCESS ? rank : 1 << 30;
   MPI_Allreduce(&mine, &who, 1, MPI_INT, MPI_MIN, comm);
   if (who == 1 << 30) return FUPERMOD_SUCCESS;
-  if (rank == who) fprintf(stderr, "fupermod %s: rank %d: %s\n", sub, rank, fupermod_error_message());
+  if (rank == who && rank == 0) fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
+  else if (rank == who) fprintf(stderr, "fupermod %s: rank %d: %s\n", sub, rank, fupermod_error_message());
   MPI_Bcast(&rc, 1, MPI_INT, who, comm);
   return rc;
 }
@@ -85,21 +97,10 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   rc = tool_agree(sub, fupermod_conf_locate(&p->conf, MPI_COMM_WORLD, &p->index, &p->intra), MPI_COMM_WORLD);
   if (rc != FUPERMOD_SUCCESS) return rc;
-  pc = &p->conf.procs[p->index];
-  rc = fupermod_bind_apply(pc->bind);
-  if (rc != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", confpath, pc->line);
-  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
-  rc = fupermod_launch_map(&p->conf, p->index, MPI_COMM_WORLD, &p->map);
-  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   MPI_Comm_size(MPI_COMM_WORLD, &p->nmap);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (!quiet && rank == 0) {
-    fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
-            fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
-    for (int r = 0; r < p->nmap; r++)
-      fprintf(stderr, "fupermod %s: rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", sub, r,
-              p->map[r].host, p->map[r].rank_intra, p->map[r].line, p->map[r].bind, p->map[r].cpus);
-  }
+  if (p->nmap < p->conf.count && !tool_allow_fewer) /* same on every rank: no agreement needed */
+    return MPI_Comm_rank(MPI_COMM_WORLD, &rank), tool_fewer_error(sub, confpath, p->conf.count, p->nmap, rank);
+  pc = &p->conf.procs[p->index];
   if (!kn) {
     int got = fupermod_subopt_get(pc->subopts, "kernel", kbuf, sizeof kbuf);
     if (got == 1) kn = kbuf;
@@ -109,10 +110,34 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
     else rc = got;
   }
   if (rc == FUPERMOD_SUCCESS) {
-    rc = fupermod_kernel_load(kn, pc->subopts, &p->kernel);
-    /* a kernel rejecting its sub-options is a fault of the configuration line */
-    if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
+    /* the line checked against what its kernel, executor and meter declare, before anything
+     * starts: a misspelt key must not measure with the defaults */
+    fupermod_kernel *decl[4] = {NULL};
+    int nd = 0;
+    if ((rc = fupermod_kernel_open(kn, &decl[nd])) == FUPERMOD_SUCCESS) nd++;
+    for (int i = 0; rc == FUPERMOD_SUCCESS && tool_line_kernels[i] && nd < 4; i++) /* the line serves them too */
+      if ((rc = fupermod_kernel_open(tool_line_kernels[i], &decl[nd])) == FUPERMOD_SUCCESS) nd++;
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_kernel_check_subopts((const fupermod_kernel *const *)decl, nd, pc->subopts);
+    for (int i = 0; i < nd; i++) fupermod_kernel_unload(decl[i]);
+    if (rc == FUPERMOD_ERR_INPUT && kn == kbuf) rc = fupermod_error_prefix(rc, "%s:%d", confpath, pc->line);
   }
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_bind_apply(pc->bind);
+  if (rc != FUPERMOD_SUCCESS) rc = fupermod_error_prefix(rc, "%s:%d", confpath, pc->line);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  rc = fupermod_launch_map(&p->conf, p->index, MPI_COMM_WORLD, &p->map);
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!quiet && rank == 0) {
+    fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
+            fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
+    for (int r = 0; r < p->nmap; r++)
+      fprintf(stderr, "fupermod %s: rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", sub, r,
+              p->map[r].host, p->map[r].rank_intra, p->map[r].line, p->map[r].bind, p->map[r].cpus);
+  }
+  rc = fupermod_kernel_load(kn, pc->subopts, &p->kernel);
+  /* a kernel rejecting its sub-options is a fault of the configuration line */
+  if (rc == FUPERMOD_ERR_USAGE) rc = fupermod_error_prefix(FUPERMOD_ERR_INPUT, "%s:%d", confpath, pc->line);
   if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   {
     /* a gpu line whose kernel computes through an executor runs it on the line's GPU; a kernel
@@ -176,11 +201,13 @@ int tool_pareto_pick(const fupermod_problem *prob, double tradeoff, fupermod_fro
 }
 
 /* Who holds a lock file: what its holder wrote into it, on one line. */
-static void lock_holder(int fd, char *buf, size_t size) {
+static int lock_holder(int fd, char *buf, size_t size) {
   ssize_t n = pread(fd, buf, size - 1, 0);
   buf[n > 0 ? n : 0] = '\0';
   buf[strcspn(buf, "\n")] = '\0';
-  if (!buf[0]) snprintf(buf, size, "a job that has not said who it is yet");
+  if (buf[0]) return 1;
+  snprintf(buf, size, "a job that has not said who it is yet");
+  return 0;
 }
 
 static int lock_take(const char *sub, const char *dir, double wait, int *fd) {
@@ -197,14 +224,15 @@ static int lock_take(const char *sub, const char *dir, double wait, int *fd) {
       *fd = -1;
       return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot lock: %s", path, strerror(errno));
     }
-    lock_holder(*fd, who, sizeof who);
+    int named = lock_holder(*fd, who, sizeof who);
     if (el >= wait) {
       close(*fd);
       *fd = -1;
       return fupermod_error(FUPERMOD_ERR_INPUT, "%s is being written by another job (%s): gave up after %.0f s "
                             "(--lock-wait)", dir, who, wait);
     }
-    if (said < 0 || el - said >= 60) {
+    /* the holder writes its name just after taking the lock: give it a second to */
+    if ((said < 0 && (named || el >= 1)) || (said >= 0 && el - said >= 60)) {
       fprintf(stderr, "fupermod %s: %s is being written by another job (%s); waiting for it (%.0f of at most %.0f s)\n",
               sub, dir, who, el, wait);
       said = el;

@@ -10,6 +10,13 @@
 /* Agree on an error over comm: every rank returns the first failing rank's status, whose
  * message that rank prints once as "fupermod SUB: rank R: message". */
 int tool_agree(const char *sub, int rc, MPI_Comm comm);
+/* --allow-fewer: a job of fewer processes than its configuration's lines uses the first ones;
+ * otherwise tool_proc_setup refuses it (tool_fewer_error, printed by rank 0). */
+extern int tool_allow_fewer;
+/* Other kernels that read the same configuration lines (fupermod run's applications, up to 3,
+ * NULL-terminated): a line's sub-options are checked against all of them. */
+extern const char *tool_line_kernels[4];
+int tool_fewer_error(const char *sub, const char *confpath, int lines, int procs, int rank);
 
 /* The PRECISION options of the tools that measure: -r -R -i -e -T -z (TOOL_PRECISION_OPTS in a
  * getopt string). 1 when c is one of them, with *status 0, or a usage error's for a bad value. */

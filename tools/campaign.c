@@ -412,7 +412,9 @@ static int load_body(const char *path, campaign *c) {
       int k;
       for (k = 0; k < NKEYS && strcmp(keys[k], key); k++) {}
       if (k == NKEYS) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: unknown key '%.60s' (see docs/campaigns.md)", path, first, key);
+        const char *near = fupermod_closest_name(key, keys, NKEYS);
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: unknown key '%.60s'%s%s%s (see docs/campaigns.md)", path, first, key,
+                            near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         break;
       }
       if (c->line_of[k] && k != K_SETUP) {

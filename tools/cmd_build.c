@@ -100,6 +100,8 @@ static void help(void) {
          "            with its confidence (docs/energy.md, \"Additivity\")\n"
          "  --dist FILE measure each process at its share d of the distribution FILE and print the\n"
          "              predicted and the measured times (nothing is written)\n"
+         "  --allow-fewer  a job of fewer processes than the configuration's lines uses the first\n"
+         "              lines (without it, such a job is refused)\n"
          "  -q          no progress lines\n");
 }
 
@@ -344,7 +346,8 @@ static int parse_options(int argc, char **argv, build_opts *o) {
                                        {"smooth", required_argument, NULL, 'w'}, {"tradeoff", required_argument, NULL, 'X'},
                                        {"keep-outliers", no_argument, NULL, 'K'}, {"refine", no_argument, NULL, 'N'},
                                        {"lock-wait", required_argument, NULL, 'l'},
-                                       {"additivity", required_argument, NULL, 'Y'}, {NULL, 0, NULL, 0}};
+                                       {"additivity", required_argument, NULL, 'Y'},
+                                       {"allow-fewer", no_argument, NULL, 'f'}, {NULL, 0, NULL, 0}};
   int c, status;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "a:c:d:k:L:U:s:m:g:" TOOL_PRECISION_OPTS "qh", opts, NULL)) != -1) {
@@ -388,13 +391,14 @@ static int parse_options(int argc, char **argv, build_opts *o) {
       if (tool_combos_parse(optarg, &o->combos) != FUPERMOD_SUCCESS)
         return tool_usage(SUB, "%s", fupermod_error_message());
       break;
+    case 'f': tool_allow_fewer = 1; break;
     case 'h': help(); return 0;
     default:
       if (tool_precision_opt(SUB, c, optarg, &o->prec, &status) || adaptive_opt(o, c, optarg, &status)) {
         if (status) return status;
         break;
       }
-      return tool_usage(SUB, "unknown option");
+      return tool_bad_option(SUB, argv, "a:c:d:k:L:U:s:m:g:" TOOL_PRECISION_OPTS "qh", opts);
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);

@@ -263,7 +263,7 @@ static int run_options(int argc, char **argv, run_job *j) {
         return tool_usage(SUB, "--timeout '%s' must be seconds >= 0 (0: none)", optarg);
       break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "qh", opts);
     }
   }
   if (optind != argc - 1) return tool_usage(SUB, optind < argc ? "give one campaign file" : "no campaign file given");
@@ -669,7 +669,7 @@ static int summary_options(int argc, char **argv, const char **baseline, const c
     case 'o': *outdir = optarg; break;
     case 'b': *baseline = optarg; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "o:h", opts);
     }
   }
   if (optind != argc - 1) return tool_usage(SUB, "give one campaign file or result CSV");
@@ -1090,7 +1090,7 @@ static int campaign_script(int argc, char **argv) {
       sched = opt == 'O' ? "oar" : "slurm";
       break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "o:h", opts);
     }
   }
   if (optind != argc - 1) return tool_usage(SUB, "give one campaign file");

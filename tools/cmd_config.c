@@ -36,7 +36,7 @@ int cmd_config(int argc, char **argv) {
     case 'o': out = optarg; break;
     case 's': subopts = optarg; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "o:s:h", opts);
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);

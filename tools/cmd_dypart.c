@@ -25,6 +25,8 @@ static void help(void) {
          "  -I N              at most N measurements (default 20); without convergence the best\n"
          "                    distribution measured is written and the run says so\n"
          "  -o FILE           write the distribution (docs/formats.md), measured times and energies\n"
+         "  --allow-fewer     a job of fewer processes than the configuration's lines uses the first\n"
+         "                    lines (without it, such a job is refused)\n"
          "  -q                no progress lines\n"
          "PRECISION:  -r REPS_MIN (3)  -R REPS_MAX (100)  -i CONFIDENCE (0.95)  -e REL_ERROR (0.025)\n"
          "            -T SECONDS_PER_POINT (60)  -z MIN_SPEED (0)\n"
@@ -41,7 +43,8 @@ static void print_dist(FILE *fp, const char *tag, const fupermod_dist *d) {
 
 int cmd_dypart(int argc, char **argv) {
   static const struct option opts[] = {{"conf", required_argument, NULL, 'C'}, {"eps", required_argument, NULL, 'E'},
-                                       {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+                                       {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'f'},
+                                       {NULL, 0, NULL, 0}};
   const char *confpath = NULL, *kname = NULL, *algname = "geometric", *model_type = NULL, *out = NULL;
   long D = -1, maxit = 20;
   double eps = 0.02, best_imb = INFINITY;
@@ -76,19 +79,20 @@ int cmd_dypart(int argc, char **argv) {
       eps = x;
       break;
     case 'q': quiet = 1; break;
+    case 'f': tool_allow_fewer = 1; break;
     case 'h': help(); return 0;
     default:
       if (tool_precision_opt(SUB, c, optarg, &prec, &st)) {
         if (st) return st;
         break;
       }
-      return tool_usage(SUB, "unknown option");
+      return tool_bad_option(SUB, argv, "D:a:m:I:o:k:" TOOL_PRECISION_OPTS "qh", opts);
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!confpath) return tool_usage(SUB, "no process configuration given (--conf CONF)");
   if (D < 0) return tool_usage(SUB, "no problem size given (-D UNITS)");
-  if (!(alg = fupermod_partitioner_find(algname))) return tool_usage(SUB, "unknown algorithm '%s'", algname);
+  if (!(alg = fupermod_partitioner_find(algname))) return tool_usage(SUB, "%s", fupermod_error_message());
   if (alg->kind != FUPERMOD_PART_CONTINUOUS || !alg->continuous)
     return tool_usage(SUB, "'%s' is not a continuous (model-based) partitioner; DPA needs one such as geometric, "
                            "numerical or cpm", algname);

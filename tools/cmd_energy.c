@@ -592,7 +592,7 @@ int cmd_energy(int argc, char **argv) {
         return tool_usage(SUB, "--max-gap '%s' must be seconds > 0", optarg);
       break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "h", opts);
     }
   }
   if (argc - optind < 2) return tool_usage(SUB, "give a power series and at least one point file");

@@ -337,7 +337,7 @@ static int parse_options(int argc, char **argv, dyn_args *dyn, hip_args *h) {
     case 'c': h->conf = optarg; break;
     case 'd': h->data = optarg; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "D:i:o:F:a:n:b:h", opts);
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);

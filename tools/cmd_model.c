@@ -63,7 +63,7 @@ static int write_plot(const char *dir, int n, char **files, fupermod_model **mod
     fprintf(af.fp, "set terminal pngcairo size 900,600 noenhanced\nset output '%s/%s.png'\n", dir,
             pass ? "time" : "speed");
     fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel '%s'\nset key left top\nset grid\n",
-            pass ? "time (s)" : "speed (complexity units/s)");
+            pass ? "time (s)" : "speed: complexity of d per second (d/t for plain points)");
     fprintf(af.fp, "set title '%s model: %s'\nplot ", type, pass ? "time" : "speed");
     for (int i = 0; i < n; i++)
       fprintf(af.fp, "%s'%s/model%d.dat' index 0 using 1:%d with points pt 7 ps 0.6 lc %d title '%s points', "
@@ -100,7 +100,7 @@ static int cmd_fit(int argc, char **argv) {
       break;
     case 'P': plot = optarg; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "m:D:n:h", opts);
     }
   }
   if (optind >= argc) return tool_usage(SUB, "no point files given");
@@ -529,7 +529,7 @@ static int cmd_browse(int argc, char **argv) {
       if (fupermod_parse_long(optarg, &share) || share < 1) return tool_usage(SUB, "--share '%s' must be an integer >= 1", optarg);
       break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "m:D:n:h", opts);
     }
   }
   optind++; /* past the subcommand */

@@ -354,7 +354,7 @@ static int parse_options(int argc, char **argv, part_args *a) {
 #else
     case 'h': help(); return 0;
 #endif
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "a:D:p:o:F:m:h", opts);
     }
   }
   return GO_ON;
@@ -372,9 +372,7 @@ static int check_args(const part_args *a, int nf, const fupermod_partitioner **a
 #ifdef TOOL_LEAN
     return tool_exec_full(); /* paraleph (MPI), or unknown: the full command says which */
 #endif
-    fprintf(stderr, "fupermod partition: unknown algorithm '%s'; known:", a->algname);
-    for (const fupermod_partitioner *const *k = fupermod_partitioners(); *k; k++) fprintf(stderr, " %s", (*k)->name);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "fupermod partition: %s\n", fupermod_error_message()); /* the closest name, the known ones */
     return 2;
   }
   if (a->D < 0) return tool_usage(SUB, "no problem size given (-D N)");

@@ -60,6 +60,8 @@ static void help(void) {
          "  -r/-R/-e/-i/-T     benchmark precision as in fupermod build\n"
          "  --keep-outliers    average every benchmark repetition; by default outlying ones are\n"
          "                     rejected and counted, as in fupermod build (docs/models.md)\n"
+         "  --allow-fewer      a job of fewer processes than the configuration's lines uses the first\n"
+         "                     lines (without it, such a job is refused)\n"
          "  -q                 no progress lines\n");
 }
 
@@ -854,17 +856,23 @@ static int run_app(const options *o, app_t *a) {
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   {
     /* every rank's device and meter, for the map */
-    char mine[512], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    char mine[1200], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    /* a measuring meter's label gives the process's static power too; an estimate's, its power */
     snprintf(mine, sizeof mine, "%s; energy: %s", fupermod_exec_describe(tp.exec),
-             tp.meter ? fupermod_meter_describe(tp.meter) : "none");
+             !tp.meter ? "none"
+             : fupermod_meter_is_estimate(tp.meter) || fupermod_meter_is_external(tp.meter) ? fupermod_meter_describe(tp.meter)
+                                                                                          : tp.label);
     MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
     if (rank == 0 && !map_shown && all) {
       map_shown = 1;
       printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
-      for (int r = 0; r < tp.nmap; r++)
-        printf("   rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n     device: %s\n", r,
-               tp.map[r].host, tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r],
-               all + (size_t)r * sizeof mine);
+      for (int r = 0; r < tp.nmap; r++) {
+        int i = 0; /* its configuration entry: the tables name a process by it */
+        while (i + 1 < tp.conf.count && tp.conf.procs[i].line != tp.map[r].line) i++;
+        printf("   rank %d on %s (%s.%d in the tables), intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n"
+               "     device: %s\n", r, tp.map[r].host, tp.conf.procs[i].hostname, tp.conf.procs[i].rank_intra,
+               tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r], all + (size_t)r * sizeof mine);
+      }
     }
     free(all);
   }
@@ -935,7 +943,7 @@ int cmd_run(int argc, char **argv) {
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
     {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
     {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {NULL, 0, NULL, 0}};
   options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
@@ -966,6 +974,7 @@ int cmd_run(int argc, char **argv) {
       break;
     }
     case 'q': o.quiet = 1; break;
+    case 'W': tool_allow_fewer = 1; break;
     case 'h': help(); return 0;
     case 'l':
       if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
@@ -991,11 +1000,14 @@ int cmd_run(int argc, char **argv) {
       else if (c == 'r') o.prec.reps_min = (int)v;
       else o.prec.reps_max = (int)v;
       break;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "r:R:e:i:T:qh", opts);
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!o.conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  /* one configuration serves both applications: its lines may carry either kernel's keys */
+  tool_line_kernels[0] = "dgemm";
+  tool_line_kernels[1] = "fft-rows";
   if (o.smooth > 0 && o.K < 3)
     return tool_usage(SUB, "--smooth %d needs --points >= 3 (a fit with its own scatter), got %ld; or --smooth 0", o.smooth, o.K);
   if (fupermod_precision_check(&o.prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);

@@ -316,13 +316,7 @@ static int parse_range(sweep_t *s, const char *spec) {
 
 static int add_alg(sweep_t *s, const char *name, int objective) {
   const fupermod_partitioner *alg = fupermod_partitioner_find(name);
-  if (!alg) {
-    char known[1024] = "";
-    for (const fupermod_partitioner *const *a = fupermod_partitioners(); *a; a++)
-      if (strcmp((*a)->name, "paraleph") != 0)
-        snprintf(known + strlen(known), sizeof known - strlen(known), " %s", (*a)->name);
-    return fupermod_error(FUPERMOD_ERR_USAGE, "unknown algorithm '%s'; known:%s", name, known);
-  }
+  if (!alg) return FUPERMOD_ERR_USAGE; /* the message: the closest name, the known ones */
   if (strcmp(alg->name, "paraleph") == 0)
     return fupermod_error(FUPERMOD_ERR_USAGE, "paraleph runs under MPI: dp and hpopta give its distribution");
   if (alg->needs_static_power)
@@ -904,7 +898,7 @@ int cmd_sweep(int argc, char **argv) {
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
     case 'h': help(); return 0;
-    default: return tool_usage(SUB, "unknown option");
+    default: return tool_bad_option(SUB, argv, "D:F:a:k:qh", opts);
     }
   }
 #ifdef TOOL_LEAN

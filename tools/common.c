@@ -10,6 +10,36 @@ int tool_fail(const char *sub, int status) {
   return fupermod_exit_status(status);
 }
 
+int tool_bad_option(const char *sub, char **argv, const char *optstring, const struct option *opts) {
+  const char *arg = optind > 0 ? argv[optind - 1] : "";
+  const char *names[128];
+  size_t n = 0, len;
+  if (optopt && strncmp(arg, "--", 2) != 0) { /* a short option: unknown, or its value missing at the end */
+    const char *at = strchr(optstring, optopt);
+    if (at && at[1] == ':') return tool_usage(sub, "-%c needs a value", optopt);
+    return tool_usage(sub, "unknown option -%c", optopt);
+  }
+  if (strncmp(arg, "--", 2) != 0) return tool_usage(sub, "unknown option '%s'", arg);
+  arg += 2;
+  len = strcspn(arg, "=");
+  for (const struct option *o = opts; o && o->name && n < 128; o++) {
+    if (strlen(o->name) == len && strncmp(o->name, arg, len) == 0)
+      return tool_usage(sub, o->has_arg == no_argument ? "--%s takes no value" : "--%s needs a value", o->name);
+    names[n++] = o->name;
+  }
+  {
+    char word[128];
+    const char *near;
+    snprintf(word, sizeof word, "%.*s", (int)len, arg);
+    /* an abbreviation shared by several options is ambiguous rather than misspelt */
+    for (size_t i = 0, k = 0; i < n; i++)
+      if (strncmp(names[i], word, len) == 0 && ++k == 2) return tool_usage(sub, "option '--%s' is ambiguous", word);
+    if ((near = fupermod_closest_name(word, names, n)))
+      return tool_usage(sub, "unknown option '--%s' (did you mean '--%s'?)", word, near);
+    return tool_usage(sub, "unknown option '--%s'", word);
+  }
+}
+
 int tool_usage(const char *sub, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "fupermod %s: ", sub);

@@ -69,6 +69,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     memcpy(args, argv, (size_t)(argc + 1) * sizeof *args);
+    opterr = 0; /* the subcommands name a bad option themselves (tool_bad_option) */
     return sweep ? cmd_sweep(argc - 1, argv + 1) : cmd_partition(argc - 1, argv + 1);
   }
   args = argv;

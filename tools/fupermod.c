@@ -7,6 +7,7 @@
 int cmd_dypart(int argc, char **argv); /* tools/cmd_dypart.c */
 int cmd_hpartition(int argc, char **argv); /* tools/cmd_hpart.c */
 int cmd_energy(int argc, char **argv); /* tools/cmd_energy.c */
+int cmd_kernel(int argc, char **argv); /* tools/cmd_kernel.c */
 
 static const struct {
   const char *name;
@@ -23,6 +24,7 @@ static const struct {
   {"hpartition", cmd_hpartition, "two-level (node, device) exact partitioning: HiPOPTA over configuration groups"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
   {"energy", cmd_energy, "energy import: fill meter=external points' energies from a power series (Kwollect)"},
+  {"kernel", cmd_kernel, "show a kernel plug-in and the sub-options its configuration lines may carry"},
   {"doctor", cmd_doctor, "check the environment a run depends on and say what to fix"},
 };
 
@@ -46,9 +48,15 @@ int main(int argc, char **argv) {
     printf("fupermod %s\n", PACKAGE_VERSION);
     return 0;
   }
+  opterr = 0; /* the subcommands name a bad option themselves (tool_bad_option) */
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(argv[1], commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-  fprintf(stderr, "fupermod: unknown command '%s'\n", argv[1]);
-  usage(stderr);
+  {
+    const char *names[sizeof commands / sizeof commands[0]], *near;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i].name;
+    near = fupermod_closest_name(argv[1], names, sizeof commands / sizeof commands[0]);
+    if (near) fprintf(stderr, "fupermod: unknown command '%s' (did you mean '%s'?); 'fupermod --help' lists them\n", argv[1], near);
+    else fprintf(stderr, "fupermod: unknown command '%s'; 'fupermod --help' lists them\n", argv[1]);
+  }
   return 2;
 }

@@ -80,7 +80,7 @@ static void print_distributions(const run_report *r) {
     printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
            "   to the models for their arrangement (docs/matrix.md)\n");
   }
-  if (r->tp->label[0]) printf("   energy: %s\n", r->tp->label);
+  if (r->tp->label[0]) printf("   energy: %s%s\n", r->tp->label, r->size > 1 ? " (rank 0's; each rank's in the map above)" : "");
   printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
          "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
          "   energy in its compute phases, the run's energy x its compute time / the run's time; a group that\n"

@@ -2,6 +2,7 @@
 #ifndef FUPERMOD_TOOLS_H
 #define FUPERMOD_TOOLS_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include "fupermod/fupermod.h"
 #include "partitioners/matrix.h"
@@ -22,6 +23,9 @@ int tool_exec_full(void);
 int tool_fail(const char *sub, int status);
 /* Print a usage error and return 2. */
 int tool_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After getopt_long returned '?' (with opterr 0): the usage error naming the option, a missing
+ * value, or the closest long option of opts. */
+int tool_bad_option(const char *sub, char **argv, const char *optstring, const struct option *opts);
 /* JSON number: %.17g, null when not finite. */
 void json_number(FILE *fp, double x);
 void json_string(FILE *fp, const char *s);

@@ -10,14 +10,17 @@ if FRONT_STATIC
 # no dynamic loader at start (configure.ac); GSL's own cblas, as the shared libgsl would pull in
 FRONT_LD = $(FRONT_CC)
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -XCClinker -static
+FRONT_LINK_WRAP = $(SHELL) $(srcdir)/tools/quiet_link.sh
 tools_fupermod_LDADD = libfupermod_core.la -lgsl -lgslcblas -lm
 else
 # --as-needed: mpicc adds -lmpi, which nothing here calls
 FRONT_LD = $(CCLD)
 tools_fupermod_LDFLAGS = $(AM_LDFLAGS) -Wl,--as-needed
+FRONT_LINK_WRAP =
 tools_fupermod_LDADD = libfupermod_core.la $(GSL_LIBS) $(LIBS)
 endif
-tools_fupermod_LINK = $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(FRONT_LD) \
+EXTRA_DIST += tools/quiet_link.sh
+tools_fupermod_LINK = $(FRONT_LINK_WRAP) $(LIBTOOL) $(AM_V_lt) --tag=CC $(AM_LIBTOOLFLAGS) $(LIBTOOLFLAGS) --mode=link $(FRONT_LD) \
   $(AM_CFLAGS) $(CFLAGS) $(tools_fupermod_LDFLAGS) $(LDFLAGS) -o $@
 pkglibexec_PROGRAMS = tools/fupermod-mpi
 tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/tools.h tools/cmd_config.c tools/cmd_model.c \
@@ -32,5 +35,5 @@ tools_fupermod_mpi_SOURCES += tools/cmd_run.c tools/run_report.c tools/run_repor
 tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
-tools_fupermod_mpi_SOURCES += tools/cmd_energy.c
+tools_fupermod_mpi_SOURCES += tools/cmd_energy.c tools/cmd_kernel.c
 tools_fupermod_mpi_SOURCES += tools/cmd_sweep.c

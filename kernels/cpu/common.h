@@ -12,19 +12,13 @@
 #include <unistd.h>
 #include "fupermod/fupermod.h"
 
-/* Integer sub-option KEY of a kernel in [lo, hi]; *out keeps its default when absent. */
-static inline int kern_opt_long(const char *kernel, const char *subopts, const char *key, long lo, long hi,
+/* Integer sub-option KEY of a kernel, checked against its declaration in table (range and
+ * default); *out keeps the caller's value when absent without a default. */
+static inline int kern_opt_long(const char *kernel, const fupermod_option *table, const char *subopts, const char *key,
                                 long *out) {
-  char buf[64];
-  long v;
-  int rc = fupermod_subopt_get(subopts, key, buf, sizeof buf);
-  if (rc < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "%s kernel: sub-option %s: value too long", kernel, key);
-  if (rc == 0) return FUPERMOD_SUCCESS;
-  if (fupermod_parse_long(buf, &v) != 0 || v < lo || v > hi)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "%s kernel: sub-option %s=%s must be an integer in [%ld, %ld]", kernel,
-                          key, buf, lo, hi);
-  *out = v;
-  return FUPERMOD_SUCCESS;
+  int rc = fupermod_option_long(table, subopts, key, out);
+  (void)kernel; /* fupermod_kernel_load names the kernel */
+  return rc >= 0 ? FUPERMOD_SUCCESS : rc;
 }
 
 /* The GPU variants of the kernels (KERN_CUDA): a CUDA executor of their own on the device of

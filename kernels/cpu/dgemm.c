@@ -40,16 +40,25 @@ typedef struct {
   int per_run;         /* dgemm-cuda, resident=0: every run a GEMM session of its own, C moved with it */
 } dgemm_ctx;
 
+static const fupermod_option options[] = {
+    {"b", FUPERMOD_OPT_LONG, 1, 16384, "64", "the block size: one unit is a b x b block", NULL},
+    {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "OpenBLAS threads while measuring (default: unchanged)", NULL},
+#ifdef KERN_CUDA
+    {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device", NULL},
+    {"resident", FUPERMOD_OPT_LONG, 0, 1, "0", "1: C stays on the device from initialize to finalize", NULL},
+#endif
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   dgemm_ctx *k;
   long b = 64, threads = 0;
   int rc;
-  if ((rc = kern_opt_long(NAME, subopts, "b", 1, 16384, &b)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "threads", 1, 4096, &threads)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "b", &b)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "threads", &threads)) != FUPERMOD_SUCCESS) return rc;
 #ifdef KERN_CUDA
   long device = 0, resident = 0;
-  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "resident", 0, 1, &resident)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "device", &device)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "resident", &resident)) != FUPERMOD_SUCCESS) return rc;
 #endif
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->gemm = kern_openblas_dgemm();
@@ -233,4 +242,4 @@ const fupermod_kernel_ops fupermod_kernel_plugin = {
 #else
   "SUMMA block update: C += A_(b) B_(b) (OpenBLAS, or the process's executor)",
 #endif
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec, options};

@@ -18,12 +18,17 @@ typedef struct {
   double *A, *B, *C;
 } rows_ctx;
 
+static const fupermod_option options[] = {
+    {"n", FUPERMOD_OPT_LONG, 1, 1 << 20, "2048", "the matrix order N", NULL},
+    {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "OpenBLAS threads while measuring (default: unchanged)", NULL},
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   rows_ctx *k;
   long n = 2048, threads = 0;
   int rc;
-  if ((rc = kern_opt_long(NAME, subopts, "n", 1, 1L << 20, &n)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "threads", 1, 4096, &threads)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "n", &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "threads", &threads)) != FUPERMOD_SUCCESS) return rc;
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->gemm = kern_openblas_dgemm();
   k->n = n;
@@ -130,4 +135,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i for a block of d rows of an N x N product (OpenBLAS)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL, options};

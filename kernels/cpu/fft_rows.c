@@ -43,19 +43,26 @@ static pthread_once_t threads_once = PTHREAD_ONCE_INIT;
 static int threads_ok;
 static void init_threads(void) { threads_ok = fftw_init_threads(); }
 
+static const fupermod_option options[] = {
+    {"n", FUPERMOD_OPT_LONG, 2, 2147483647.0, "4096", "the row length N", NULL},
+    {"threads", FUPERMOD_OPT_LONG, 1, 4096, "1", "FFTW threads of the plan", NULL},
+    {"place", FUPERMOD_OPT_STRING, 1, 0, "in", "in: each run transforms the last output; out: the same input", "in|out"},
+    {"wisdom", FUPERMOD_OPT_STRING, 1, 0, NULL, "a file of FFTW wisdom to import", NULL},
+#ifdef KERN_CUDA
+    {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device", NULL},
+#endif
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   fft_ctx *k;
   long n = 4096, threads = 1;
   char path[4096];
   int rc, has_wisdom, inplace;
-  if ((rc = kern_opt_long(NAME, subopts, "n", 2, 0x7fffffffL, &n)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "threads", 1, 4096, &threads)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = fupermod_subopt_get(subopts, "place", path, sizeof path)) < 0 ||
-      (rc > 0 && strcmp(path, "in") != 0 && strcmp(path, "out") != 0))
-    return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: sub-option place must be in or out");
-  inplace = rc == 0 || strcmp(path, "in") == 0;
-  if ((has_wisdom = fupermod_subopt_get(subopts, "wisdom", path, sizeof path)) < 0)
-    return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: sub-option wisdom: path too long");
+  if ((rc = kern_opt_long(NAME, options, subopts, "n", &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "threads", &threads)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = fupermod_option_string(options, subopts, "place", path, sizeof path)) < 0) return rc;
+  inplace = strcmp(path, "in") == 0;
+  if ((has_wisdom = fupermod_option_string(options, subopts, "wisdom", path, sizeof path)) < 0) return has_wisdom;
   pthread_once(&threads_once, init_threads);
   if (!threads_ok) return fupermod_error(FUPERMOD_ERR_SYSTEM, NAME " kernel: fftw_init_threads failed");
   if (has_wisdom && !fftw_import_wisdom_from_filename(path))
@@ -63,7 +70,7 @@ static int create(const char *subopts, void **ctx) {
                           path);
 #ifdef KERN_CUDA
   long device = 0;
-  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "device", &device)) != FUPERMOD_SUCCESS) return rc;
   if (!inplace) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: place=out: a GPU transforms in place");
 #endif
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
@@ -246,4 +253,4 @@ const fupermod_kernel_ops fupermod_kernel_plugin = {
 #else
   "batched forward 1D complex FFTs of d rows of length N (FFTW, or the process's executor)",
 #endif
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, use_exec, options};

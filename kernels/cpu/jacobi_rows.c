@@ -36,11 +36,15 @@ static double sweep(long d, long n, long off, const double *A, const double *b, 
   return change;
 }
 
+static const fupermod_option options[] = {
+    {"n", FUPERMOD_OPT_LONG, 1, 1 << 30, "4096", "columns of the system", NULL},
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   jac_ctx *k;
   long n = 4096;
   int rc;
-  if ((rc = kern_opt_long(NAME, subopts, "n", 1, 1L << 30, &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "n", &n)) != FUPERMOD_SUCCESS) return rc;
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->n = n;
   *ctx = k;
@@ -169,4 +173,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "one Jacobi sweep over a block of d rows of an N-column system",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL, options};

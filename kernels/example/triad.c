@@ -12,14 +12,18 @@ typedef struct {
   double *a, *b, *c;
 } triad;
 
-/* Parse the sub-options once; reject bad values with FUPERMOD_ERR_USAGE naming the option. */
+/* The sub-options, declared: configuration lines are checked against them, and `fupermod kernel
+ * show triad` lists them. Name, type, range, default, help. */
+static const fupermod_option options[] = {
+    {"block", FUPERMOD_OPT_LONG, 1, 1 << 24, "1024", "elements per unit", NULL},
+    FUPERMOD_OPTION_END};
+
+/* Parse the sub-options once; a bad value is FUPERMOD_ERR_USAGE, its message naming the option. */
 static int create(const char *subopts, void **ctx) {
-  char buf[64];
   long block = 1024;
   triad *k;
-  if (fupermod_subopt_get(subopts, "block", buf, sizeof buf) == 1 &&
-      (fupermod_parse_long(buf, &block) != 0 || block < 1 || block > (1L << 24)))
-    return fupermod_error(FUPERMOD_ERR_USAGE, "triad kernel: sub-option block=%s must be an integer in [1, 2^24]", buf);
+  int rc = fupermod_option_long(options, subopts, "block", &block);
+  if (rc < 0) return rc;
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->block = block;
   *ctx = k;
@@ -92,4 +96,4 @@ static int verify(void *ctx) {
 /* The one symbol fupermod looks for. */
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, "triad", "STREAM triad a = b + s c over d blocks of elements",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL, options};

@@ -20,15 +20,22 @@ typedef struct {
   double *A, *B, *C; /* pinned, column-major: A, C are d x n (ld d), B is n x n */
 } ooc_ctx;
 
+static const fupermod_option options[] = {
+    {"n", FUPERMOD_OPT_LONG, 1, 1 << 20, "2048", "the matrix order N", NULL},
+    {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device", NULL},
+    {"sync", FUPERMOD_OPT_LONG, 0, 1, "0", "1: no overlap of transfers and computation", NULL},
+    {"mem", FUPERMOD_OPT_LONG, 0, 1125899906842624.0, "0", "device memory (bytes) the GEMM may use; 0: 90 % of the free", NULL},
+    FUPERMOD_OPTION_END};
+
 static int create(const char *subopts, void **ctx) {
   ooc_ctx *k;
   long n = 2048, device = 0, sync = 0, mem = 0;
   fupermod_ooc_opts o;
   int rc;
-  if ((rc = kern_opt_long(NAME, subopts, "n", 1, 1L << 20, &n)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "device", 0, 1023, &device)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "sync", 0, 1, &sync)) != FUPERMOD_SUCCESS) return rc;
-  if ((rc = kern_opt_long(NAME, subopts, "mem", 0, 1L << 50, &mem)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "n", &n)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "device", &device)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "sync", &sync)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = kern_opt_long(NAME, options, subopts, "mem", &mem)) != FUPERMOD_SUCCESS) return rc;
   if (!(k = calloc(1, sizeof *k))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   k->n = n;
   k->device = device;
@@ -143,4 +150,4 @@ static int verify(void *ctx) {
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
   FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i over d rows of N on a GPU, out of card (two CUDA streams)",
-  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL};
+  create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL, options};
