@@ -5,7 +5,9 @@
 # directory); the plots; bad inputs.
 . "$top_srcdir/tests/tap.sh"
 E="$top_srcdir/configs/emulated"
-SW() { "$FUPERMOD" sweep -q "$@"; }
+# the checks against fupermod partition and brute force over the measured sizes use --grid measured;
+# the unit grid, the default, is checked on its own below
+SW() { "$FUPERMOD" sweep -q --grid measured "$@"; }
 RANDOM=7 # the platforms are the same in every run
 
 # An exact function: sizes g k (k = 1..m, some left out), speed constant, with a step down,
@@ -184,7 +186,7 @@ ok $sum_bad "the min / avg / max lines are those of the CSV's gains (36 summarie
 
 # ---- the emulated configuration: the optimum at every D against dp, the marks ----
 F="$E/fast.points $E/medium.points $E/slow.points $E/accel.points"
-(cd "$top_srcdir" && "$FUPERMOD" sweep -q --csv "$TMPD/e.csv" --conf configs/emulated.conf) >"$TMPD/e.out"
+(cd "$top_srcdir" && "$FUPERMOD" sweep -q --grid measured --csv "$TMPD/e.csv" --conf configs/emulated.conf) >"$TMPD/e.out"
 ok $? "--conf configs/emulated.conf from the source directory: the emulated processors' own files"
 SW --csv "$TMPD/f.csv" $F >/dev/null
 ok $(cmp -s "$TMPD/e.csv" "$TMPD/f.csv" && echo 0 || echo 1) "the same as naming their point files in line order"
@@ -246,7 +248,7 @@ ok $([ $? -eq 0 ] && grep -q '^# fupermod sweep: 256 processors (64 copies of 4)
      grep -q '^hpopta: a distribution at 100 of 100' "$TMPD/big.out" && echo 0 || echo 1) "64 copies of the emulated platform: 256 processors, 100 workloads"
 for D in 64000 128000; do
   want=$("$FUPERMOD" partition -a hpopta -D $D -p 64 "$E/fast.points" 2>/dev/null | head -1 | grep -o 'time [0-9.e-]*')
-  got=$(SW -k 64 -D $D -a none $E/fast.points | awk '$2 == "hpopta" { print "time " $3 }')
+  got=$(SW -k 64 -D $D -a none $E/fast.points | awk '!/^#/ && $2 == "hpopta" { print "time " $3 }')
   ok $([ -n "$want" ] && [ "$want" = "$got" ] && echo 0 || echo 1) "-k 64, D=$D: fupermod partition -p 64's time ($want, $got)"
 done
 
@@ -358,4 +360,67 @@ expect_exit 3 "no workload of the range with a distribution" -- "$FUPERMOD" swee
 stderr_has "no distribution at any workload" "says so"
 expect_exit 1 "--csv into a missing directory" -- "$FUPERMOD" sweep --csv "$TMPD/no/where.csv" $F
 stderr_has "no/where.csv" "names it"
+# ---- the unit grid (the default): the optimum over every share of one unit, on the model ----
+# brute force over integer shares 0..(the largest measured size) on the model that judges
+cat >"$TMPD/unit.awk" <<'AWK'
+BEGIN { FS = ","; load() }
+NR == 1 || $3 != "optimum" { next }
+{
+  D = $1; best = "inf"
+  for (i = 1; i <= P; i++) top[i] = d[(i - 1) % nf + 1, n[(i - 1) % nf + 1]]
+  for (x1 = 0; x1 <= top[1]; x1++) for (x2 = 0; x2 <= (P > 2 ? top[2] : 0); x2++) {
+    x3 = D - x1 - x2; if (P == 2) { x2v = x3; x3 = 0 } else x2v = x2
+    if (x3 < 0 || (P == 2 && (x2v < 0 || x2v > top[2])) || (P > 2 && x3 > top[3])) continue
+    v = objective == "t" ? max3(model(1, x1, "t"), model(2, x2v, "t"), P > 2 ? model(3, x3, "t") : 0) \
+                         : model(1, x1, "e") + model(2, x2v, "e") + (P > 2 ? model(3, x3, "e") : 0)
+    if (best == "inf" || v < best) best = v
+  }
+  got = objective == "t" ? $5 : $6
+  rows++
+  if ($4 != "ok" ? best != "inf" : !close_to(got, best)) { bad++; if (bad <= 5) print "# D=" D ": optimum " got ", brute force " best }
+}
+function max3(a, b, c) { return a > b ? (a > c ? a : c) : (b > c ? b : c) }
+END { printf "%d %d\n", rows, bad }
+AWK
+urows=0 ubad=0
+for inst in $(seq 1 12); do
+  p=$((inst % 2 + 2)) files=""
+  for i in $(seq 1 $p); do gen_fn "$TMPD/u$inst.$i.points" $((inst % 3 + 2)) $((RANDOM % 3 + 4)); files="$files $TMPD/u$inst.$i.points"; done
+  cap=$(cat $files | awk '{ last[FILENAME] = $1 } END { for (f in last) s += last[f]; print s }')
+  for mode in max sum; do
+    "$FUPERMOD" sweep -q -F $mode -D "1:$cap:1" -a even --csv "$TMPD/u.csv" $files >"$TMPD/u.out" 2>&1 ||
+      { ubad=$((ubad + 1)); sed 's/^/# /' "$TMPD/u.out" | head -5; continue; }
+    set -- $(awk -v files="$files" -v objective=$([ $mode = max ] && echo t || echo e) -v P=$p -f "$TMPD/model.awk" -f "$TMPD/unit.awk" "$TMPD/u.csv" | tee "$TMPD/uc" | tail -1)
+    grep '^#' "$TMPD/uc" | head -3
+    urows=$((urows + $1)) ubad=$((ubad + $2))
+  done
+done
+ok $([ $ubad -eq 0 ] && [ $urows -gt 300 ] && echo 0 || echo 1) \
+  "--grid unit: the time and energy optima equal brute force over every integer share on the model ($urows workloads, $ubad wrong)"
+# the acceptance of the evaluation: no alternative beats the optimum on the model that judges both,
+# except with shares the model extrapolates (rows marked outside)
+for mode in max sum; do
+  (cd "$top_srcdir" && "$FUPERMOD" sweep -q -F $mode --csv "$TMPD/g.csv" --conf configs/emulated.conf) >"$TMPD/g.out"
+  col=$([ $mode = max ] && echo 7 || echo 8)
+  res=$(awk -F, -v c=$col 'NR > 1 && $3 == "alternative" && $4 == "ok" && $c != "" { n++; if ($c + 0 < -1e-9) { neg++; if ($10 + 0 == 0) { bad++; if (bad <= 3) w = w " D=" $1 " " $2 " " $c } } }
+    END { printf "%d %d %d%s", n, neg, bad, w }' "$TMPD/g.csv")
+  set -- $res
+  ok $([ "$3" = 0 ] && [ "$1" -gt 500 ] && grep -q 'chooses among every share of one unit' "$TMPD/g.out" && echo 0 || echo 1) \
+    "configs/emulated.conf, -F $mode, the whole range: of $1 alternatives, $2 come out ahead of the optimum, all with shares outside the measured sizes ($3 inside${4:+:$*})"
+done
+# fupermod partition --grid unit: the same optimum, D by D
+F4="$E/fast.points $E/medium.points $E/slow.points $E/accel.points"
+"$FUPERMOD" sweep -q -D 125:8000:775 -a none --parts --csv "$TMPD/pu.csv" $F4 >/dev/null 2>&1
+pbad=0 pn=0
+while IFS=, read -r D alg role st T rest; do
+  [ "$D" = D ] && continue
+  want=$("$FUPERMOD" partition -a hpopta --grid unit -D $D --json $F4 2>/dev/null | grep -o '"time":[0-9.e-]*' | cut -d: -f2)
+  pn=$((pn + 1))
+  awk -v a="$T" -v b="$want" 'BEGIN { exit !(a == b) }' || { pbad=$((pbad + 1)); echo "# D=$D: sweep $T, partition '$want'"; }
+done <"$TMPD/pu.csv"
+ok $([ $pbad -eq 0 ] && [ $pn -ge 10 ] && echo 0 || echo 1) \
+  "fupermod partition --grid unit gives the sweep's optimum at $pn workloads off the granule ($pbad different)"
+(cd "$top_srcdir" && "$FUPERMOD" sweep -q -k 64 -a balanced -D 5000:500000:100000 --summary --conf configs/emulated.conf) >"$TMPD/k.out" 2>&1
+ok $(grep -q 'chooses among the measured sizes only (--grid unit would cost too much here)' "$TMPD/k.out" && echo 0 || echo 1) \
+  "-k 64 up to D=500000: the unit grid's table would cost too much; the header says the optimum chooses among the measured sizes"
 done_testing

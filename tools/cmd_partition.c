@@ -29,6 +29,10 @@ static void help(void) {
          "  --smooth W             partition smoothed functions, as fupermod run does: local fits of log\n"
          "                         time over the measured sizes near each, weighted as 2W+1 sizes\n"
          "                         around it and within a factor of 4 (docs/models.md)\n"
+         "  --grid unit            the exact algorithms choose any share of one unit up to each function's\n"
+         "                         largest measured size, on the functions interpolated between the\n"
+         "                         measured sizes (fupermod run's predictions); default --grid measured:\n"
+         "                         among the measured sizes (docs/evaluation.md)\n"
          "  --faithful             reproduce the printed algorithm instead of the exact one\n"
          "  -m MODEL               model type for continuous algorithms (default: the algorithm's)\n"
          "  --json                 print JSON on stdout\n"
@@ -237,7 +241,22 @@ typedef struct {
   double static_power;
   int static_power_set; /* 0 W is a valid platform: only a missing option is an error */
   int json, faithful, objective, objective_set;
+  int unit; /* --grid unit */
 } part_args;
+
+/* --grid unit: every function at every size from 1 to its largest, interpolated between the
+ * measured ones, so that the exact algorithms choose any share of one unit on the model that
+ * fupermod run predicts with and fupermod sweep evaluates on */
+static int unit_grid(fupermod_points *pts, int n, int unit) {
+  for (int i = 0; unit && i < n; i++) {
+    fupermod_points g;
+    int rc = tool_unit_points(&pts[i], NULL, &g);
+    if (rc != FUPERMOD_SUCCESS) return rc;
+    fupermod_points_free(&pts[i]);
+    pts[i] = g;
+  }
+  return FUPERMOD_SUCCESS;
+}
 
 enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
 
@@ -254,6 +273,7 @@ static int run_paraleph(const fupermod_partitioner *alg, const part_args *a, int
   if (rank == 0) {
     rc = tool_load_points(nf, files, a->conf, a->data, &pts, &n);
     if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(pts, n, a->smooth);
+    if (rc == FUPERMOD_SUCCESS) rc = unit_grid(pts, n, a->unit);
     if (rc == FUPERMOD_SUCCESS) {
       p = a->P > 0 ? (int)a->P : n;
       if (!(f = malloc((size_t)p * sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
@@ -306,7 +326,7 @@ static int parse_options(int argc, char **argv, part_args *a) {
     {"conf", required_argument, NULL, 'c'}, {"data", required_argument, NULL, 'd'},
     {"threads", required_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
     {"layout", required_argument, NULL, 'L'}, {"blocks", required_argument, NULL, 'B'},
-    {"smooth", required_argument, NULL, 'S'}, {NULL, 0, NULL, 0}};
+    {"smooth", required_argument, NULL, 'S'}, {"grid", required_argument, NULL, 'G'}, {NULL, 0, NULL, 0}};
   int c;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
   while ((c = getopt_long(argc, argv, "a:D:p:o:F:m:h", opts, NULL)) != -1) {
@@ -344,6 +364,11 @@ static int parse_options(int argc, char **argv, part_args *a) {
     case 'S':
       if (fupermod_parse_long(optarg, &a->smooth) || a->smooth < 0 || a->smooth > 1000)
         return tool_usage(SUB, "--smooth '%s' must be an integer in 0..1000", optarg);
+      break;
+    case 'G':
+      if (strcmp(optarg, "unit") != 0 && strcmp(optarg, "measured") != 0)
+        return tool_usage(SUB, "--grid '%s' must be unit or measured", optarg);
+      a->unit = strcmp(optarg, "unit") == 0;
       break;
     case 'B':
       if (parse_blocks(optarg, &a->M, &a->N))
@@ -399,6 +424,7 @@ static int load_functions(const part_args *a, int nf, char **files, fupermod_poi
   rc = tool_load_points(nf, files, a->conf, a->data, pts, npts);
 #endif
   if (rc == FUPERMOD_SUCCESS) rc = tool_smooth_points(*pts, *npts, a->smooth);
+  if (rc == FUPERMOD_SUCCESS) rc = unit_grid(*pts, *npts, a->unit);
   if (rc != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
   *p = a->P > 0 ? (int)a->P : *npts;
   if (!(*f = malloc((size_t)*p * sizeof **f)))
@@ -450,7 +476,7 @@ static int partition_discrete(const fupermod_partitioner *alg, const part_args *
 }
 
 int cmd_partition(int argc, char **argv) {
-  part_args a = {NULL, NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, FUPERMOD_OBJ_TIME, 0};
+  part_args a = {NULL, NULL, NULL, NULL, NULL, NULL, -1, 0, 0, 0, 0, 0, 0.0, 0, 0, 0, FUPERMOD_OBJ_TIME, 0, 0};
   int nf, p = 0, has_energy = 0, status;
   fupermod_points *pts = NULL;
   const fupermod_points **f = NULL;

@@ -18,6 +18,10 @@
 static const char *SUB = "sweep";
 
 enum { MODE_TIME, MODE_ENERGY, MODE_PARETO };
+/* the table-solved algorithms choose among the measured sizes, or among every share of one unit
+ * on the model that judges (auto: the unit grid while its table costs at most UNIT_BUDGET) */
+enum { GRID_AUTO, GRID_UNIT, GRID_MEASURED };
+#define UNIT_BUDGET 2e9
 #define MAX_ALGS 32
 #define MAX_WORKLOADS 100000L
 #define DEFAULT_WORKLOADS 1000L
@@ -47,6 +51,10 @@ typedef struct {
   fupermod_points *pts;
   const fupermod_points **f; /* p: copy c of function u is processor c nf + u */
   fupermod_model **pw;       /* --eval piecewise: the model of each function */
+  int grid;                  /* GRID_*: the shares the table-solved algorithms choose among */
+  fupermod_points *dense;    /* GRID_UNIT: each function at every size 1..its largest, on the model */
+  const fupermod_points **fd; /* p pointers into dense */
+  double unit_cost;          /* the unit grid's table cost (p x Dmax x sizes), for the header */
   algo_t algs[MAX_ALGS];     /* [0] the optimum */
   long *D, nD, g, capacity;
   cell_t *cells; /* nD x na */
@@ -56,7 +64,7 @@ typedef struct {
 static void help(void) {
   printf("usage: fupermod sweep [-D RANGE] [-F max|sum|pareto] [--optimal ALGO] [-a ALGO,...] [-k K]\n"
          "                      [--smooth W] [--eval interpolate|piecewise] [--threads T] [--csv FILE]\n"
-         "                      [--out DIR] [--parts] [--summary] [-q] FILE...|DIR\n"
+         "                      [--out DIR] [--parts] [--summary] [--grid unit|measured] [-q] FILE...|DIR\n"
          "       fupermod sweep ... --conf CONF [--data DIR]\n\n"
          "Partitions every workload D of a range with the optimal algorithm and with the alternatives,\n"
          "evaluates every distribution on the same model of the functions (the measured point at a\n"
@@ -87,12 +95,17 @@ static void help(void) {
          "                  gain against D (DIR/gain-time.png, gain-energy.png, front.png)\n"
          "  --parts         the distributions in the CSV (column parts)\n"
          "  --summary       print the summary only, not the row of every workload\n"
+         "  --grid unit     the time or energy optimum chooses every share of one unit up to each\n"
+         "                  function's largest measured size, on the model that evaluates all, so no\n"
+         "                  alternative inside the measured sizes beats it (the default while its dp\n"
+         "                  table costs at most %.0g size steps: p x Dmax x sizes)\n"
+         "  --grid measured the optimum chooses among the measured sizes, as fupermod partition does\n"
          "  -q              no progress on stderr\n\n"
          "dp and hpopta (the same distribution) are computed from one dp table for the whole range;\n"
          "past dp's table limit they run per workload. Marks: infeasible (no distribution), idle N\n"
          "(processors left idle), outside N (shares beyond the measured sizes, extrapolated).\n"
          "exit status: 0 ok, 1 bad input, 2 usage, 3 no workload of the range has a feasible optimum\n",
-         DEFAULT_WORKLOADS, DEFAULT_ALTS);
+         DEFAULT_WORKLOADS, DEFAULT_ALTS, UNIT_BUDGET);
 }
 
 /* ---- input ---- */
@@ -362,8 +375,11 @@ static int build_tables(sweep_t *s, long Dmax, int quiet) {
   for (int a = 0; a < s->na; a++) {
     algo_t *A = &s->algs[a];
     int energy = A->objective == FUPERMOD_OBJ_ENERGY, rc;
-    fupermod_problem prob = {Dmax, s->p, s->f, 0.0, 0, A->objective};
-    if (!(strcmp(A->alg->name, "dp") == 0 || (strcmp(A->alg->name, "hpopta") == 0 && !energy)) ||
+    fupermod_problem prob = {Dmax, s->p, s->fd ? s->fd : s->f, 0.0, 0, A->objective};
+    /* on the unit grid the exact energy optimum is the table's too: heopta per workload would
+     * cost a table each */
+    if (!(strcmp(A->alg->name, "dp") == 0 || (strcmp(A->alg->name, "hpopta") == 0 && !energy) ||
+          (s->fd && strcmp(A->alg->name, "heopta") == 0)) ||
         A->objective == FUPERMOD_OBJ_PARETO)
       continue;
     if (!tried[energy]) {
@@ -576,6 +592,15 @@ static void print_header(const sweep_t *s) {
     if (s->algs[a].table && (a == 0 || s->algs[a].own_table))
       printf("# %s: one dp table serves every workload (%s)\n", s->algs[a].alg->name,
              s->algs[a].objective == FUPERMOD_OBJ_ENERGY ? "dp's minimum energy" : "dp's tie rule, hpopta's distribution");
+  if (s->fd && s->algs[0].table)
+    printf("# %s chooses among every share of one unit up to each function's largest measured size, on the\n"
+           "# model that evaluates all (--grid unit): no alternative inside the measured sizes can beat it there\n", opt);
+  else
+    printf("# %s chooses among the measured sizes only (%s):\n"
+           "# an alternative given other sizes can come out ahead on the interpolated model\n", opt,
+           s->grid == GRID_MEASURED ? "--grid measured"
+           : s->mode == MODE_PARETO || !s->algs[0].table ? "its front and this algorithm are solved on the measured sizes"
+                                                         : "--grid unit would cost too much here");
   if (s->mode == MODE_TIME)
     printf("# gain = (T_alg - T_opt) / T_opt x 100 %%, T_opt the time of %s (> 0: %s is faster)\n", opt, opt);
   else if (s->mode == MODE_ENERGY)
@@ -816,9 +841,34 @@ static void sweep_free(sweep_t *s) {
   for (int u = 0; u < s->nnames; u++) free(s->names[u]);
   free(s->names);
   free(s->f);
+  for (int u = 0; s->dense && u < s->nf; u++) fupermod_points_free(&s->dense[u]);
+  free(s->dense);
+  free(s->fd);
   free(s->D);
   free(s->cells);
   free(s->parts);
+}
+
+/* --grid unit: each function at every size from 1 to its largest measured one, on the model that
+ * evaluates (the measured point at a measured size, else the interpolation or --eval's model),
+ * for the algorithms solved by one dp table. Pareto fronts stay on the measured sizes. */
+static int unit_grid(sweep_t *s, long Dmax) {
+  const char *opt = s->algs[0].alg->name;
+  int tabled = strcmp(opt, "dp") == 0 || (s->mode == MODE_TIME && strcmp(opt, "hpopta") == 0) ||
+               (s->mode == MODE_ENERGY && strcmp(opt, "heopta") == 0);
+  double sizes = 0;
+  if (s->grid == GRID_MEASURED || s->mode == MODE_PARETO || !tabled) return FUPERMOD_SUCCESS;
+  for (int u = 0; u < s->nf; u++) sizes += (double)s->k * (double)s->pts[u].pts[s->pts[u].count - 1].d;
+  s->unit_cost = (double)Dmax * sizes;
+  if (s->grid == GRID_AUTO && s->unit_cost > UNIT_BUDGET) return FUPERMOD_SUCCESS;
+  if (!(s->dense = calloc((size_t)s->nf, sizeof *s->dense)) || !(s->fd = malloc((size_t)s->p * sizeof *s->fd)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (int u = 0; u < s->nf; u++) {
+    int rc = tool_unit_points(&s->pts[u], s->pw ? s->pw[u] : NULL, &s->dense[u]);
+    if (rc != FUPERMOD_SUCCESS) return rc;
+  }
+  for (int i = 0; i < s->p; i++) s->fd[i] = &s->dense[i % s->nf];
+  return FUPERMOD_SUCCESS;
 }
 
 /* what the functions hold and their granule, over all copies */
@@ -850,7 +900,8 @@ int cmd_sweep(int argc, char **argv) {
     {"parts", no_argument, NULL, 'P'},         {"summary", no_argument, NULL, 's'},
     {"conf", required_argument, NULL, 'c'},    {"data", required_argument, NULL, 'd'},
     {"smooth", required_argument, NULL, 'S'},  {"eval", required_argument, NULL, 'E'},
-    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+    {"grid", required_argument, NULL, 'G'},    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
   sweep_t s;
   const char *range = NULL, *alts = DEFAULT_ALTS, *optimal = NULL, *csv = NULL, *out = NULL, *conf = NULL,
              *data = NULL;
@@ -897,6 +948,11 @@ int cmd_sweep(int argc, char **argv) {
       break;
     case 'c': conf = optarg; break;
     case 'd': data = optarg; break;
+    case 'G':
+      if (strcmp(optarg, "unit") != 0 && strcmp(optarg, "measured") != 0)
+        return tool_usage(SUB, "--grid '%s' must be unit or measured", optarg);
+      s.grid = strcmp(optarg, "unit") == 0 ? GRID_UNIT : GRID_MEASURED;
+      break;
     case 'h': help(); return 0;
     default: return tool_bad_option(SUB, argv, "D:F:a:k:qh", opts);
     }
@@ -933,6 +989,7 @@ int cmd_sweep(int argc, char **argv) {
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "--parts: %ld workloads x %d algorithms x %d processors is too many to keep",
                         s.nD, s.na, s.p);
   for (long w = 0; rc == FUPERMOD_SUCCESS && w < s.nD; w++) Dmax = s.D[w] > Dmax ? s.D[w] : Dmax;
+  if (rc == FUPERMOD_SUCCESS) rc = unit_grid(&s, Dmax);
   if (rc == FUPERMOD_SUCCESS && !(s.cells = calloc((size_t)(s.nD * s.na), sizeof *s.cells)))
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   if (rc == FUPERMOD_SUCCESS && s.parts_out &&

@@ -5,6 +5,33 @@
 #include "config.h"
 #include "tools/tools.h"
 
+int tool_unit_points(const fupermod_points *f, const fupermod_model *m, fupermod_points *g) {
+  long n = f->count > 0 ? f->pts[f->count - 1].d : 0;
+  memset(g, 0, sizeof *g);
+  if (n > 0 && !(g->pts = calloc((size_t)n, sizeof *g->pts))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  for (long d = 1; d <= n; d++) {
+    fupermod_point *q = &g->pts[d - 1];
+    int k = fupermod_points_find(f, d);
+    if (k >= 0) *q = f->pts[k];
+    else {
+      double t = 0, e = 0;
+      if (m) {
+        t = fupermod_model_time(m, (double)d);
+        e = fupermod_model_energy(m, (double)d);
+      } else
+        fupermod_points_interpolate(f, (double)d, &t, &e);
+      q->d = d;
+      q->t = t;
+      q->e = f->has_energy ? e : -1.0;
+      q->reps = 1;
+      q->samples = -1;
+    }
+  }
+  g->count = (int)n;
+  g->has_energy = f->has_energy;
+  return FUPERMOD_SUCCESS;
+}
+
 int tool_fail(const char *sub, int status) {
   fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
   return fupermod_exit_status(status);

@@ -21,6 +21,10 @@ int cmd_sweep(int argc, char **argv);
 int tool_exec_full(void);
 /* Print "fupermod SUB: message" to stderr and return the exit status of status. */
 int tool_fail(const char *sub, int status);
+/* f at every size from 1 to its largest: the measured point at a measured size, elsewhere m's
+ * time and energy (NULL: fupermod_points_interpolate, as fupermod run predicts). For the exact
+ * algorithms to choose any share of one unit on the model that judges (--grid unit). */
+int tool_unit_points(const fupermod_points *f, const fupermod_model *m, fupermod_points *g);
 /* Print a usage error and return 2. */
 int tool_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* After getopt_long returned '?' (with opterr 0): the usage error naming the option, a missing
