@@ -10,8 +10,8 @@ EXTRA_DIST += $(STANDIN_DEVICES)
 STANDIN_LDFLAGS = -shared -rpath /nowhere $(AM_LDFLAGS)
 # The test programs build everywhere (the sanitizer run takes every tests/test_*.c) and skip,
 # saying why, without the CUDA headers.
-check_PROGRAMS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_kernels
-TESTS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_kernels
+check_PROGRAMS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels
+TESTS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels
 if HAVE_CUDA
 check_LTLIBRARIES += tests/fake_cuda/libcudart.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcufft.la
 STANDIN_LIBS = tests/fake_cuda/libcufft.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcudart.la
@@ -47,6 +47,10 @@ tests_test_cuda_standin_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
 tests_test_cuda_sim_SOURCES = tests/test_cuda_sim.c tests/tap.h tests/standin_check.h
 tests_test_cuda_sim_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 tests_test_cuda_sim_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
+# The simulated H100 against the H100's measured figures, through fupermod's CUDA executor.
+tests_test_cuda_calib_SOURCES = tests/test_cuda_calib.c tests/tap.h tests/standin_check.h
+tests_test_cuda_calib_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_test_cuda_calib_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
 # Today's GPU kernels and out-of-card executor on two stand-in devices with small memories.
 tests_test_cuda_kernels_SOURCES = tests/test_cuda_kernels.c tests/tap.h tests/standin_check.h
 tests_test_cuda_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)

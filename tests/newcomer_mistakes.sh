@@ -34,66 +34,67 @@ mistake() {
   fi
   rm -rf "$W/out"
 }
-# conf LINE...: the configuration c.conf of these lines
+# conf LINE...: the configuration c.conf of these lines (a one-line configuration runs without
+# mpirun, as a singleton MPI process: as a newcomer may start it, and 2 s faster than mpirun)
 conf() { printf '%s\n' "$@" >"$W/c.conf"; }
 
 # --- sub-options: kernel, executor, meter ---
 conf "localhost 0 none cpu kernel=dgemm,b=64,treads=2"
 mistake "a misspelt kernel sub-option (built-in kernel)" "c\.conf:1: unknown sub-option 'treads' \(did you mean 'threads'\?\)" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=dgemm-rows,nn=2048"
 mistake "a misspelt kernel sub-option (row kernel)" "c\.conf:1: unknown sub-option 'nn' \(did you mean 'n'\?\); known here: .*\bn\b" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,pionts=a.points"
 mistake "a misspelt sub-option of the emulated kernel" "c\.conf:1: unknown sub-option 'pionts' \(did you mean 'points'\?\)" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=dgemm,b=0"
 mistake "a kernel sub-option out of range" "c\.conf:1: sub-option b=0 must be an integer in \[1, 16384\]" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=fft-rows,place=up"
 mistake "a kernel sub-option not among its choices" "c\.conf:1: sub-option place=up must be one of in\|out" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,noise=lots"
 mistake "a kernel sub-option that is not a number" "c\.conf:1: sub-option noise=lots must be a number in \[0, 1\]" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated"
 mistake "a kernel's required sub-option missing" "c\.conf:1: .*needs the sub-option points=FILE" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,threads=2,threads=3"
 mistake "a sub-option given twice" "c\.conf:1: sub-option threads is given twice" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none gpu kernel=fft-rows,mem_limt=1G"
 mistake "a misspelt executor sub-option" "c\.conf:1: unknown sub-option 'mem_limt' \(did you mean 'mem_limit'\?\)" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,meter=rapll"
 mistake "a misspelt meter" "c\.conf:1: sub-option meter=rapll must be one of rapl\|" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,meter=model,meter_powr=30"
 mistake "a misspelt meter sub-option" "c\.conf:1: unknown sub-option 'meter_powr' \(did you mean 'meter_power'\?\)" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,meter_power=30"
 mistake "a meter's sub-option without the meter" "c\.conf:1: sub-option 'meter_power' is read by the model meter: add meter=model" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points,meter=emulated,meter_idle=-3"
 mistake "a meter sub-option out of range" "c\.conf:1: sub-option meter_idle=-3 must be a number in \[0, " -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 
 # --- configuration lines ---
 conf "localhost 0 none cpu kernel=emulated, points=a.points"
 mistake "a space after a comma" "c\.conf:1: .*a space follows the comma" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none gpuu kernel=dgemm"
 mistake "a misspelt device type" "c\.conf:1: device_type 'gpuu' must be cpu or gpu" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 core:x cpu kernel=dgemm"
 mistake "a malformed binding" "c\.conf:1: bind 'core:x' is not none, core:LIST" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=/nowhere/k.so"
 mistake "a kernel path that does not exist" "c\.conf:1: kernel /nowhere/k\.so: cannot load" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=dgem"
 mistake "a misspelt kernel name" "c\.conf:1: kernel 'dgem' not found .*set FUPERMOD_KERNEL_PATH or give a path" -- \
-  $MPI -np 1 "$FUPERMOD" build --conf c.conf $B
+  "$FUPERMOD" build --conf c.conf $B
 conf "localhost 0 none cpu kernel=emulated,points=a.points" "localhost 1 none cpu kernel=emulated,points=b.points"
 mistake "a 2-line configuration started without mpirun" "c\.conf has 2 process lines but the job has 1 process: start it with mpirun -np 2 \(or give --allow-fewer" -- \
   "$FUPERMOD" build --conf c.conf $B

@@ -643,7 +643,12 @@ cudaError_t cudaGetDeviceCount(int *count) {
 
 cudaError_t cudaSetDevice(int d) {
   cudaError_t e = check_device(d);
-  if (e == cudaSuccess) current = d;
+  if (e == cudaSuccess) {
+    current = d;
+    lock();
+    sim_touch(d); /* since CUDA 12 it initialises the device's primary context */
+    unlock();
+  }
   return ret(e);
 }
 
@@ -961,6 +966,7 @@ cudaError_t cudaMemGetInfo(size_t *freeb, size_t *total) {
   lock();
   *total = cap;
   *freeb = used[current] < cap ? cap - used[current] : 0;
+  sim_touch(current); /* it needs the context */
   unlock();
   return cudaSuccess;
 }
@@ -1230,6 +1236,9 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *out, unsigned flags) {
   if (!out || flags > cudaStreamNonBlocking) return ret(cudaErrorInvalidValue);
   if (e != cudaSuccess) return ret(e);
   if (!(s = calloc(1, sizeof *s))) return ret(cudaErrorMemoryAllocation);
+  lock();
+  sim_touch(current);
+  unlock();
   ADOPT(s, streams, flags);
   *out = s;
   return cudaSuccess;
@@ -1384,6 +1393,9 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t *out, unsigned flags) {
     return ret(cudaErrorInvalidValue);
   if (e != cudaSuccess) return ret(e);
   if (!(x = calloc(1, sizeof *x))) return ret(cudaErrorMemoryAllocation);
+  lock();
+  sim_touch(current);
+  unlock();
   ADOPT(x, events, flags);
   *out = x;
   return cudaSuccess;

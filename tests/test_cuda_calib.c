@@ -1,0 +1,158 @@
+/* The simulated H100 ($FAKE_CUDA_SIM=h100) against the H100's measured figures
+ * (../shared/device/README.md, docs/performance.md "One GPU node"), through fupermod's own CUDA
+ * executor as the applications use it. The description (tests/fake_cuda/devices/h100.conf) holds
+ * the parts: rates of GEMM shapes, bandwidths, first use, pinning. This test checks that whole
+ * operations put together from them come out as measured: the executor's first use, pinning 4.3
+ * GB, a resident GEMM at a shape between the listed ones, and one row phase of the 2D-FFT with its
+ * pinned transfers (116 GFLOP/s measured). It prints the calibration table of docs/kernels.md, and
+ * the SUMMA update through the executor (panels uploaded from pinned memory), whose figure depends
+ * on how the executor overlaps its transfers, with the bounds of no and of full overlap. */
+#include "config.h"
+#ifndef FUPERMOD_HAVE_CUDA
+#include "tests/standin_check.h"
+STANDIN_SKIP_MAIN
+#else
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+#include "fupermod/fupermod.h"
+#include "tests/tap.h"
+#include "tests/standin_check.h"
+
+#define N16 16384L
+/* The host's real time between calls counts on the virtual clock: a loaded machine can add tens
+ * of ms to a host-side span; the device-side rows are read with the device's own events. */
+#define SLACK 0.1
+
+/* within rel of want */
+static int within(double got, double want, double rel) { return fabs(got - want) <= rel * want; }
+
+static void row(const char *what, double sim, double ref, const char *unit) {
+  diag("| %s | %.4g %s | %.4g %s | %+.1f %% |", what, sim, unit, ref, unit, 100.0 * (sim - ref) / ref);
+}
+
+int main(void) {
+  char dir[4096], where[4096];
+  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, 0, 0};
+  fupermod_exec *e = NULL;
+  fupermod_exec_stats st;
+  double t0, t, *host, *C, *A, *B;
+  (void)st;
+  const size_t big = (size_t)N16 * N16 * 16; /* 16384 x 16384 complex doubles: 4.3 GB */
+  setenv("FAKE_CUDA_SIM", "h100", 1);
+  setenv("FAKE_CUDA_DEVICES", "1", 1);
+  setenv("FAKE_CUDA_NOPAYLOAD", "1", 1); /* times only: nothing is computed or copied */
+  unsetenv("FAKE_CUDA_MEM");
+  unsetenv("FAKE_CUDA_ORDER");
+  unsetenv("FAKE_CUDA_STRICT");
+  standin_build_dir(dir, sizeof dir);
+  ok(standin_all(dir, "cudart cublas", where, sizeof where), "the CUDA is the stand-in: %s", where);
+  diag("| operation (simulated H100) | simulated | measured on the H100 | difference |");
+  diag("|---|---|---|---|");
+
+  /* first use: the executor opens the device (context, cuBLAS handle) */
+  t0 = fupermod_time();
+  ok(fupermod_exec_open(&o, &e) == FUPERMOD_SUCCESS, "the CUDA executor opens on the simulated H100 (%s)",
+     e ? fupermod_exec_describe(e) : fupermod_error_message());
+  if (!e) return done_testing();
+  t = fupermod_time() - t0;
+  fupermod_exec_get_stats(e, &st);
+  row("first use (context and cuBLAS handle)", t, 0.14, "s");
+  ok(t >= 0.14 && t <= 0.14 + SLACK, "first use: %.3f s, measured 0.14 s", t);
+
+  /* page-locking 4.3 GB: never touched, no payload */
+  host = malloc(big);
+  t0 = fupermod_time();
+  ok(host && fupermod_exec_pin(e, host, big) == FUPERMOD_SUCCESS, "4.3 GB of host memory page-locked");
+  t = fupermod_time() - t0;
+  row("cudaHostRegister of 4.3 GB", t, 0.50, "s");
+  ok(t >= 0.49 && t <= 0.50 + SLACK, "pinning 4.3 GB: %.3f s, measured 0.50 s", t);
+
+  /* one row phase of the 2D-FFT, n = 16384, through the executor: up, cuFFT, down */
+  {
+    fupermod_exec_fft_layout l = {N16, N16, 1, N16, 1, 0};
+    double flops = 5.0 * N16 * log2((double)N16) * N16, gf;
+    int rc = fupermod_exec_fft(e, &l, host, -1); /* the plan, made once per layout */
+    t0 = fupermod_time();
+    rc = rc ? rc : fupermod_exec_fft(e, &l, host, -1);
+    t = fupermod_time() - t0;
+    gf = flops / t * 1e-9;
+    row("one row phase of the 2D-FFT, n = 16384, pinned transfers (GFLOP/s)", gf, 116, "GFLOP/s");
+    ok(rc == FUPERMOD_SUCCESS && within(gf, 116, 0.10), "row phase with its transfers: %.1f GFLOP/s (%.3f s), measured 116",
+       gf, t);
+  }
+  fupermod_exec_unpin(e, host);
+  free(host);
+
+  /* a resident GEMM at a shape between the listed ones: cuBLAS directly, timed by events */
+  {
+    cublasHandle_t h;
+    cudaEvent_t a, b;
+    double *d, one = 1, zero = 0;
+    float ms = 0;
+    const int n = 12288;
+    double tf, lo = 59.5e12, hi = 64.7e12;
+    cublasCreate(&h);
+    cudaEventCreate(&a);
+    cudaEventCreate(&b);
+    if (cudaMalloc((void **)&d, (size_t)n * n * sizeof *d) == cudaSuccess) {
+      cudaEventRecord(a, 0);
+      cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, d, n, d, n, &zero, d, n);
+      cudaEventRecord(b, 0);
+      cudaEventSynchronize(b);
+      cudaEventElapsedTime(&ms, a, b);
+      cudaFree(d);
+    }
+    tf = 2.0 * n * n * (double)n / (ms * 1e-3);
+    diag("| cublasDgemm resident, n = 12288 (between the measured 8192 and 16384) | %.4g TFLOP/s | 59.5-64.7 TFLOP/s | |",
+         tf * 1e-12);
+    ok(tf > lo && tf < hi, "a resident GEMM of n = 12288 runs between the measured rates of 16384 and 8192: %.1f TFLOP/s",
+       tf * 1e-12);
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    cublasDestroy(h);
+  }
+
+  /* the SUMMA update through the executor: C resident, panels of k = 1024 from pinned memory */
+  {
+    const long m = N16, k = 1024;
+    const double up = 2.0 * m * k * 8 / 55e9, gemm = 2.0 * m * m * k / 55.6e12;
+    double per, tf;
+    int rc;
+    C = malloc((size_t)m * m * sizeof *C);
+    A = malloc((size_t)m * k * sizeof *A);
+    B = malloc((size_t)m * k * sizeof *B);
+    rc = C && A && B ? FUPERMOD_SUCCESS : FUPERMOD_ERR_NOMEM;
+    if (!rc) rc = fupermod_exec_pin(e, A, (size_t)m * k * sizeof *A);
+    if (!rc) rc = fupermod_exec_pin(e, B, (size_t)m * k * sizeof *B);
+    /* sessions of 1 and of 9 updates: the difference is 8 updates, without the session's start
+     * and the download of C at its end */
+    double ts[2];
+    for (int r = 0; r < 2 && !rc; r++) {
+      t0 = fupermod_time();
+      rc = fupermod_exec_gemm_begin(e, C, m, m, m, k, 1);
+      for (int i = 0; i < (r ? 9 : 1) && !rc; i++) rc = fupermod_exec_gemm_update(e, 0, k, A, m, B, k);
+      if (!rc) rc = fupermod_exec_gemm_end(e);
+      ts[r] = fupermod_time() - t0;
+    }
+    per = rc ? 0 : (ts[1] - ts[0]) / 8;
+    tf = 2.0 * m * m * k / per;
+    diag("| SUMMA update through the executor, m = n = 16384, k = 1024, panels uploaded | %.4g TFLOP/s | 55.6 TFLOP/s resident "
+         "(bounds here: %.4g serial, %.4g overlapped) | |", tf * 1e-12, 2.0 * m * m * k / (up + gemm) * 1e-12,
+         2.0 * m * m * k / gemm * 1e-12);
+    ok(rc == FUPERMOD_SUCCESS && per >= gemm * 0.99 && per <= (up + gemm) * 1.01 + SLACK / 8,
+       "an update takes %.2f ms: between the GEMM alone (%.2f ms, transfers overlapped) and GEMM + panels (%.2f ms)",
+       per * 1e3, gemm * 1e3, (up + gemm) * 1e3);
+    fupermod_exec_unpin(e, A);
+    fupermod_exec_unpin(e, B);
+    free(A);
+    free(B);
+    free(C);
+  }
+  fupermod_exec_close(e);
+  return done_testing();
+}
+#endif
