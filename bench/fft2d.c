@@ -293,10 +293,19 @@ static int parse_options(int argc, char **argv, options *o) {
                                        {"reps", required_argument, NULL, 'r'},     {"bind", required_argument, NULL, 'b'},
                                        {"threads", required_argument, NULL, 't'},  {"planner", required_argument, NULL, 'p'},
                                        {"model-reps", required_argument, NULL, 'R'}, {"balance", required_argument, NULL, 'B'},
-                                       {NULL, 0, NULL, 0}};
+                                       {"help", no_argument, NULL, 'h'},     {NULL, 0, NULL, 0}};
   int c;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     long v = 0;
+    if (c == 'h') {
+      if (rank == 0)
+        printf("usage: mpirun --bind-to none -np P bench/fft2d [--n N] [--m M] [--reps R] [--bind CORES]\n"
+               "       [--threads T] [--planner measure|estimate] [--model-reps R] [--balance K]\n"
+               "Our 2D-FFT (even and model distributions) against FFTW-MPI in one run; defaults N = M = 2048,\n"
+               "25 reps, FFTW_MEASURE; --bind 0,1,1,1 binds rank r to core r-th of the list (the header of\n"
+               "bench/fft2d.c says more).\n");
+      return 0;
+    }
     if (c != 'b' && c != 'p' && (fupermod_parse_long(optarg, &v) || v < (c == 'B' ? 0 : 1))) {
       if (rank == 0) fprintf(stderr, "bench/fft2d: bad option value '%s'\n", optarg ? optarg : "");
       return 2;

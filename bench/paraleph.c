@@ -116,6 +116,16 @@ int main(int argc, char **argv) {
   if (status != 0) return status;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      if (rank == 0)
+        printf("usage: mpirun --bind-to none -np Q bench/paraleph [--threads T] [--obj max|sum|both]\n"
+               "       [--app dgemm|fft|both] [--p 2,4,...] [--g 8,16,...] [--m 1024] [--reps R]\n"
+               "       [--seq-limit S] [--seq none|popta] [--band B]\n"
+               "       [--kernel auto|plain|scalar|avx2|avx512|bounded|bounded-avx512|full-avx512]\n"
+               "PARALEPH on the paper's grid (p processors, g = n/p, m points) against sequential POPTA/EOPTA.\n");
+      MPI_Finalize();
+      return 0;
+    }
     if (!strcmp(a, "--threads")) threads = atoi(v), i++;
     else if (!strcmp(a, "--m")) m = atoi(v), i++;
     else if (!strcmp(a, "--reps")) reps = atoi(v), i++;

@@ -337,7 +337,11 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; a++) {
     const char *v = a + 1 < argc ? argv[a + 1] : NULL;
     char *end = NULL;
-    if (!strcmp(argv[a], "--check")) do_check = 1;
+    if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+      usage();
+      MPI_Finalize();
+      return 0;
+    } else if (!strcmp(argv[a], "--check")) do_check = 1;
     else if (!strcmp(argv[a], "--mpi")) mpi = 1;
     else if (v && !strcmp(argv[a], "--sweep")) sweep_dir = argv[++a];
     else if (v && (!strcmp(argv[a], "--nodes") || !strcmp(argv[a], "--gpus") || !strcmp(argv[a], "--points") ||

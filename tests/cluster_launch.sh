@@ -12,8 +12,8 @@ build() { # CONF MPIRUN-ARGS...
 printf 'node1 0 core:0 cpu kernel=dgemm\nnode2 0 none cpu kernel=dgemm\nnode2 1 none cpu kernel=dgemm\n' >good.conf
 build good.conf "$VC" mpirun "$CL" -np 3 --host node1:1,node2:2
 ok $? "a build across the nodes runs"
-ok "$(grep -q 'build: 3 processes on 2 hosts' err && grep -q 'rank 0 on node1, intra-node rank 0, line 1, bind core:0, cpus 0$' err &&
-  grep -q 'rank 2 on node2, intra-node rank 1, line 3, bind none, cpus 1$' err; echo $?)" \
+ok "$(grep -q 'build: 3 processes on 2 hosts' err && grep -q 'rank 0 on node1 (node1.0 in the files), intra-node rank 0, line 1, bind core:0, cpus 0$' err &&
+  grep -q 'rank 2 on node2 (node2.1 in the files), intra-node rank 1, line 3, bind none, cpus 1$' err; echo $?)" \
   "it prints where every rank runs: host, intra-node rank, line, binding, CPUs"
 grep 'rank [0-9] on\|processes on' err | sed 's/^/# /'
 

@@ -2,7 +2,8 @@
 # The documentation's examples run as written. A fenced block right after a line
 # `<!-- doctest -->` in README.md or docs/*.md is either
 # - a transcript: its `$ COMMAND` lines run and the lines after each must be the command's first
-#   lines of output, exactly (a line `...` ends the comparison: the rest is elided), or
+#   lines of output, exactly; a line `...` elides the middle: the lines after it, if any, must be
+#   the command's last lines of output, or
 # - a script: its lines run with bash -e, as a user pastes them (`./quickstart ...` lines are
 #   skipped: the suite is that build).
 # Each block runs in a fresh directory holding `_build` (this build) and a copy of `configs/`, so
@@ -32,19 +33,24 @@ for doc in "$top_srcdir/README.md" "$top_srcdir"/docs/*.md; do
       # transcript: compare each command's output with the lines after it
       fail=""
       awk -v dir="$run" '
-        /^\$ / { n++; c = sprintf("%s/cmd%d", dir, n); e = sprintf("%s/exp%d", dir, n); print substr($0, 3) > c; close(c); printf "" > e; open = 1; next }
-        /^\.\.\.$/ { open = 0; next }
-        open { sub(/[ \t]+$/, ""); print >> e }' "$b"
+        /^\$ / { n++; c = sprintf("%s/cmd%d", dir, n); e = sprintf("%s/exp%d", dir, n); t = sprintf("%s/tail%d", dir, n)
+                print substr($0, 3) > c; close(c); printf "" > e; printf "" > t; open = 1; next }
+        /^\.\.\.$/ { open = 2; next }
+        open { sub(/[ \t]+$/, ""); print >> (open == 1 ? e : t) }' "$b"
       for c in "$run"/cmd*; do
         k=${c##*cmd}
         (cd "$run" && bash -e "$c") >"$run/got$k" 2>"$run/err$k" || fail="$fail command $k exited $?;"
         nl=$(wc -l <"$run/exp$k")
         # trailing blanks are not kept by the docs
-        head -n "$nl" "$run/got$k" | sed 's/[[:space:]]*$//' | diff "$run/exp$k" - >"$run/diff$k" ||
+        nt=$(wc -l <"$run/tail$k")
+        { head -n "$nl" "$run/got$k" | sed 's/[[:space:]]*$//' | diff "$run/exp$k" - &&
+          { [ "$nt" -eq 0 ] || tail -n "$nt" "$run/got$k" | sed 's/[[:space:]]*$//' | diff "$run/tail$k" -; }; } >"$run/diff$k" ||
           fail="$fail command $k printed other lines;"
       done
       ok $([ -z "$fail" ] && echo 0 || echo 1) "$name:$line: the transcript's output is what the commands print${fail:+:$fail}"
       [ -z "$fail" ] || cat "$run"/diff* "$run"/err* | head -30 | sed 's/^/# /'
+    elif grep -q 'tests/fake_cuda/\.libs' "$b" && [ ! -d "$top_builddir/tests/fake_cuda/.libs" ]; then
+      skip "$name:$line: the stand-in CUDA is not built here (configure found no CUDA headers)"
     else
       grep -v '^\./quickstart' "$b" >"$run/script"
       (cd "$run" && bash -e "$run/script") >"$run/out" 2>&1

@@ -79,7 +79,7 @@ ok "$([ ! -s undefined ] && [ "$(wc -l <declared)" -gt 150 ]; echo $?)" \
 sed 's/^/# not exported: /' undefined
 
 # docs/kernels.md, "With fupermod installed", verbatim
-awk '/<!-- installed build end -->/ { p = 0 } p && !/^```/ { print } /<!-- installed build begin -->/ { p = 1 }' \
+awk '/<!-- installed build end -->/ { p = 0 } p && !/^```/ && !/^<!--/ { print } /<!-- installed build begin -->/ { p = 1 }' \
   "$top_srcdir/docs/kernels.md" >guide.sh
 mkdir guide && cp "$PREFIX/share/doc/fupermod/examples/triad.c" "$PREFIX/share/doc/fupermod/examples/check.c" guide/
 [ "$(grep -c '^./check' guide.sh)" -eq 2 ] && (cd guide && bash -e ../guide.sh) >guide.out 2>&1

@@ -28,6 +28,11 @@ points12() { # points12 FILE RANK: prints what is wrong, nothing when the points
 bad=$(for r in 0 1; do points12 "$TMPD/full/localhost.$r.points" $r; done)
 ok $([ -z "$bad" ] && echo 0 || echo 1) "12 points per process: the sizes asked for, 3 runs, the emulated times"
 [ -z "$bad" ] || echo "$bad" | sed 's/^/# /'
+$MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/named" --sizes 10 >/dev/null 2>"$TMPD/err"
+h=$(hostname)
+ok "$(grep -q "^fupermod build: rank 1 on $h (localhost.1 in the files), intra-node rank 1, line 2," "$TMPD/err" &&
+  [ -f "$TMPD/named/localhost.1.points" ]; echo $?)" "the header gives the real host and the name of the point files"
+grep 'rank 1 on' "$TMPD/err" | sed 's/^/# /'
 $MPI -np 2 "$FUPERMOD" build --conf "$TMPD/two.conf" --data "$TMPD/idle" $SIZES --idle-wait -q >/dev/null 2>"$TMPD/err"
 rc=$?
 bad=$(for r in 0 1; do points12 "$TMPD/idle/localhost.$r.points" $r; done)

@@ -131,9 +131,13 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   if (!quiet && rank == 0) {
     fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
             fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
-    for (int r = 0; r < p->nmap; r++)
-      fprintf(stderr, "fupermod %s: rank %d on %s, intra-node rank %d, line %d, bind %s, cpus %s\n", sub, r,
-              p->map[r].host, p->map[r].rank_intra, p->map[r].line, p->map[r].bind, p->map[r].cpus);
+    for (int r = 0; r < p->nmap; r++) {
+      int i = 0; /* its configuration entry: the point files are named by it */
+      while (i + 1 < p->conf.count && p->conf.procs[i].line != p->map[r].line) i++;
+      fprintf(stderr, "fupermod %s: rank %d on %s (%s.%d in the files), intra-node rank %d, line %d, bind %s, cpus %s\n",
+              sub, r, p->map[r].host, p->conf.procs[i].hostname, p->conf.procs[i].rank_intra, p->map[r].rank_intra,
+              p->map[r].line, p->map[r].bind, p->map[r].cpus);
+    }
   }
   rc = fupermod_kernel_load(kn, pc->subopts, &p->kernel);
   /* a kernel rejecting its sub-options is a fault of the configuration line */
