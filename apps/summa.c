@@ -306,25 +306,20 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
   if (!reqbuf) {
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
   } else {
+    /* with an executor, its page-locked host memory: a GPU moves the panels fastest from it,
+     * and it is pinned once per executor, not in every product */
     if (ext[me].rows > 0 && ext[me].cols > 0)
       for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
-        size_t na = (size_t)ext[me].rows * kbmax, nb = (size_t)kbmax * ext[me].cols;
-        st[s].apan = malloc(na * sizeof(double));
-        st[s].sendA = malloc(na * sizeof(double));
-        st[s].bpan = malloc(nb * sizeof(double));
-        st[s].sendB = malloc(nb * sizeof(double));
-        if (!st[s].apan || !st[s].sendA || !st[s].bpan || !st[s].sendB)
-          rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%d x %d, b = %d)",
-                              me, ext[me].rows, ext[me].cols, kbmax);
+        size_t na = (size_t)ext[me].rows * kbmax * sizeof(double), nb = (size_t)kbmax * ext[me].cols * sizeof(double);
+        double **bufs[4] = {&st[s].apan, &st[s].sendA, &st[s].bpan, &st[s].sendB};
+        for (int i = 0; i < 4 && rc == FUPERMOD_SUCCESS; i++) {
+          size_t by = i < 2 ? na : nb;
+          if (exec) rc = fupermod_exec_host_alloc(exec, by, (void **)bufs[i]);
+          else if (!(*bufs[i] = malloc(by)))
+            rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%d x %d, b = %d)",
+                                me, ext[me].rows, ext[me].cols, kbmax);
+        }
       }
-  }
-  /* a GPU moves the panels fastest from page-locked memory (a no-op on a CPU executor) */
-  for (int s = 0; exec && rc == FUPERMOD_SUCCESS && s < 2 && st[s].apan; s++) {
-    size_t na = (size_t)ext[me].rows * kbmax * sizeof(double), nb = (size_t)kbmax * ext[me].cols * sizeof(double);
-    if ((rc = fupermod_exec_pin(exec, st[s].apan, na)) == FUPERMOD_SUCCESS &&
-        (rc = fupermod_exec_pin(exec, st[s].sendA, na)) == FUPERMOD_SUCCESS &&
-        (rc = fupermod_exec_pin(exec, st[s].bpan, nb)) == FUPERMOD_SUCCESS)
-      rc = fupermod_exec_pin(exec, st[s].sendB, nb);
   }
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
   /* a private communicator: our tags cannot meet the caller's messages */
@@ -342,6 +337,10 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
       /* the executor keeps C where its device computes, from the first update to the last */
       if ((rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)
         active = 0;
+      else if ((rc = fupermod_exec_gemm_plan(exec, K)) != FUPERMOD_SUCCESS) { /* one update per pivot */
+        fupermod_exec_gemm_end(exec);
+        active = 0;
+      }
     } else if (active && !accumulate)
       for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
     mpi_err = post_step(work, p, ext, me, seg, 0, A, B, &st[0]);
@@ -434,10 +433,9 @@ done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
   for (int s = 0; s < 2; s++) {
     double *bufs[4] = {st[s].apan, st[s].bpan, st[s].sendA, st[s].sendB};
-    for (int i = 0; i < 4; i++) {
-      if (exec && bufs[i]) fupermod_exec_unpin(exec, bufs[i]);
-      free(bufs[i]);
-    }
+    for (int i = 0; i < 4; i++)
+      if (exec) fupermod_exec_host_free(exec, bufs[i]);
+      else free(bufs[i]);
   }
   free(reqbuf);
   return rc;

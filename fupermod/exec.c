@@ -12,11 +12,20 @@
 #include "fupermod/option.h"
 #include "fupermod/util.h"
 
+/* a block of host memory the executor keeps page-locked for reuse (fupermod_exec_host_alloc) */
+typedef struct host_block {
+  void *ptr;
+  size_t bytes;
+  int used;
+  struct host_block *next;
+} host_block;
+
 struct fupermod_exec {
   const fupermod_exec_ops *ops;
   void *impl;
   int kind, threads;
   char describe[256], pci[32];
+  host_block *blocks;
 };
 
 /* ---- the CPU device ---- */
@@ -65,7 +74,7 @@ static int cpu_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, 
 static void cpu_stats(void *impl, fupermod_exec_stats *s) { memset(s, 0, sizeof *s); }
 
 static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cpu_close, cpu_pin, cpu_unpin,
-                                          cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats};
+                                          cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL};
 
 /* ---- the CUDA module ---- */
 
@@ -132,8 +141,48 @@ int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out) {
 
 void fupermod_exec_close(fupermod_exec *e) {
   if (!e) return;
+  for (host_block *b = e->blocks, *next; b; b = next) {
+    next = b->next;
+    e->ops->unpin(e->impl, b->ptr);
+    free(b->ptr);
+    free(b);
+  }
   e->ops->close(e->impl);
   free(e);
+}
+
+int fupermod_exec_host_alloc(fupermod_exec *e, size_t bytes, void **ptr) {
+  host_block *best = NULL, *b;
+  int rc;
+  if (!e || !ptr) return fupermod_error(FUPERMOD_ERR_USAGE, "executor host memory: NULL argument");
+  *ptr = NULL;
+  if (bytes == 0) bytes = 1;
+  /* the smallest free block that holds it: page-locked already */
+  for (b = e->blocks; b; b = b->next)
+    if (!b->used && b->bytes >= bytes && (!best || b->bytes < best->bytes)) best = b;
+  if (!best) {
+    if (!(best = calloc(1, sizeof *best)) || !(best->ptr = malloc(bytes))) {
+      free(best);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "executor: no host memory for %zu bytes", bytes);
+    }
+    if ((rc = e->ops->pin(e->impl, best->ptr, bytes)) != FUPERMOD_SUCCESS) {
+      free(best->ptr);
+      free(best);
+      return rc;
+    }
+    best->bytes = bytes;
+    best->next = e->blocks;
+    e->blocks = best;
+  }
+  best->used = 1;
+  *ptr = best->ptr;
+  return FUPERMOD_SUCCESS;
+}
+
+void fupermod_exec_host_free(fupermod_exec *e, void *ptr) {
+  if (!e || !ptr) return;
+  for (host_block *b = e->blocks; b; b = b->next)
+    if (b->ptr == ptr) b->used = 0;
 }
 
 /* BYTES with an optional K, M or G (powers of 1024) */
@@ -209,6 +258,18 @@ int fupermod_exec_gemm_update(fupermod_exec *e, int trans, long k, const double 
   if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
   if (k < 0 || (k > 0 && (!A || !B))) return fupermod_error(FUPERMOD_ERR_USAGE, "executor GEMM: update of k = %ld", k);
   return e->ops->gemm_update(e->impl, trans, k, A, lda, B, ldb);
+}
+
+int fupermod_exec_gemm_plan(fupermod_exec *e, long updates) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (updates < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "executor GEMM: %ld updates planned", updates);
+  return e->ops->gemm_plan ? e->ops->gemm_plan(e->impl, updates) : FUPERMOD_SUCCESS;
+}
+
+int fupermod_exec_gemm_wait(fupermod_exec *e, long behind) {
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (behind < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "executor GEMM: wait with %ld updates behind", behind);
+  return e->ops->gemm_wait ? e->ops->gemm_wait(e->impl, behind) : FUPERMOD_SUCCESS;
 }
 
 int fupermod_exec_gemm_end(fupermod_exec *e) {

@@ -56,16 +56,33 @@ const char *fupermod_exec_pci_bus_id(const fupermod_exec *e);
  * time it took is added to fupermod_exec_stats' pin_s, reported apart from the computation. */
 int fupermod_exec_pin(fupermod_exec *e, void *ptr, size_t bytes);
 int fupermod_exec_unpin(fupermod_exec *e, void *ptr);
+/* Host memory for buffers an application uses again and again (panels, staging): page-locked on
+ * a GPU executor, once: a freed block stays page-locked with the executor and serves a later
+ * request of at most its size, until the executor is closed. So pinning, which costs more than the
+ * transfers it speeds up, is paid once per executor (in pin_s), not in every product. CPU: plain
+ * memory, kept the same way. Its contents are undefined. */
+int fupermod_exec_host_alloc(fupermod_exec *e, size_t bytes, void **ptr);
+void fupermod_exec_host_free(fupermod_exec *e, void *ptr);
 
 /* A GEMM session: C (m x n, leading dimension ldc, host memory) is updated by a sequence of
  * C += op(A) B, each A m x k (or k x m with trans), B k x n, k <= kmax. The CUDA executor keeps C
  * on the device from begin to end when C and two panels fit in its limit (otherwise each update
  * moves the parts of C it needs, out of card); the CPU executor updates C in place. zero = 1
- * starts from C = 0 without reading C. m or n = 0: an empty session (every call succeeds).
- * end waits for the last update and leaves the result in the host C. One session at a time. */
+ * starts from C = 0 without reading C. m or n = 0: an empty session (every call succeeds). An
+ * update may return before its GEMM is done (the panels are on the device then: the caller may
+ * reuse them). end waits for the last update and leaves the result in the host C. One session at
+ * a time. */
 int fupermod_exec_gemm_begin(fupermod_exec *e, double *C, long m, long n, long ldc, long kmax, int zero);
 int fupermod_exec_gemm_update(fupermod_exec *e, int trans, long k, const double *A, long lda, const double *B,
                               long ldb);
+/* A hint after begin: the session will have this many updates. The CUDA executor then holds the
+ * last few back and runs them column chunk by column chunk, each chunk of C going back to the host
+ * while the next is computed. More or fewer updates than planned are still computed exactly. */
+int fupermod_exec_gemm_plan(fupermod_exec *e, long updates);
+/* Return when at most `behind` of the session's updates are still computing (0: all are done).
+ * An update returns once its panels are on the device, its GEMM queued; a benchmark of one update
+ * per run waits with behind = 1, so that a run lasts what a pivot of SUMMA does in steady state. */
+int fupermod_exec_gemm_wait(fupermod_exec *e, long behind);
 int fupermod_exec_gemm_end(fupermod_exec *e);
 
 /* In-place FFTs of howmany complex signals of length n: element j of signal s at

@@ -7,7 +7,7 @@
 #include "fupermod/exec.h"
 
 #define FUPERMOD_EXEC_MODULE "fupermod_exec_cuda"
-#define FUPERMOD_EXEC_MODULE_API 1
+#define FUPERMOD_EXEC_MODULE_API 2
 
 /* A device's operations (the CPU's are in libfupermod, the CUDA ones in the module). impl is the
  * device's own state. */
@@ -22,6 +22,8 @@ typedef struct fupermod_exec_ops {
   int (*gemm_end)(void *impl);
   int (*fft)(void *impl, const fupermod_exec_fft_layout *layout, double *data, int sign);
   void (*stats)(void *impl, fupermod_exec_stats *stats);
+  int (*gemm_plan)(void *impl, long updates); /* NULL: the hint is of no use to the device */
+  int (*gemm_wait)(void *impl, long behind);  /* NULL: updates are done when they return */
 } fupermod_exec_ops;
 
 /* The CPU device: OpenBLAS for GEMM (exec_blas.c), FFTW for FFTs (exec_fft.c). */

@@ -55,3 +55,9 @@ tests_test_cuda_calib_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
 tests_test_cuda_kernels_SOURCES = tests/test_cuda_kernels.c tests/tap.h tests/standin_check.h
 tests_test_cuda_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 tests_test_cuda_kernels_LDADD = $(STANDIN_LIBS) libfupermod_ooc.la $(TEST_LDADD) -ldl -lpthread
+# SUMMA on one simulated H100 through the CUDA executor, against its bound.
+check_PROGRAMS += tests/mpi_sim_gpu_np1
+TESTS += tests/mpi_sim_gpu_np1
+tests_mpi_sim_gpu_np1_SOURCES = tests/mpi_sim_gpu.c tests/tap.h tests/standin_check.h
+tests_mpi_sim_gpu_np1_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_mpi_sim_gpu_np1_LDADD = $(STANDIN_LIBS) libfupermod_apps.la $(TEST_LDADD) $(OPENBLAS_LIBS) -ldl -lpthread

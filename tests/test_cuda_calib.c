@@ -5,8 +5,8 @@
  * operations put together from them come out as measured: the executor's first use, pinning 4.3
  * GB, a resident GEMM at a shape between the listed ones, and one row phase of the 2D-FFT with its
  * pinned transfers (116 GFLOP/s measured). It prints the calibration table of docs/kernels.md, and
- * the SUMMA update through the executor (panels uploaded from pinned memory), whose figure depends
- * on how the executor overlaps its transfers, with the bounds of no and of full overlap. */
+ * the SUMMA update through the executor (panels uploaded from pinned memory), which must reach the
+ * bound of full overlap: the next panels move while the GEMM runs. */
 #include "config.h"
 #ifndef FUPERMOD_HAVE_CUDA
 #include "tests/standin_check.h"
@@ -143,9 +143,9 @@ int main(void) {
     diag("| SUMMA update through the executor, m = n = 16384, k = 1024, panels uploaded | %.4g TFLOP/s | 55.6 TFLOP/s resident "
          "(bounds here: %.4g serial, %.4g overlapped) | |", tf * 1e-12, 2.0 * m * m * k / (up + gemm) * 1e-12,
          2.0 * m * m * k / gemm * 1e-12);
-    ok(rc == FUPERMOD_SUCCESS && per >= gemm * 0.99 && per <= (up + gemm) * 1.01 + SLACK / 8,
-       "an update takes %.2f ms: between the GEMM alone (%.2f ms, transfers overlapped) and GEMM + panels (%.2f ms)",
-       per * 1e3, gemm * 1e3, (up + gemm) * 1e3);
+    ok(rc == FUPERMOD_SUCCESS && per >= gemm * 0.99 && per <= gemm * 1.03 + SLACK / 8,
+       "an update takes %.2f ms: the GEMM's time (%.2f ms), its panels' upload hidden behind the GEMM before it "
+       "(not GEMM + panels, %.2f ms)", per * 1e3, gemm * 1e3, (up + gemm) * 1e3);
     fupermod_exec_unpin(e, A);
     fupermod_exec_unpin(e, B);
     free(A);

@@ -99,6 +99,12 @@ static int finalize(void *ctx) {
   return rc;
 }
 
+/* the next pivot's update of the held C through the executor */
+static int update(dgemm_ctx *k) {
+  size_t b = (size_t)k->b, p = (size_t)(k->iter++ % k->m);
+  return fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
+}
+
 static int initialize(long d, void *ctx) {
   dgemm_ctx *k = ctx;
   double bytes;
@@ -135,6 +141,9 @@ static int initialize(long d, void *ctx) {
         (rc = fupermod_exec_pin(k->exec, k->B, by)) == FUPERMOD_SUCCESS &&
         (rc = fupermod_exec_pin(k->exec, k->C, by)) == FUPERMOD_SUCCESS && !k->per_run)
       rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0);
+    /* one update queued before the measured runs: each run then waits for the one before it, as a
+     * SUMMA pivot does in steady state (its panels move while the previous GEMM runs) */
+    if (rc == FUPERMOD_SUCCESS && !k->per_run) rc = update(k);
     if (rc != FUPERMOD_SUCCESS) {
       k->d = 0; /* no session to end */
       fupermod_exec_unpin(k->exec, k->A), fupermod_exec_unpin(k->exec, k->B), fupermod_exec_unpin(k->exec, k->C);
@@ -163,8 +172,12 @@ static int execute(void *ctx) {
     erc = fupermod_exec_gemm_end(k->exec);
     return rc != FUPERMOD_SUCCESS ? rc : erc;
   }
-  if (k->exec)
-    return fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
+  if (k->exec) {
+    int rc;
+    k->iter--;
+    rc = update(k);
+    return rc == FUPERMOD_SUCCESS ? fupermod_exec_gemm_wait(k->exec, 1) : rc;
+  }
   k->gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->A + p * b * k->rows,
           (int)k->rows, k->B + p * b, (int)k->rows, 1.0, k->C, (int)k->rows);
   return FUPERMOD_SUCCESS;
@@ -191,9 +204,10 @@ static int check_one(long b, long d, long threads, fupermod_exec *exec, int per_
     return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
   kern_fill(ref, n, 3);
-  for (int r = 0; r < runs && rc == FUPERMOD_SUCCESS; r++) {
-    long p = r % k.m;
-    rc = execute(&k);
+  /* an executor's session queued one update in initialize */
+  for (long r = exec && !per_run ? -1 : 0; r < runs && rc == FUPERMOD_SUCCESS; r++) {
+    long p = (r + (exec && !per_run)) % k.m;
+    if (r >= 0) rc = execute(&k);
     /* column-major C += A_p B_p is row-major C^T += B_p^T A_p^T */
     kern_ref_gemm((long)k.cols, (long)k.rows, b, k.B + p * b, (long)k.rows, k.A + p * b * (long)k.rows, (long)k.rows,
                   ref, (long)k.rows);

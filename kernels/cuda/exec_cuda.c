@@ -1,9 +1,17 @@
-/* The CUDA executor (fupermod/exec.h): one device, one stream, a cuBLAS handle, cuFFT plans per
- * layout and device buffers, all kept until the executor is closed. A GEMM session holds C on the
- * device when C and two panels fit in the memory limit; otherwise every update tiles C so that a
- * tile and its panels fit (out of card). Every call waits for its work before it returns, so the
- * host buffers are free again and the time of a call is its computation with its transfers.
- * Loaded by libfupermod on the first GPU executor (fupermod_exec_cuda.so in the kernel directory). */
+/* The CUDA executor (fupermod/exec.h): one device, a compute stream and a copy stream, a cuBLAS
+ * handle, cuFFT plans per layout and device buffers, all kept until the executor is closed.
+ *
+ * A GEMM session holds C on the device when C and a ring of panel slots fit in the memory limit.
+ * An update uploads its panels into the next slot (on the copy stream, behind the GEMM that last
+ * read that slot) and returns once they are on the device, its GEMM queued on the compute stream:
+ * the next panels move, and the caller communicates, while the device multiplies. GEMMs run in
+ * column chunks of C. With the number of updates planned (fupermod_exec_gemm_plan), the last TAIL
+ * updates are held back and run chunk by chunk, all of them on a chunk before the next chunk, so
+ * that each chunk of C goes back to the host while the next is computed: the download of C hides
+ * behind TAIL updates, not one. Otherwise every update tiles C so that a tile and its panels fit
+ * (out of card). Every error path drains both streams before it returns, so the caller may unpin
+ * or free its buffers. Loaded by libfupermod on the first GPU executor (fupermod_exec_cuda.so in
+ * the kernel directory). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +34,31 @@ typedef struct pinned {
   struct pinned *next;
 } pinned;
 
+#define CHUNKS 4 /* column chunks of C in a held-C GEMM */
+#define TAIL 4   /* updates held back at the end of a planned session */
+#define SLOTS (TAIL + 2) /* panel slots: a held-back update's slot is not reused before its GEMMs */
+
+typedef struct {
+  int slot, trans;
+  long k;
+} held_back;
+
 typedef struct {
   int device;
   double limit; /* bytes */
-  cudaStream_t s;
+  cudaStream_t s, cs; /* compute; copies of the held-C session */
+  cudaEvent_t up[SLOTS], used[SLOTS], chunk[CHUNKS];
   cublasHandle_t blas;
   /* GEMM session */
   double *C;
   long m, n, ldc, kmax;
   int active, held;
-  double *dC, *dA, *dB;
-  size_t cap_C, cap_A, cap_B; /* elements allocated */
+  int slots, tail, next; /* slots in use, updates to hold back, the next slot */
+  long done, planned;    /* updates so far; planned (0: not said) */
+  held_back back[TAIL];
+  int nback;
+  double *dC, *dA, *dB, *dP; /* dP: the held session's slots, each kmax (m + n) */
+  size_t cap_C, cap_A, cap_B, cap_P; /* elements allocated */
   /* FFTs */
   plan *plans;
   double *dF;
@@ -69,6 +91,16 @@ static int wait(cx *x, const char *what) {
   return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, what, e);
 }
 
+/* an error leaves nothing queued that reads or writes the caller's memory */
+static int drained(cx *x, int rc) {
+  if (rc != FUPERMOD_SUCCESS) {
+    cudaStreamSynchronize(x->cs);
+    cudaStreamSynchronize(x->s);
+    cudaGetLastError();
+  }
+  return rc;
+}
+
 static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size_t dsize, char *pci, size_t psize) {
   cx *x;
   int count = 0, prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
@@ -88,14 +120,29 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
   x->device = o->cuda_device;
   if ((e = cudaSetDevice(x->device)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaSetDevice", e);
   else if ((e = cudaMemGetInfo(&freeb, &total)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaMemGetInfo", e);
-  else if ((e = cudaStreamCreateWithFlags(&x->s, cudaStreamNonBlocking)) != cudaSuccess)
+  else if ((e = cudaStreamCreateWithFlags(&x->s, cudaStreamNonBlocking)) != cudaSuccess ||
+           (e = cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) != cudaSuccess)
     rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaStreamCreate", e);
   else if (cublasCreate(&x->blas) != CUBLAS_STATUS_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor, device %d: cublasCreate failed", x->device);
   else if (cublasSetStream(x->blas, x->s) != CUBLAS_STATUS_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasSetStream failed", x->device);
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < 2 * SLOTS + CHUNKS; i++) {
+    cudaEvent_t *ev = i < SLOTS ? &x->up[i] : i < 2 * SLOTS ? &x->used[i - SLOTS] : &x->chunk[i - 2 * SLOTS];
+    if ((e = cudaEventCreateWithFlags(ev, cudaEventDisableTiming)) != cudaSuccess)
+      rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaEventCreate", e);
+  }
   if (rc != FUPERMOD_SUCCESS) {
+    for (int i = 0; i < SLOTS; i++) {
+      if (x->up[i]) cudaEventDestroy(x->up[i]);
+      if (x->used[i]) cudaEventDestroy(x->used[i]);
+    }
+    for (int i = 0; i < CHUNKS; i++)
+      if (x->chunk[i]) cudaEventDestroy(x->chunk[i]);
+    if (x->blas) cublasDestroy(x->blas);
+    if (x->cs) cudaStreamDestroy(x->cs);
     if (x->s) cudaStreamDestroy(x->s);
+    cudaGetLastError();
     free(x);
     return kern_cuda_back(prev, rc);
   }
@@ -122,6 +169,7 @@ static void x_close(void *impl) {
   if (!x) return;
   prev = kern_cuda_saved();
   cudaSetDevice(x->device);
+  cudaStreamSynchronize(x->cs);
   cudaStreamSynchronize(x->s);
   for (plan *p = x->plans, *next; p; p = next) {
     next = p->next;
@@ -133,8 +181,11 @@ static void x_close(void *impl) {
     cudaHostUnregister(p->ptr);
     free(p);
   }
-  cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dF);
+  cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dP), cudaFree(x->dF);
+  for (int i = 0; i < SLOTS; i++) cudaEventDestroy(x->up[i]), cudaEventDestroy(x->used[i]);
+  for (int i = 0; i < CHUNKS; i++) cudaEventDestroy(x->chunk[i]);
   cublasDestroy(x->blas);
+  cudaStreamDestroy(x->cs);
   cudaStreamDestroy(x->s);
   cudaGetLastError();
   free(x);
@@ -185,23 +236,40 @@ static int x_unpin(void *impl, void *ptr) {
   return kern_cuda_back(prev, FUPERMOD_SUCCESS); /* not pinned by this executor: nothing to undo */
 }
 
-/* rows x cols doubles between host (leading dimension ld) and device (leading dimension rows) */
-static int xfer(cx *x, int up, double *dev, double *host, long ld, long rows, long cols) {
+/* rows x cols doubles between host (leading dimension ld) and device (leading dimension rows), on
+ * stream st */
+static int xfer_on(cx *x, cudaStream_t st, int up, double *dev, double *host, long ld, long rows, long cols) {
   size_t dpitch = (size_t)rows * sizeof(double), hpitch = (size_t)ld * sizeof(double);
   cudaError_t e;
   if (rows <= 0 || cols <= 0) return FUPERMOD_SUCCESS;
-  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, dpitch, (size_t)cols, cudaMemcpyHostToDevice, x->s)
-         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, dpitch, (size_t)cols, cudaMemcpyDeviceToHost, x->s);
+  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, dpitch, (size_t)cols, cudaMemcpyHostToDevice, st)
+         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, dpitch, (size_t)cols, cudaMemcpyDeviceToHost, st);
   *(up ? &x->st.bytes_up : &x->st.bytes_down) += 8.0 * (double)rows * (double)cols;
   return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, up ? "upload" : "download", e);
 }
 
 static int put(cx *x, double *dev, const double *host, long ld, long rows, long cols) {
-  return xfer(x, 1, dev, (double *)host, ld, rows, cols);
+  return xfer_on(x, x->s, 1, dev, (double *)host, ld, rows, cols);
 }
 
 static int get(cx *x, double *host, long ld, double *dev, long rows, long cols) {
-  return xfer(x, 0, dev, host, ld, rows, cols);
+  return xfer_on(x, x->s, 0, dev, host, ld, rows, cols);
+}
+
+static int record(cx *x, cudaEvent_t ev, cudaStream_t st) {
+  cudaError_t e = cudaEventRecord(ev, st);
+  return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, "cudaEventRecord", e);
+}
+
+static int after(cx *x, cudaStream_t st, cudaEvent_t ev) {
+  cudaError_t e = cudaStreamWaitEvent(st, ev, 0);
+  return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, "cudaStreamWaitEvent", e);
+}
+
+/* C's columns [j0, j1) of chunk j of CHUNKS */
+static void chunk_cols(long n, int j, long *j0, long *j1) {
+  *j0 = n * j / CHUNKS;
+  *j1 = n * (j + 1) / CHUNKS;
 }
 
 static int gemm(cx *x, int trans, long m, long n, long k, const double *dA, long lda, const double *dB, double *dC) {
@@ -216,24 +284,31 @@ static int gemm(cx *x, int trans, long m, long n, long k, const double *dA, long
 static int x_gemm_begin(void *impl, double *C, long m, long n, long ldc, long kmax, int zero) {
   cx *x = impl;
   int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
-  double need = 8.0 * ((double)m * (double)n + (double)kmax * (double)(m + n));
+  double cpanel = (double)(kmax ? kmax : 1) * (double)(m + n), need = 8.0 * ((double)m * (double)n + 2.0 * cpanel);
   if (x->active) return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: a GEMM session is open already");
   x->C = C, x->m = m, x->n = n, x->ldc = ldc, x->kmax = kmax;
   x->active = 1;
   x->held = 0;
   if (m == 0 || n == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
   cudaSetDevice(x->device);
-  /* C stays on the device when it fits with two panels; else each update tiles it */
+  /* C stays on the device when it fits with two slots of panels (SLOTS, to hold back the last
+   * updates, where they fit too); else each update tiles it */
+  x->done = 0, x->planned = 0, x->nback = 0, x->next = 0;
   if (need <= x->limit) {
+    x->slots = 8.0 * ((double)m * (double)n + SLOTS * cpanel) <= x->limit ? SLOTS : 2;
+    x->tail = x->slots == SLOTS ? TAIL : 0;
     if ((rc = grow(x, &x->dC, &x->cap_C, (size_t)m * (size_t)n, "C")) == FUPERMOD_SUCCESS &&
-        (rc = grow(x, &x->dA, &x->cap_A, (size_t)m * (size_t)(kmax ? kmax : 1), "the A panel")) == FUPERMOD_SUCCESS &&
-        (rc = grow(x, &x->dB, &x->cap_B, (size_t)n * (size_t)(kmax ? kmax : 1), "the B panel")) == FUPERMOD_SUCCESS) {
+        (rc = grow(x, &x->dP, &x->cap_P, (size_t)x->slots * (size_t)cpanel, "the panels")) == FUPERMOD_SUCCESS) {
       cudaError_t e;
       x->held = 1;
+      /* C is ready on the compute stream; every slot is free */
       if (zero && (e = cudaMemsetAsync(x->dC, 0, (size_t)m * (size_t)n * sizeof(double), x->s)) != cudaSuccess)
         rc = fail(x, FUPERMOD_ERR_SYSTEM, "clearing C", e);
       else if (!zero) rc = put(x, x->dC, C, ldc, m, n);
-      if (rc == FUPERMOD_SUCCESS) rc = wait(x, "uploading C");
+      for (int i = 0; i < x->slots && rc == FUPERMOD_SUCCESS; i++) rc = record(x, x->used[i], x->s);
+      for (int j = 0; j < CHUNKS && rc == FUPERMOD_SUCCESS; j++) rc = record(x, x->chunk[j], x->s);
+      if (rc == FUPERMOD_SUCCESS && !zero) rc = wait(x, "uploading C"); /* the caller may change its C */
+      rc = drained(x, rc);
     } else if (rc == FUPERMOD_ERR_NOMEM)
       rc = FUPERMOD_SUCCESS; /* the device has less than it said: out of card */
   }
@@ -272,7 +347,87 @@ static int tiled_update(cx *x, int trans, long k, const double *A, long lda, con
         rc = wait(x, "an out-of-card tile"); /* the buffers are reused by the next tile */
     }
   }
+  return drained(x, rc);
+}
+
+/* slot s's panels: A (m x k, or k x m transposed) then B (k x n) */
+static double *slot_A(cx *x, int s) { return x->dP + (size_t)s * (size_t)(x->kmax ? x->kmax : 1) * (size_t)(x->m + x->n); }
+static double *slot_B(cx *x, int s) { return slot_A(x, s) + (size_t)x->m * (size_t)(x->kmax ? x->kmax : 1); }
+
+/* C's column chunk j += the panels of slot s */
+static int chunk_gemm(cx *x, int s, int trans, long k, int j) {
+  long j0, j1;
+  chunk_cols(x->n, j, &j0, &j1);
+  if (j1 <= j0) return FUPERMOD_SUCCESS;
+  return gemm(x, trans, x->m, j1 - j0, k, slot_A(x, s), trans ? k : x->m, slot_B(x, s) + (size_t)j0 * (size_t)k,
+              x->dC + (size_t)j0 * (size_t)x->m);
+}
+
+/* the held-back updates, chunk by chunk: chunk j of C is final (its event recorded) before the
+ * GEMMs of chunk j + 1 start */
+static int flush_back(cx *x) {
+  int rc = FUPERMOD_SUCCESS;
+  for (int i = 0; i < x->nback && rc == FUPERMOD_SUCCESS; i++) rc = after(x, x->s, x->up[x->back[i].slot]);
+  for (int j = 0; j < CHUNKS && rc == FUPERMOD_SUCCESS; j++) {
+    for (int i = 0; i < x->nback && rc == FUPERMOD_SUCCESS; i++)
+      rc = chunk_gemm(x, x->back[i].slot, x->back[i].trans, x->back[i].k, j);
+    if (rc == FUPERMOD_SUCCESS) rc = record(x, x->chunk[j], x->s);
+  }
+  for (int i = 0; i < x->nback && rc == FUPERMOD_SUCCESS; i++) rc = record(x, x->used[x->back[i].slot], x->s);
+  x->nback = 0;
   return rc;
+}
+
+/* Held C: the panels into the next slot, on the copy stream behind the GEMMs that last read it;
+ * back to the caller once they are on the device, the GEMM queued (or held back, at the end of a
+ * planned session). */
+static int held_update(cx *x, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+  int s = x->next, rc;
+  double *dA = slot_A(x, s), *dB = slot_B(x, s);
+  int hold = x->tail > 0 && x->planned > 0 && x->done >= x->planned - x->tail && x->done < x->planned;
+  cudaError_t e;
+  if ((rc = after(x, x->cs, x->used[s])) == FUPERMOD_SUCCESS)
+    rc = trans ? xfer_on(x, x->cs, 1, dA, (double *)A, lda, k, x->m) : xfer_on(x, x->cs, 1, dA, (double *)A, lda, x->m, k);
+  if (rc == FUPERMOD_SUCCESS) rc = xfer_on(x, x->cs, 1, dB, (double *)B, ldb, k, x->n);
+  if (rc == FUPERMOD_SUCCESS) rc = record(x, x->up[s], x->cs);
+  if (rc == FUPERMOD_SUCCESS && hold) {
+    x->back[x->nback++] = (held_back){s, trans, k};
+    if (x->nback == x->tail || x->done + 1 == x->planned) rc = flush_back(x);
+  } else if (rc == FUPERMOD_SUCCESS) {
+    if (x->nback) rc = flush_back(x); /* more updates than planned: the held-back ones first */
+    if (rc == FUPERMOD_SUCCESS) rc = after(x, x->s, x->up[s]);
+    for (int j = 0; j < CHUNKS && rc == FUPERMOD_SUCCESS; j++)
+      if ((rc = chunk_gemm(x, s, trans, k, j)) == FUPERMOD_SUCCESS) rc = record(x, x->chunk[j], x->s);
+    if (rc == FUPERMOD_SUCCESS) rc = record(x, x->used[s], x->s);
+  }
+  /* the caller's panels are free once they are on the device */
+  if (rc == FUPERMOD_SUCCESS && (e = cudaEventSynchronize(x->up[s])) != cudaSuccess)
+    rc = fail(x, FUPERMOD_ERR_SYSTEM, "uploading the panels", e);
+  x->next = (s + 1) % x->slots;
+  x->done++;
+  return drained(x, rc);
+}
+
+static int x_gemm_wait(void *impl, long behind) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  long u = x->done - 1 - behind; /* the latest update that must be done */
+  if (!x->active || !x->held || u < 0) return FUPERMOD_SUCCESS;
+  cudaSetDevice(x->device);
+  if (x->nback) rc = flush_back(x);
+  if (rc == FUPERMOD_SUCCESS) {
+    /* the slots are used in turn: update u's, unless it has been reused since (then u is done) */
+    cudaError_t e = x->done - u <= x->slots ? cudaEventSynchronize(x->used[(int)(u % x->slots)]) : cudaSuccess;
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "waiting for an update", e);
+  }
+  return kern_cuda_back(prev, drained(x, rc));
+}
+
+static int x_gemm_plan(void *impl, long updates) {
+  cx *x = impl;
+  if (!x->active) return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: GEMM plan outside a session");
+  if (x->done == 0) x->planned = updates;
+  return FUPERMOD_SUCCESS;
 }
 
 static int x_gemm_update(void *impl, int trans, long k, const double *A, long lda, const double *B, long ldb) {
@@ -286,12 +441,7 @@ static int x_gemm_update(void *impl, int trans, long k, const double *A, long ld
     return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: lda %ld or ldb %ld too small for %ld x %ld x %ld", lda, ldb,
                           x->m, x->n, k);
   cudaSetDevice(x->device);
-  if (!x->held) return kern_cuda_back(prev, tiled_update(x, trans, k, A, lda, B, ldb));
-  rc = trans ? put(x, x->dA, A, lda, k, x->m) : put(x, x->dA, A, lda, x->m, k);
-  if (rc == FUPERMOD_SUCCESS) rc = put(x, x->dB, B, ldb, k, x->n);
-  if (rc == FUPERMOD_SUCCESS) rc = gemm(x, trans, x->m, x->n, k, x->dA, trans ? k : x->m, x->dB, x->dC);
-  /* the update ends when the device has it: the caller may reuse its panels */
-  if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an update");
+  rc = x->held ? held_update(x, trans, k, A, lda, B, ldb) : tiled_update(x, trans, k, A, lda, B, ldb);
   return kern_cuda_back(prev, rc);
 }
 
@@ -302,9 +452,21 @@ static int x_gemm_end(void *impl) {
   x->active = 0;
   if (!x->held || x->m == 0 || x->n == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
   cudaSetDevice(x->device);
-  if ((rc = get(x, x->C, x->ldc, x->dC, x->m, x->n)) == FUPERMOD_SUCCESS) rc = wait(x, "downloading C");
+  if (x->nback) rc = flush_back(x); /* fewer updates than planned */
+  /* each chunk of C comes back as soon as the last GEMM on it is done */
+  for (int j = 0; j < CHUNKS && rc == FUPERMOD_SUCCESS; j++) {
+    long j0, j1;
+    chunk_cols(x->n, j, &j0, &j1);
+    if ((rc = after(x, x->cs, x->chunk[j])) == FUPERMOD_SUCCESS)
+      rc = xfer_on(x, x->cs, 0, x->dC + (size_t)j0 * (size_t)x->m, x->C + (size_t)j0 * (size_t)x->ldc, x->ldc, x->m, j1 - j0);
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    cudaError_t e = cudaStreamSynchronize(x->cs);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "downloading C", e);
+  }
   x->held = 0;
-  return kern_cuda_back(prev, rc);
+  return kern_cuda_back(prev, drained(x, rc));
 }
 
 static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
@@ -386,7 +548,7 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
       for (long s0 = 0; s0 < l->howmany && rc == FUPERMOD_SUCCESS; s0 += q)
         rc = fft_batch(x, l, data + 2 * (size_t)b * (size_t)l->block_dist, s0, l->howmany - s0 < q ? l->howmany - s0 : q,
                        sign);
-    return kern_cuda_back(prev, rc);
+    return kern_cuda_back(prev, drained(x, rc));
   }
   {
     /* whole blocks, as many per upload as fit */
@@ -416,10 +578,11 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
       if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an FFT");
     }
   }
-  return kern_cuda_back(prev, rc);
+  return kern_cuda_back(prev, drained(x, rc));
 }
 
 static void x_stats(void *impl, fupermod_exec_stats *s) { *s = ((cx *)impl)->st; }
 
 __attribute__((visibility("default"))) const fupermod_exec_ops fupermod_exec_cuda_ops = {
-  FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats};
+  FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats,
+  x_gemm_plan, x_gemm_wait};
