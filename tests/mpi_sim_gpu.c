@@ -27,12 +27,7 @@ int main(int argc, char **argv) {
   fupermod_exec_stats st0, st1;
   double *A, *B, *C, t = 0, gemm = 2.0 * n * (double)n * n / 55.6e12, xfer = 2.0 * (double)bytes / 55e9, bound;
   int rc, row0 = 0, col0 = 0, rows = n, cols = n;
-  setenv("FAKE_CUDA_SIM", "h100", 1);
-  setenv("FAKE_CUDA_DEVICES", "1", 1);
-  setenv("FAKE_CUDA_NOPAYLOAD", "1", 1); /* times only: the matrices are never touched */
-  unsetenv("FAKE_CUDA_MEM");
-  unsetenv("FAKE_CUDA_ORDER");
-  unsetenv("FAKE_CUDA_STRICT");
+  standin_simulate("h100"); /* times only: nothing is computed or copied */
   int got = 0;
   if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_sim_gpu", &got) != FUPERMOD_SUCCESS) {
     fprintf(stderr, "mpi_sim_gpu: %s\n", fupermod_error_message());

@@ -83,6 +83,17 @@ static inline void standin_prove(const char *libs) {
 #endif
 
 /* The main of a stand-in test built without the CUDA headers. */
+/* One simulated device of the description `name` (tests/fake_cuda/devices), times only: no
+ * payload is computed or copied, the default memory, order and copy rules. Before the first CUDA call. */
+static inline void standin_simulate(const char *name) {
+  setenv("FAKE_CUDA_SIM", name, 1);
+  setenv("FAKE_CUDA_DEVICES", "1", 1);
+  setenv("FAKE_CUDA_NOPAYLOAD", "1", 1);
+  unsetenv("FAKE_CUDA_MEM");
+  unsetenv("FAKE_CUDA_ORDER");
+  unsetenv("FAKE_CUDA_STRICT");
+}
+
 #define STANDIN_SKIP_MAIN                                                                                              \
   int main(void) {                                                                                                     \
     printf("1..0 # SKIP the stand-in CUDA is not built (configure found no CUDA headers)\n");                          \

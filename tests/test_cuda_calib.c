@@ -42,12 +42,7 @@ int main(void) {
   double t0, t, *host, *C, *A, *B;
   (void)st;
   const size_t big = (size_t)N16 * N16 * 16; /* 16384 x 16384 complex doubles: 4.3 GB */
-  setenv("FAKE_CUDA_SIM", "h100", 1);
-  setenv("FAKE_CUDA_DEVICES", "1", 1);
-  setenv("FAKE_CUDA_NOPAYLOAD", "1", 1); /* times only: nothing is computed or copied */
-  unsetenv("FAKE_CUDA_MEM");
-  unsetenv("FAKE_CUDA_ORDER");
-  unsetenv("FAKE_CUDA_STRICT");
+  standin_simulate("h100"); /* times only: nothing is computed or copied */
   standin_build_dir(dir, sizeof dir);
   ok(standin_all(dir, "cudart cublas", where, sizeof where), "the CUDA is the stand-in: %s", where);
   diag("| operation (simulated H100) | simulated | measured on the H100 | difference |");
