@@ -16,5 +16,6 @@
 #include "dynamic.h"
 #include "util.h"
 #include "mpi_thread.h"
+#include "comm.h"
 
 #endif

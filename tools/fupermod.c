@@ -8,6 +8,7 @@ int cmd_dypart(int argc, char **argv); /* tools/cmd_dypart.c */
 int cmd_hpartition(int argc, char **argv); /* tools/cmd_hpart.c */
 int cmd_energy(int argc, char **argv); /* tools/cmd_energy.c */
 int cmd_kernel(int argc, char **argv); /* tools/cmd_kernel.c */
+int cmd_comm(int argc, char **argv); /* tools/cmd_comm.c */
 
 static const struct {
   const char *name;
@@ -22,6 +23,7 @@ static const struct {
   {"partition", cmd_partition, "partition D units with a named algorithm"},
   {"sweep", cmd_sweep, "partition a range of workloads with the optimum and alternatives; the gains"},
   {"hpartition", cmd_hpartition, "two-level (node, device) exact partitioning: HiPOPTA over configuration groups"},
+  {"comm", cmd_comm, "measure the message time between every pair of processes, with a plot (MPI)"},
   {"dypart", cmd_dypart, "dynamic partitioning: measure, model and re-partition until balanced (MPI)"},
   {"energy", cmd_energy, "energy import: fill meter=external points' energies from a power series (Kwollect)"},
   {"kernel", cmd_kernel, "show a kernel plug-in and the sub-options its configuration lines may carry"},

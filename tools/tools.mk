@@ -35,5 +35,5 @@ tools_fupermod_mpi_SOURCES += tools/cmd_run.c tools/run_report.c tools/run_repor
 tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
-tools_fupermod_mpi_SOURCES += tools/cmd_energy.c tools/cmd_kernel.c
+tools_fupermod_mpi_SOURCES += tools/cmd_energy.c tools/cmd_kernel.c tools/cmd_comm.c
 tools_fupermod_mpi_SOURCES += tools/cmd_sweep.c

@@ -1,0 +1,302 @@
+/* Point-to-point communication measured between every pair of processes (fupermod/comm.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fupermod/comm.h"
+#include "fupermod/error.h"
+
+#define TAG_MSG 1
+#define TAG_GO 2
+#define TAG_PTS 3
+
+int fupermod_comm_init(fupermod_comm *c, int p) {
+  if (!c || p < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "comm model: %d processes", p);
+  c->p = p;
+  if (!(c->links = calloc((size_t)p * (size_t)p, sizeof *c->links)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "comm model: out of memory for %d processes", p);
+  return FUPERMOD_SUCCESS;
+}
+
+void fupermod_comm_free(fupermod_comm *c) {
+  if (!c || !c->links) return;
+  for (int i = 0; i < c->p * c->p; i++) free(c->links[i].pts);
+  free(c->links);
+  c->links = NULL;
+  c->p = 0;
+}
+
+fupermod_comm_link *fupermod_comm_link_of(const fupermod_comm *c, int i, int j) {
+  if (!c || !c->links || i == j || i < 0 || j < 0 || i >= c->p || j >= c->p) return NULL;
+  return i < j ? &c->links[i * c->p + j] : &c->links[j * c->p + i];
+}
+
+void fupermod_comm_fit(fupermod_comm_link *l) {
+  double s0 = 0, s1 = 0, s2 = 0, t0 = 0, t1 = 0, det;
+  l->alpha = l->beta = 0;
+  if (l->n < 1) return;
+  if (l->n == 1) {
+    l->alpha = l->pts[0].t;
+    return;
+  }
+  /* relative least squares: small messages count as much as large ones */
+  for (int k = 0; k < l->n; k++) {
+    double m = l->pts[k].bytes, t = l->pts[k].t, w = t > 0 ? 1.0 / (t * t) : 0.0;
+    s0 += w, s1 += w * m, s2 += w * m * m, t0 += w * t, t1 += w * m * t;
+  }
+  det = s0 * s2 - s1 * s1;
+  if (det > 0) {
+    l->alpha = (t0 * s2 - s1 * t1) / det;
+    l->beta = (s0 * t1 - s1 * t0) / det;
+  }
+  if (!(det > 0) || l->alpha < 0 || l->beta < 0) {
+    /* a fit outside the physical range: the one-parameter fits instead */
+    l->alpha = 0;
+    l->beta = s2 > 0 ? t1 / s2 : 0;
+    if (!(l->beta > 0)) l->beta = 0, l->alpha = s0 > 0 ? t0 / s0 : 0;
+  }
+}
+
+double fupermod_comm_time(const fupermod_comm *c, int i, int j, double bytes) {
+  const fupermod_comm_link *l;
+  const fupermod_comm_point *p;
+  if (i == j) return 0.0;
+  if (!(l = fupermod_comm_link_of(c, i, j)) || l->n < 1) return -1.0;
+  p = l->pts;
+  if (bytes <= p[0].bytes) return p[0].t;
+  for (int k = 1; k < l->n; k++)
+    if (bytes <= p[k].bytes)
+      return p[k - 1].t + (p[k].t - p[k - 1].t) * (bytes - p[k - 1].bytes) / (p[k].bytes - p[k - 1].bytes);
+  return p[l->n - 1].t + l->beta * (bytes - p[l->n - 1].bytes);
+}
+
+/* one size between pinger a and ponger b (ranks of comm): a returns the point */
+static int pingpong(MPI_Comm comm, int me, int a, int b, char *buf, long bytes, const fupermod_precision *prec,
+                    fupermod_comm_point *pt) {
+  int go = 1, n = 0, rc = FUPERMOD_SUCCESS;
+  double sum = 0, sum2 = 0, start = MPI_Wtime();
+  if (me == b) {
+    /* the warm-up and every timed round trip, until a says stop */
+    while (go) {
+      MPI_Recv(buf, (int)bytes, MPI_BYTE, a, TAG_MSG, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf, (int)bytes, MPI_BYTE, a, TAG_MSG, comm);
+      MPI_Recv(&go, 1, MPI_INT, a, TAG_GO, comm, MPI_STATUS_IGNORE);
+    }
+    return FUPERMOD_SUCCESS;
+  }
+  for (int rep = -1; go; rep++) {
+    double t0 = MPI_Wtime(), dt, mean, ci;
+    MPI_Send(buf, (int)bytes, MPI_BYTE, b, TAG_MSG, comm);
+    MPI_Recv(buf, (int)bytes, MPI_BYTE, b, TAG_MSG, comm, MPI_STATUS_IGNORE);
+    dt = (MPI_Wtime() - t0) / 2;
+    if (rep >= 0) { /* rep -1: the warm-up (first touch of the buffers, connection set-up) */
+      n++, sum += dt, sum2 += dt * dt;
+      mean = sum / n;
+      ci = n > 1 ? fupermod_student_ci(n, sqrt(fmax(0.0, (sum2 - n * mean * mean) / (n - 1))), prec->cl) : 0;
+      go = !fupermod_precision_done(prec, n, mean, ci, MPI_Wtime() - start);
+      pt->bytes = (double)bytes, pt->t = mean, pt->ci = ci, pt->reps = n;
+    }
+    MPI_Send(&go, 1, MPI_INT, b, TAG_GO, comm);
+  }
+  return rc;
+}
+
+/* the pairs of round r of a round-robin tournament of q (even) players: pair k = (a[k], b[k]) */
+static void round_pairs(int q, int r, int *a, int *b) {
+  a[0] = q - 1, b[0] = r;
+  for (int k = 1; k < q / 2; k++) a[k] = (r + k) % (q - 1), b[k] = (r - k + q - 1) % (q - 1);
+}
+
+int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fupermod_precision *prec,
+                          fupermod_comm *c, fupermod_comm_round_fn each, void *ctx) {
+  int p, me, q, rounds, rc = FUPERMOD_SUCCESS, *todo = NULL, *pa = NULL, *pb = NULL;
+  MPI_Comm work = MPI_COMM_NULL;
+  char *buf = NULL;
+  double *row = NULL;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &me);
+  if (!c || c->p != p || !sizes || nsizes < 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "comm measure: a model of %d processes for a communicator of %d, %d sizes",
+                          c ? c->p : 0, p, nsizes);
+  for (int k = 0; k < nsizes; k++)
+    if (sizes[k] < 1 || sizes[k] > (1L << 30) || (k && sizes[k] <= sizes[k - 1]))
+      return fupermod_error(FUPERMOD_ERR_USAGE, "comm measure: message size %ld: sizes must increase, from 1 byte to 1 GiB",
+                            sizes[k]);
+  if ((rc = fupermod_precision_check(prec)) != FUPERMOD_SUCCESS) return rc;
+  q = p % 2 ? p + 1 : p; /* an odd count plays with a rest in every round */
+  rounds = q - 1;
+  todo = calloc((size_t)p * (size_t)p, sizeof *todo);
+  pa = malloc((size_t)q * sizeof *pa), pb = malloc((size_t)q * sizeof *pb);
+  buf = malloc((size_t)sizes[nsizes - 1]);
+  row = malloc((size_t)nsizes * 4 * sizeof *row);
+  if (!todo || !pa || !pb || !buf || !row) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm measure: out of memory");
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != FUPERMOD_SUCCESS) goto done;
+  memset(buf, 0, (size_t)sizes[nsizes - 1]);
+  /* rank 0's model says which links are measured already */
+  for (int i = 0; i < p; i++)
+    for (int j = i + 1; j < p; j++) todo[i * p + j] = c->links[i * p + j].n == 0;
+  MPI_Bcast(todo, p * p, MPI_INT, 0, comm);
+  MPI_Comm_dup(comm, &work);
+  for (int r = 0; r < rounds && rc == FUPERMOD_SUCCESS; r++) {
+    round_pairs(q, r, pa, pb);
+    MPI_Barrier(work); /* the pairs of a round, and only they, overlap */
+    for (int k = 0; k < q / 2; k++) {
+      int a = pa[k] < pb[k] ? pa[k] : pb[k], b = pa[k] < pb[k] ? pb[k] : pa[k];
+      if (b >= p || !todo[a * p + b] || (me != a && me != b)) continue;
+      for (int s = 0; s < nsizes; s++) {
+        fupermod_comm_point pt = {0, 0, 0, 0};
+        pingpong(work, me, a, b, buf, sizes[s], prec, &pt);
+        if (me == a) row[4 * s] = pt.bytes, row[4 * s + 1] = pt.t, row[4 * s + 2] = pt.ci, row[4 * s + 3] = pt.reps;
+      }
+      if (me == a && a != 0) MPI_Send(row, 4 * nsizes, MPI_DOUBLE, 0, TAG_PTS, work);
+    }
+    /* rank 0 gathers the round's links */
+    if (me == 0)
+      for (int k = 0; k < q / 2 && rc == FUPERMOD_SUCCESS; k++) {
+        int a = pa[k] < pb[k] ? pa[k] : pb[k], b = pa[k] < pb[k] ? pb[k] : pa[k];
+        fupermod_comm_link *l = &c->links[a * p + (b < p ? b : 0)];
+        if (b >= p || !todo[a * p + b]) continue;
+        if (a != 0) MPI_Recv(row, 4 * nsizes, MPI_DOUBLE, a, TAG_PTS, work, MPI_STATUS_IGNORE);
+        if (!(l->pts = malloc((size_t)nsizes * sizeof *l->pts))) {
+          rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm measure: out of memory");
+          break;
+        }
+        l->n = nsizes;
+        for (int s = 0; s < nsizes; s++)
+          l->pts[s] = (fupermod_comm_point){row[4 * s], row[4 * s + 1], row[4 * s + 2], (int)row[4 * s + 3]};
+        fupermod_comm_fit(l);
+      }
+    if (me == 0 && rc == FUPERMOD_SUCCESS && each) rc = each(c, r + 1, rounds, ctx);
+    MPI_Bcast(&rc, 1, MPI_INT, 0, work);
+  }
+  /* every rank gets rank 0's model */
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++)
+    for (int j = i + 1; j < p && rc == FUPERMOD_SUCCESS; j++) {
+      fupermod_comm_link *l = &c->links[i * p + j];
+      int n = l->n;
+      MPI_Bcast(&n, 1, MPI_INT, 0, work);
+      if (me != 0) {
+        free(l->pts);
+        l->pts = n ? malloc((size_t)n * sizeof *l->pts) : NULL;
+        l->n = l->pts ? n : 0;
+      }
+      MPI_Bcast(l->pts, (int)(l->n * sizeof *l->pts), MPI_BYTE, 0, work);
+      fupermod_comm_fit(l);
+    }
+done:
+  if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
+  free(todo), free(pa), free(pb), free(buf), free(row);
+  return rc;
+}
+
+int fupermod_comm_save(const fupermod_comm *c, const char *path, const char *const *names, const long *sizes,
+                       int nsizes) {
+  char tmp[4096];
+  FILE *fp;
+  int bad;
+  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "%s: path too long", path);
+  if (!(fp = fopen(tmp, "w"))) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", tmp, strerror(errno));
+  fprintf(fp, "# fupermod comm v1: one-way message time between processes (half a ping-pong round trip)\n");
+  fprintf(fp, "# processes %d:", c->p);
+  for (int i = 0; i < c->p; i++) fprintf(fp, " %s", names && names[i] ? names[i] : "?");
+  fprintf(fp, "\n# sizes %d:", nsizes);
+  for (int k = 0; k < nsizes; k++) fprintf(fp, " %ld", sizes[k]);
+  fprintf(fp, "\n# i j bytes t reps ci  (ranks, bytes, s, count, s)\n");
+  for (int i = 0; i < c->p; i++)
+    for (int j = i + 1; j < c->p; j++) {
+      const fupermod_comm_link *l = &c->links[i * c->p + j];
+      for (int k = 0; k < l->n; k++)
+        fprintf(fp, "%d %d %.0f %.10g %d %.4g\n", i, j, l->pts[k].bytes, l->pts[k].t, l->pts[k].reps, l->pts[k].ci);
+    }
+  bad = ferror(fp);
+  if (fclose(fp) != 0 || bad) {
+    remove(tmp);
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: write failed", tmp);
+  }
+  /* a whole file or the old one, even when the job is killed while writing */
+  if (rename(tmp, path) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  return FUPERMOD_SUCCESS;
+}
+
+static void free_names(char **names) {
+  for (int i = 0; names && names[i]; i++) free(names[i]);
+  free(names);
+}
+
+int fupermod_comm_load(const char *path, fupermod_comm *c, char ***names, long **sizes, int *nsizes) {
+  FILE *fp = fopen(path, "r");
+  char line[8192];
+  int lineno = 0, p = -1, ns = -1, rc = FUPERMOD_SUCCESS;
+  char **nm = NULL;
+  long *sz = NULL;
+  if (!fp) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  memset(c, 0, sizeof *c);
+  while (rc == FUPERMOD_SUCCESS && fgets(line, sizeof line, fp)) {
+    int i, j, reps, off = 0, used;
+    double bytes, t, ci;
+    lineno++;
+    if (lineno == 1 && strncmp(line, "# fupermod comm v1", 18) != 0) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:1: not a fupermod comm v1 file", path);
+    } else if (sscanf(line, "# processes %d:%n", &p, &off) == 1 && off > 0) {
+      char *s = line + off, *tok, *save = NULL;
+      if (p < 1 || p > 1 << 20 || c->links) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad process count %d", path, lineno, p);
+        break;
+      }
+      if ((rc = fupermod_comm_init(c, p)) != FUPERMOD_SUCCESS) break;
+      nm = calloc((size_t)p + 1, sizeof *nm);
+      for (i = 0; nm && i < p && (tok = strtok_r(i ? NULL : s, " \t\n", &save)); i++) nm[i] = strdup(tok);
+      if (!nm || i != p) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d process names for %d processes", path, lineno,
+                                             nm ? i : 0, p);
+    } else if (sscanf(line, "# sizes %d:%n", &ns, &off) == 1 && off > 0) {
+      char *s = line + off;
+      if (ns < 1 || ns > 4096 || !(sz = malloc((size_t)ns * sizeof *sz))) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad size count %d", path, lineno, ns);
+        break;
+      }
+      for (i = 0; i < ns && sscanf(s, "%ld%n", &sz[i], &used) == 1; i++) s += used;
+      if (i != ns) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d sizes for %d", path, lineno, i, ns);
+    } else if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0') {
+      continue;
+    } else if (!c->links || !sz) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a data line before the '# processes' and '# sizes' lines", path, lineno);
+    } else if (sscanf(line, "%d %d %lf %lf %d %lf", &i, &j, &bytes, &t, &reps, &ci) != 6) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: expected 'i j bytes t reps ci'", path, lineno);
+    } else if (i < 0 || j <= i || j >= p || !(bytes >= 1) || !(t > 0) || !isfinite(t) || reps < 1 || !(ci >= 0)) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad link %d %d or values (need 0 <= i < j < %d, bytes >= 1, t > 0, "
+                          "reps >= 1, ci >= 0)", path, lineno, i, j, p);
+    } else {
+      fupermod_comm_link *l = &c->links[i * p + j];
+      fupermod_comm_point *np = realloc(l->pts, (size_t)(l->n + 1) * sizeof *np);
+      if (!np) {
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+        break;
+      }
+      l->pts = np;
+      if (l->n > 0 && bytes <= l->pts[l->n - 1].bytes)
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: link %d %d: sizes must increase", path, lineno, i, j);
+      else
+        l->pts[l->n++] = (fupermod_comm_point){bytes, t, ci, reps};
+    }
+  }
+  fclose(fp);
+  if (rc == FUPERMOD_SUCCESS && (!c->links || !sz))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no '# processes' or '# sizes' line", path);
+  if (rc == FUPERMOD_SUCCESS)
+    for (int k = 0; k < p * p; k++) fupermod_comm_fit(&c->links[k]);
+  if (rc != FUPERMOD_SUCCESS) {
+    fupermod_comm_free(c);
+    free_names(nm);
+    free(sz);
+    return rc;
+  }
+  if (names) *names = nm;
+  else free_names(nm);
+  if (sizes) *sizes = sz;
+  else free(sz);
+  if (nsizes) *nsizes = ns;
+  return FUPERMOD_SUCCESS;
+}
