@@ -1,11 +1,12 @@
 /* Point-to-point communication measured between every pair of processes (fupermod/comm.h). */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fupermod/comm.h"
 #include "fupermod/error.h"
+#include "fupermod/lines.h"
+#include "fupermod/util.h"
 
 #define TAG_MSG 1
 #define TAG_GO 2
@@ -193,16 +194,16 @@ done:
 
 int fupermod_comm_save(const fupermod_comm *c, const char *path, const char *const *names, const long *sizes,
                        int nsizes) {
-  char tmp[4096];
+  fupermod_atomic_file af;
   FILE *fp;
-  int bad;
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-    return fupermod_error(FUPERMOD_ERR_USAGE, "%s: path too long", path);
-  if (!(fp = fopen(tmp, "w"))) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", tmp, strerror(errno));
+  int rc;
+  /* a whole file or the old one, even when the job is killed while writing */
+  if ((rc = fupermod_atomic_open(&af, path)) != FUPERMOD_SUCCESS) return rc;
+  fp = af.fp;
   fprintf(fp, "# fupermod comm v1: one-way message time between processes (half a ping-pong round trip)\n");
-  fprintf(fp, "# processes %d:", c->p);
+  fprintf(fp, "processes");
   for (int i = 0; i < c->p; i++) fprintf(fp, " %s", names && names[i] ? names[i] : "?");
-  fprintf(fp, "\n# sizes %d:", nsizes);
+  fprintf(fp, "\nsizes");
   for (int k = 0; k < nsizes; k++) fprintf(fp, " %ld", sizes[k]);
   fprintf(fp, "\n# i j bytes t reps ci  (ranks, bytes, s, count, s)\n");
   for (int i = 0; i < c->p; i++)
@@ -211,14 +212,7 @@ int fupermod_comm_save(const fupermod_comm *c, const char *path, const char *con
       for (int k = 0; k < l->n; k++)
         fprintf(fp, "%d %d %.0f %.10g %d %.4g\n", i, j, l->pts[k].bytes, l->pts[k].t, l->pts[k].reps, l->pts[k].ci);
     }
-  bad = ferror(fp);
-  if (fclose(fp) != 0 || bad) {
-    remove(tmp);
-    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: write failed", tmp);
-  }
-  /* a whole file or the old one, even when the job is killed while writing */
-  if (rename(tmp, path) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
-  return FUPERMOD_SUCCESS;
+  return fupermod_atomic_commit(&af);
 }
 
 static void free_names(char **names) {
@@ -226,67 +220,76 @@ static void free_names(char **names) {
   free(names);
 }
 
+/* one data line "i j bytes t reps ci" into c */
+static int data_line(fupermod_comm *c, char **f, int nf, const char *path, int lineno) {
+  long i, j, reps;
+  double bytes, t, ci;
+  fupermod_comm_link *l;
+  fupermod_comm_point *np;
+  if (nf != 6 || fupermod_parse_long(f[0], &i) || fupermod_parse_long(f[1], &j) || fupermod_parse_double(f[2], &bytes) ||
+      fupermod_parse_double(f[3], &t) || fupermod_parse_long(f[4], &reps) || fupermod_parse_double(f[5], &ci))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: expected 'i j bytes t reps ci'", path, lineno);
+  if (i < 0 || j <= i || j >= c->p || !(bytes >= 1) || !(t > 0) || reps < 1 || !(ci >= 0))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad link %ld %ld or values (need 0 <= i < j < %d, bytes >= 1, t > 0, "
+                          "reps >= 1, ci >= 0)", path, lineno, i, j, c->p);
+  l = &c->links[i * c->p + j];
+  if (l->n > 0 && bytes <= l->pts[l->n - 1].bytes)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: link %ld %ld: sizes must increase", path, lineno, i, j);
+  if (!(np = realloc(l->pts, (size_t)(l->n + 1) * sizeof *np))) return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+  l->pts = np;
+  l->pts[l->n++] = (fupermod_comm_point){bytes, t, ci, (int)reps};
+  return FUPERMOD_SUCCESS;
+}
+
 int fupermod_comm_load(const char *path, fupermod_comm *c, char ***names, long **sizes, int *nsizes) {
-  FILE *fp = fopen(path, "r");
-  char line[8192];
-  int lineno = 0, p = -1, ns = -1, rc = FUPERMOD_SUCCESS;
-  char **nm = NULL;
+  static const char magic[] = "# fupermod comm v1";
+  char *text = NULL, *line, **f = NULL, **nm = NULL;
+  size_t len = 0;
   long *sz = NULL;
-  if (!fp) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  int ns = 0, rc, maxf = 1 << 16;
+  fupermod_lines r;
   memset(c, 0, sizeof *c);
-  while (rc == FUPERMOD_SUCCESS && fgets(line, sizeof line, fp)) {
-    int i, j, reps, off = 0, used;
-    double bytes, t, ci;
-    lineno++;
-    if (lineno == 1 && strncmp(line, "# fupermod comm v1", 18) != 0) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:1: not a fupermod comm v1 file", path);
-    } else if (sscanf(line, "# processes %d:%n", &p, &off) == 1 && off > 0) {
-      char *s = line + off, *tok, *save = NULL;
-      if (p < 1 || p > 1 << 20 || c->links) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad process count %d", path, lineno, p);
-        break;
-      }
-      if ((rc = fupermod_comm_init(c, p)) != FUPERMOD_SUCCESS) break;
-      nm = calloc((size_t)p + 1, sizeof *nm);
-      for (i = 0; nm && i < p && (tok = strtok_r(i ? NULL : s, " \t\n", &save)); i++) nm[i] = strdup(tok);
-      if (!nm || i != p) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d process names for %d processes", path, lineno,
-                                             nm ? i : 0, p);
-    } else if (sscanf(line, "# sizes %d:%n", &ns, &off) == 1 && off > 0) {
-      char *s = line + off;
-      if (ns < 1 || ns > 4096 || !(sz = malloc((size_t)ns * sizeof *sz))) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad size count %d", path, lineno, ns);
-        break;
-      }
-      for (i = 0; i < ns && sscanf(s, "%ld%n", &sz[i], &used) == 1; i++) s += used;
-      if (i != ns) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d sizes for %d", path, lineno, i, ns);
-    } else if (line[0] == '#' || line[strspn(line, " \t\r\n")] == '\0') {
-      continue;
-    } else if (!c->links || !sz) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a data line before the '# processes' and '# sizes' lines", path, lineno);
-    } else if (sscanf(line, "%d %d %lf %lf %d %lf", &i, &j, &bytes, &t, &reps, &ci) != 6) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: expected 'i j bytes t reps ci'", path, lineno);
-    } else if (i < 0 || j <= i || j >= p || !(bytes >= 1) || !(t > 0) || !isfinite(t) || reps < 1 || !(ci >= 0)) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: bad link %d %d or values (need 0 <= i < j < %d, bytes >= 1, t > 0, "
-                          "reps >= 1, ci >= 0)", path, lineno, i, j, p);
-    } else {
-      fupermod_comm_link *l = &c->links[i * p + j];
-      fupermod_comm_point *np = realloc(l->pts, (size_t)(l->n + 1) * sizeof *np);
-      if (!np) {
-        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
-        break;
-      }
-      l->pts = np;
-      if (l->n > 0 && bytes <= l->pts[l->n - 1].bytes)
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: link %d %d: sizes must increase", path, lineno, i, j);
-      else
-        l->pts[l->n++] = (fupermod_comm_point){bytes, t, ci, reps};
-    }
+  if ((rc = fupermod_read_file(path, &text, &len)) != FUPERMOD_SUCCESS) return rc;
+  if (len < sizeof magic - 1 || memcmp(text, magic, sizeof magic - 1) != 0) {
+    free(text);
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:1: not a fupermod comm v1 file", path);
   }
-  fclose(fp);
+  if (!(f = malloc((size_t)(maxf + 1) * sizeof *f))) {
+    free(text);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+  }
+  fupermod_lines_init(&r, text, len, path);
+  while ((rc = fupermod_lines_next(&r, &line)) == FUPERMOD_SUCCESS && line) {
+    int nf = fupermod_lines_fields(line, f, maxf);
+    if (nf > maxf) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: more than %d fields", path, r.line, maxf);
+    else if (!strcmp(f[0], "processes")) {
+      if (c->links || nf < 2) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: 'processes' needs the names, once", path, r.line);
+      } else if ((rc = fupermod_comm_init(c, nf - 1)) == FUPERMOD_SUCCESS) {
+        if (!(nm = calloc((size_t)nf, sizeof *nm))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+        for (int i = 1; rc == FUPERMOD_SUCCESS && i < nf; i++)
+          if (!(nm[i - 1] = strdup(f[i]))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+      }
+    } else if (!strcmp(f[0], "sizes")) {
+      if (sz || nf < 2) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: 'sizes' needs the sizes, once", path, r.line);
+      else if (!(sz = malloc((size_t)(nf - 1) * sizeof *sz))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "%s: out of memory", path);
+      for (int k = 1; rc == FUPERMOD_SUCCESS && k < nf; k++)
+        if (fupermod_parse_long(f[k], &sz[k - 1]) || sz[k - 1] < 1 || (k > 1 && sz[k - 1] <= sz[k - 2]))
+          rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: size '%s': sizes are increasing byte counts", path, r.line, f[k]);
+      ns = nf - 1;
+    } else if (!c->links || !sz) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: a data line before the 'processes' and 'sizes' lines", path, r.line);
+    } else
+      rc = data_line(c, f, nf, path, r.line);
+    if (rc != FUPERMOD_SUCCESS) break;
+  }
+  fupermod_lines_free(&r);
+  free(f);
+  free(text);
   if (rc == FUPERMOD_SUCCESS && (!c->links || !sz))
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no '# processes' or '# sizes' line", path);
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no 'processes' or 'sizes' line", path);
   if (rc == FUPERMOD_SUCCESS)
-    for (int k = 0; k < p * p; k++) fupermod_comm_fit(&c->links[k]);
+    for (int k = 0; k < c->p * c->p; k++) fupermod_comm_fit(&c->links[k]);
   if (rc != FUPERMOD_SUCCESS) {
     fupermod_comm_free(c);
     free_names(nm);

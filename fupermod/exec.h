@@ -94,11 +94,14 @@ typedef struct fupermod_exec_fft_layout {
 } fupermod_exec_fft_layout;
 int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *layout, double *data, int sign);
 
-/* What the executor did so far: seconds of device computation and of transfers (CUDA), bytes
- * moved, and seconds spent page-locking host memory. */
+/* What the executor did so far: seconds spent page-locking host memory and in the device's first
+ * use, bytes moved, and fallbacks: how many times the device's memory was too small for the fast
+ * schedule and a slower one ran (a GEMM whose C does not stay on the device, FFTs in smaller
+ * batches or without overlap). */
 typedef struct fupermod_exec_stats {
   double pin_s, first_use_s;
   double bytes_up, bytes_down;
+  long fallbacks;
 } fupermod_exec_stats;
 void fupermod_exec_get_stats(const fupermod_exec *e, fupermod_exec_stats *stats);
 

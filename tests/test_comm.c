@@ -101,16 +101,18 @@ int main(void) {
   fupermod_comm_free(&c);
 
   ok(bad_file("hello\n", "bad:1: not a fupermod comm v1 file"), "another file is refused at line 1");
-  ok(bad_file("# fupermod comm v1\n# processes 2: a b\n# sizes 1: 8\n0 1 8 1e-6\n", "bad:4: expected"),
+  ok(bad_file("# fupermod comm v1\nprocesses a b\nsizes 8\n0 1 8 1e-6\n", "bad:4: expected"),
      "a short data line is refused with its line");
-  ok(bad_file("# fupermod comm v1\n# processes 2: a b\n# sizes 1: 8\n0 2 8 1e-6 3 0\n", "bad:4: bad link"),
+  ok(bad_file("# fupermod comm v1\nprocesses a b\nsizes 8\n0 2 8 1e-6 3 0\n", "bad:4: bad link"),
      "a link outside the processes is refused");
-  ok(bad_file("# fupermod comm v1\n# processes 2: a b\n# sizes 2: 8 16\n0 1 16 1e-6 3 0\n0 1 8 1e-6 3 0\n",
+  ok(bad_file("# fupermod comm v1\nprocesses a b\nsizes 8 16\n0 1 16 1e-6 3 0\n0 1 8 1e-6 3 0\n",
               "bad:5: link 0 1: sizes must increase"),
      "sizes out of order are refused");
   ok(bad_file("# fupermod comm v1\n0 1 8 1e-6 3 0\n", "bad:2: a data line before"),
      "data before the header is refused");
-  ok(bad_file("# fupermod comm v1\n# processes 3: a b\n", "2 process names for 3 processes"), "missing names are refused");
+  ok(bad_file("# fupermod comm v1\nprocesses\n", "bad:2: 'processes' needs the names"), "missing names are refused");
+  ok(bad_file("# fupermod comm v1\nprocesses a b\nsizes 8 8\n", "bad:3: size '8': sizes are increasing"),
+     "sizes that do not increase are refused");
   remove("test_comm.bad");
   remove(good);
   return done_testing();

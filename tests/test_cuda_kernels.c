@@ -107,10 +107,22 @@ static void memory_limits(void) {
   rc = fupermod_kernel_load("fft-rows-cuda", "n=4099", &k);
   if (rc == FUPERMOD_SUCCESS && (rc = k->ops->initialize(10, k->ctx)) == FUPERMOD_SUCCESS) {
     rc = k->ops->execute(k->ctx);
+    if (rc == FUPERMOD_SUCCESS) rc = k->ops->verify(k->ctx);
     k->ops->finalize(k->ctx);
   }
-  ok(rc == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "out of memory"),
-     "fft-rows-cuda n=4099: 10 rows fit in 1 MB but not with the plan's work area: out of memory (%s)",
+  ok(rc == FUPERMOD_SUCCESS, "fft-rows-cuda n=4099: 10 rows fit in 1 MB but not with the plan's work area: they run in "
+     "smaller batches, exactly (%s)", rc ? fupermod_error_message() : "ok");
+  if (k) fupermod_kernel_unload(k);
+  ok(free_on(0) == 1u << 20, "unloading the kernel gives the device all its memory back (%zu)", free_on(0));
+  k = NULL;
+  /* 40009 is prime: one row (640 kB) and its work area do not fit in 1 MB */
+  rc = fupermod_kernel_load("fft-rows-cuda", "n=40009", &k);
+  if (rc == FUPERMOD_SUCCESS && (rc = k->ops->initialize(1, k->ctx)) == FUPERMOD_SUCCESS) {
+    rc = k->ops->execute(k->ctx);
+    k->ops->finalize(k->ctx);
+  }
+  ok(rc == FUPERMOD_ERR_NOMEM && strstr(fupermod_error_message(), "out of device memory for its work area"),
+     "fft-rows-cuda n=40009: one row fits in 1 MB but not with its plan's work area: out of memory (%s)",
      fupermod_error_message());
   if (k) fupermod_kernel_unload(k);
   ok(free_on(0) == 1u << 20, "and the failed run leaves all the device memory free once unloaded (%zu)", free_on(0));

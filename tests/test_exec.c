@@ -187,8 +187,11 @@ static void cuda(void) {
     }
   }
   if (e) {
+    fupermod_exec_stats st;
     gemm_all(e, "cuda, C held on the device");
     fft_all(e, "cuda");
+    fupermod_exec_get_stats(e, &st);
+    ok(st.fallbacks == 0, "with memory enough, no fallback (%ld)", st.fallbacks);
     fupermod_exec_close(e);
   }
   /* 8 KiB: C of 64 x 48 and its panels do not fit: out-of-card tiles; FFT blocks in parts */
@@ -197,7 +200,10 @@ static void cuda(void) {
   if (rc == FUPERMOD_SUCCESS) {
     int rc2;
     double err;
+    fupermod_exec_stats st;
     gemm_all(e, "cuda, 8 KiB limit (out of card)");
+    fupermod_exec_get_stats(e, &st);
+    ok(st.fallbacks > 0, "the statistics count the GEMMs that went out of card (%ld fallbacks)", st.fallbacks);
     fft_all(e, "cuda, 8 KiB limit");
     /* one signal longer than the limit: refused with the limit named */
     {

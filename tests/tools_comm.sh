@@ -11,14 +11,14 @@ $MPI -np 3 "$FUPERMOD" comm --conf three.conf --out cm --sizes $SIZES -r 5 -R 40
 ok $? "fupermod comm measures 3 processes"
 sed 's/^/# /' out
 F=cm/comm.txt
-ok "$(head -1 $F | grep -q '^# fupermod comm v1' && grep -qx '# processes 3: localhost.0 localhost.1 localhost.2' $F &&
-  grep -qx '# sizes 5: 8 4096 65536 1048576 4194304' $F; echo $?)" "the file names the processes and the sizes"
-ok "$(awk '!/^#/ { n[$1 " " $2]++; if (!($4 > 0) || $5 < 5 || $5 > 40) bad++ } END {
+ok "$(head -1 $F | grep -q '^# fupermod comm v1' && grep -qx 'processes localhost.0 localhost.1 localhost.2' $F &&
+  grep -qx 'sizes 8 4096 65536 1048576 4194304' $F; echo $?)" "the file names the processes and the sizes"
+ok "$(awk '/^[0-9]/ { n[$1 " " $2]++; if (!($4 > 0) || $5 < 5 || $5 > 40) bad++ } END {
   exit !(length(n) == 3 && n["0 1"] == 5 && n["0 2"] == 5 && n["1 2"] == 5 && !bad) }' $F; echo $?)" \
   "each of the 3 links at each of the 5 sizes, t > 0, between 5 and 40 repetitions"
-ok "$(awk '!/^#/ { if ($3 == 8) s[$1 $2] = $4; if ($3 == 4194304) l[$1 $2] = $4 } END {
+ok "$(awk '/^[0-9]/ { if ($3 == 8) s[$1 $2] = $4; if ($3 == 4194304) l[$1 $2] = $4 } END {
   for (k in s) if (!(l[k] > 10 * s[k])) exit 1 }' $F; echo $?)" "4 MiB take more than 10 times as long as 8 bytes on every link"
-ok "$(awk '!/^#/ && ($6 > 0.1 * $4 + 1e-6) && $5 < 40 { bad++ } END { exit bad > 0 }' $F; echo $?)" \
+ok "$(awk '/^[0-9]/ && ($6 > 0.1 * $4 + 1e-6) && $5 < 40 { bad++ } END { exit bad > 0 }' $F; echo $?)" \
   "a size stopped before 40 repetitions is within 10 % (or the 2 s cap)"
 ok "$(grep -c '^  localhost.[01] - localhost.[12] ' out | grep -qx 3 &&
   awk '/^  localhost/ { if (!($4 > 0 && $5 > 0)) bad++ } END { exit bad > 0 }' out; echo $?)" \
@@ -36,13 +36,13 @@ $MPI -np 3 "$FUPERMOD" comm --conf three.conf --out cm --sizes $SIZES >out2 2>er
 ok "$([ $? -eq 0 ] && grep -q '3 links (3 reused' err2 && cmp -s $F first.txt; echo $?)" \
   "a second run reuses the 3 links and leaves the file as it was"
 # an interrupted measurement: the links the file lost are measured, the others kept
-awk '/^#/ || ($1 == 0 && $2 == 1)' first.txt >$F
+awk '!/^[0-9]/ || ($1 == 0 && $2 == 1)' first.txt >$F
 $MPI -np 3 "$FUPERMOD" comm --conf three.conf --out cm --sizes $SIZES -R 20 -T 1 >out3 2>err3
 ok "$([ $? -eq 0 ] && grep -q '3 links (1 reused' err3 && diff <(awk '$1 == 0 && $2 == 1' first.txt) <(awk '$1 == 0 && $2 == 1' $F) >/dev/null &&
-  [ "$(grep -vc '^#' $F)" -eq 15 ]; echo $?)" "a file that lost 2 links: they are measured, the kept one is unchanged"
+  [ "$(grep -c '^[0-9]' $F)" -eq 15 ]; echo $?)" "a file that lost 2 links: they are measured, the kept one is unchanged"
 # other sizes: every link again
 $MPI -np 3 "$FUPERMOD" comm --conf three.conf --out cm --sizes 8,1K -R 20 -T 1 >out4 2>err4
-ok "$([ $? -eq 0 ] && grep -q 'other processes or sizes' err4 && grep -qx '# sizes 2: 8 1024' $F; echo $?)" \
+ok "$([ $? -eq 0 ] && grep -q 'other processes or sizes' err4 && grep -qx 'sizes 8 1024' $F; echo $?)" \
   "other sizes: every link measured again"
 
 # bad input
@@ -64,7 +64,7 @@ expect 1 "cm/comm.txt:1: not a fupermod comm v1 file" "a damaged file is named, 
 grep -q -- '--rebuild' bad.err
 ok $? "the message says --rebuild replaces it"
 $MPI -np 3 "$FUPERMOD" comm --conf three.conf --out cm --sizes 8 --rebuild -q >/dev/null 2>&1
-ok "$([ $? -eq 0 ] && [ "$(grep -vc '^#' cm/comm.txt)" -eq 3 ]; echo $?)" "--rebuild replaces it"
+ok "$([ $? -eq 0 ] && [ "$(grep -c '^[0-9]' cm/comm.txt)" -eq 3 ]; echo $?)" "--rebuild replaces it"
 expect 2 "three.conf has 3 process lines but the job has 2 processes" "a job of fewer processes than lines" -- \
   $MPI -np 2 "$FUPERMOD" comm --conf three.conf --out cm -q
 done_testing

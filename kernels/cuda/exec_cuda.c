@@ -46,8 +46,9 @@ typedef struct {
 typedef struct {
   int device;
   double limit; /* bytes */
-  cudaStream_t s, cs; /* compute; copies of the held-C session */
+  cudaStream_t s, cs, ds; /* compute; uploads (and the held C's downloads); FFT downloads */
   cudaEvent_t up[SLOTS], used[SLOTS], chunk[CHUNKS];
+  cudaEvent_t fup[3], ffft[3], fdown[3]; /* the FFT batches' buffers */
   cublasHandle_t blas;
   /* GEMM session */
   double *C;
@@ -94,6 +95,7 @@ static int wait(cx *x, const char *what) {
 /* an error leaves nothing queued that reads or writes the caller's memory */
 static int drained(cx *x, int rc) {
   if (rc != FUPERMOD_SUCCESS) {
+    cudaStreamSynchronize(x->ds);
     cudaStreamSynchronize(x->cs);
     cudaStreamSynchronize(x->s);
     cudaGetLastError();
@@ -121,14 +123,17 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
   if ((e = cudaSetDevice(x->device)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaSetDevice", e);
   else if ((e = cudaMemGetInfo(&freeb, &total)) != cudaSuccess) rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaMemGetInfo", e);
   else if ((e = cudaStreamCreateWithFlags(&x->s, cudaStreamNonBlocking)) != cudaSuccess ||
-           (e = cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) != cudaSuccess)
+           (e = cudaStreamCreateWithFlags(&x->cs, cudaStreamNonBlocking)) != cudaSuccess ||
+           (e = cudaStreamCreateWithFlags(&x->ds, cudaStreamNonBlocking)) != cudaSuccess)
     rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaStreamCreate", e);
   else if (cublasCreate(&x->blas) != CUBLAS_STATUS_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor, device %d: cublasCreate failed", x->device);
   else if (cublasSetStream(x->blas, x->s) != CUBLAS_STATUS_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasSetStream failed", x->device);
-  for (int i = 0; rc == FUPERMOD_SUCCESS && i < 2 * SLOTS + CHUNKS; i++) {
-    cudaEvent_t *ev = i < SLOTS ? &x->up[i] : i < 2 * SLOTS ? &x->used[i - SLOTS] : &x->chunk[i - 2 * SLOTS];
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < 2 * SLOTS + CHUNKS + 9; i++) {
+    cudaEvent_t *ev = i < SLOTS ? &x->up[i] : i < 2 * SLOTS ? &x->used[i - SLOTS] : i < 2 * SLOTS + CHUNKS ? &x->chunk[i - 2 * SLOTS]
+                      : i < 2 * SLOTS + CHUNKS + 3 ? &x->fup[i - 2 * SLOTS - CHUNKS]
+                      : i < 2 * SLOTS + CHUNKS + 6 ? &x->ffft[i - 2 * SLOTS - CHUNKS - 3] : &x->fdown[i - 2 * SLOTS - CHUNKS - 6];
     if ((e = cudaEventCreateWithFlags(ev, cudaEventDisableTiming)) != cudaSuccess)
       rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaEventCreate", e);
   }
@@ -139,7 +144,13 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
     }
     for (int i = 0; i < CHUNKS; i++)
       if (x->chunk[i]) cudaEventDestroy(x->chunk[i]);
+    for (int i = 0; i < 3; i++) {
+      if (x->fup[i]) cudaEventDestroy(x->fup[i]);
+      if (x->ffft[i]) cudaEventDestroy(x->ffft[i]);
+      if (x->fdown[i]) cudaEventDestroy(x->fdown[i]);
+    }
     if (x->blas) cublasDestroy(x->blas);
+    if (x->ds) cudaStreamDestroy(x->ds);
     if (x->cs) cudaStreamDestroy(x->cs);
     if (x->s) cudaStreamDestroy(x->s);
     cudaGetLastError();
@@ -169,6 +180,7 @@ static void x_close(void *impl) {
   if (!x) return;
   prev = kern_cuda_saved();
   cudaSetDevice(x->device);
+  cudaStreamSynchronize(x->ds);
   cudaStreamSynchronize(x->cs);
   cudaStreamSynchronize(x->s);
   for (plan *p = x->plans, *next; p; p = next) {
@@ -184,7 +196,9 @@ static void x_close(void *impl) {
   cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dP), cudaFree(x->dF);
   for (int i = 0; i < SLOTS; i++) cudaEventDestroy(x->up[i]), cudaEventDestroy(x->used[i]);
   for (int i = 0; i < CHUNKS; i++) cudaEventDestroy(x->chunk[i]);
+  for (int i = 0; i < 3; i++) cudaEventDestroy(x->fup[i]), cudaEventDestroy(x->ffft[i]), cudaEventDestroy(x->fdown[i]);
   cublasDestroy(x->blas);
+  cudaStreamDestroy(x->ds);
   cudaStreamDestroy(x->cs);
   cudaStreamDestroy(x->s);
   cudaGetLastError();
@@ -312,6 +326,7 @@ static int x_gemm_begin(void *impl, double *C, long m, long n, long ldc, long km
     } else if (rc == FUPERMOD_ERR_NOMEM)
       rc = FUPERMOD_SUCCESS; /* the device has less than it said: out of card */
   }
+  if (rc == FUPERMOD_SUCCESS && !x->held && m > 0 && n > 0) x->st.fallbacks++; /* C does not stay on the device */
   if (rc == FUPERMOD_SUCCESS && !x->held && zero)
     for (long j = 0; j < n; j++) memset(C + (size_t)j * (size_t)ldc, 0, (size_t)m * sizeof *C);
   if (rc != FUPERMOD_SUCCESS) x->active = 0;
@@ -498,85 +513,125 @@ static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
   return FUPERMOD_SUCCESS;
 }
 
-/* One batch of q signals of the layout, from signal s0 of the block at host: uploaded (signals
- * one after another: in one piece; interleaved: row by row), transformed and downloaded. */
-static int fft_batch(cx *x, const fupermod_exec_fft_layout *l, double *host, long s0, long q, int sign) {
-  int inter = l->dist == 1 && l->stride >= l->howmany && q < l->howmany; /* columns of an interleaved block */
-  fupermod_exec_fft_layout b = {l->n, q, inter ? q : l->stride, inter ? 1 : l->dist, 1, 0};
-  size_t span = (size_t)(q - 1) * (size_t)b.dist + (size_t)(l->n - 1) * (size_t)b.stride + 1;
-  double *at = host + 2 * (size_t)s0 * (size_t)l->dist;
-  cufftHandle h = 0;
+/* FFTs in batches through NBUF device buffers: batch i is uploaded on the copy stream into buffer
+ * i % NBUF (once the download of batch i - NBUF has left it), transformed on the compute stream,
+ * and downloaded on the download stream, so that the upload of one batch, the transform of the
+ * next and the download of the one before run at once. A batch is q units: whole blocks, rows
+ * (signals one after another) or columns of an interleaved block. */
+typedef struct {
+  int kind;       /* 0: whole blocks, 1: contiguous signals of one block, 2: interleaved columns */
+  long units, q;  /* units in all, per batch */
+  size_t unit;    /* complex elements a unit adds to a batch's device span */
+} fft_plan;
+
+static size_t batch_span(const fupermod_exec_fft_layout *l, const fft_plan *b, long q) {
+  size_t block = (size_t)(l->howmany - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1;
+  if (b->kind == 0) return (size_t)(q - 1) * (size_t)l->block_dist + block;
+  if (b->kind == 1) return (size_t)(q - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1;
+  return (size_t)q * (size_t)l->n;
+}
+
+/* batch u0..u0+q-1: copy between host and the device buffer dev, on stream st */
+static int fft_copy(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b, int up, double *data, long u0, long q,
+                    double *dev, cudaStream_t st) {
   cudaError_t e;
-  int rc;
-  if ((rc = plan_of(x, &b, &h)) != FUPERMOD_SUCCESS ||
-      (rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS)
-    return rc;
-  e = inter ? cudaMemcpy2DAsync(x->dF, 16 * (size_t)q, at, 16 * (size_t)l->stride, 16 * (size_t)q, (size_t)l->n,
-                                cudaMemcpyHostToDevice, x->s)
-            : cudaMemcpyAsync(x->dF, at, 16 * span, cudaMemcpyHostToDevice, x->s);
-  x->st.bytes_up += 16.0 * (double)q * (double)l->n;
-  if (e != cudaSuccess) return fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
-  if (cufftExecZ2Z(h, (cufftDoubleComplex *)x->dF, (cufftDoubleComplex *)x->dF, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) !=
-      CUFFT_SUCCESS)
-    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
-  e = inter ? cudaMemcpy2DAsync(at, 16 * (size_t)l->stride, x->dF, 16 * (size_t)q, 16 * (size_t)q, (size_t)l->n,
-                                cudaMemcpyDeviceToHost, x->s)
-            : cudaMemcpyAsync(at, x->dF, 16 * span, cudaMemcpyDeviceToHost, x->s);
-  x->st.bytes_down += 16.0 * (double)q * (double)l->n;
-  if (e != cudaSuccess) return fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
-  return wait(x, "an FFT"); /* the buffer serves the next batch */
+  double *host = data + 2 * (size_t)u0 * (size_t)(b->kind == 0 ? l->block_dist : l->dist);
+  size_t sp = batch_span(l, b, q);
+  if (b->kind == 2) /* q columns of n: rows of q elements, l->stride apart on the host */
+    e = up ? cudaMemcpy2DAsync(dev, 16 * (size_t)q, host, 16 * (size_t)l->stride, 16 * (size_t)q, (size_t)l->n,
+                               cudaMemcpyHostToDevice, st)
+           : cudaMemcpy2DAsync(host, 16 * (size_t)l->stride, dev, 16 * (size_t)q, 16 * (size_t)q, (size_t)l->n,
+                               cudaMemcpyDeviceToHost, st);
+  else
+    e = up ? cudaMemcpyAsync(dev, host, 16 * sp, cudaMemcpyHostToDevice, st)
+           : cudaMemcpyAsync(host, dev, 16 * sp, cudaMemcpyDeviceToHost, st);
+  *(up ? &x->st.bytes_up : &x->st.bytes_down) += 16.0 * (double)sp;
+  return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, up ? "FFT upload" : "FFT download", e);
+}
+
+/* the transforms of a batch of q units in the device buffer dev, on the compute stream */
+static int fft_exec(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b, long q, double *dev, int sign) {
+  fupermod_exec_fft_layout one = *l;
+  cufftHandle h = 0;
+  int rc, nexec = 1;
+  if (b->kind == 0) one.blocks = 1, one.block_dist = 0, nexec = (int)q;
+  else if (b->kind == 1) one.howmany = q, one.blocks = 1, one.block_dist = 0;
+  else one = (fupermod_exec_fft_layout){l->n, q, q, 1, 1, 0};
+  if ((rc = plan_of(x, &one, &h)) != FUPERMOD_SUCCESS) return rc;
+  for (int k = 0; k < nexec; k++) {
+    cufftDoubleComplex *at = (cufftDoubleComplex *)dev + (b->kind == 0 ? (size_t)k * (size_t)l->block_dist : 0);
+    if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
+      return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  }
+  return FUPERMOD_SUCCESS;
 }
 
 static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, int sign) {
   cx *x = impl;
-  /* complex elements one block spans, and all of them */
-  size_t block = (size_t)(l->howmany - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1,
-         all = (size_t)(l->blocks - 1) * (size_t)l->block_dist + block;
   double cap = x->limit / 16.0; /* complex elements */
-  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS, nbuf;
+  fft_plan b;
+  size_t sp, total;
   cudaSetDevice(x->device);
-  if ((double)block > cap) {
-    /* a block in batches of signals: contiguous ones, or columns of an interleaved block */
-    int contiguous = l->stride == 1 && l->dist >= l->n, inter = l->dist == 1 && l->stride >= l->howmany;
-    long q = contiguous ? (long)((cap - (double)l->n) / (double)l->dist) + 1 : inter ? (long)(cap / (double)l->n) : 0;
-    if (q < 1 || (double)l->n * (double)(inter ? 1 : l->stride) > cap)
+  if (l->blocks > 1) b = (fft_plan){0, l->blocks, 0, (size_t)l->block_dist};
+  else if (l->stride == 1 && l->dist >= l->n) b = (fft_plan){1, l->howmany, 0, (size_t)l->dist};
+  else if (l->dist == 1 && l->stride >= l->howmany) b = (fft_plan){2, l->howmany, 0, (size_t)l->n};
+  else b = (fft_plan){0, l->blocks, 0, (size_t)l->block_dist}; /* any other layout: whole blocks */
+  total = batch_span(l, &b, b.units);
+  /* sixteen batches where the work is large enough to pipeline (the first upload and the last
+   * download, a sixteenth each, are what does not overlap), fewer where memory is short */
+  b.q = total >= ((size_t)1 << 20) ? (b.units + 15) / 16 : b.units;
+  if (b.q < 1) b.q = 1;
+  nbuf = b.units > b.q ? 3 : 1;
+  while (b.q > 1 && (double)nbuf * (double)batch_span(l, &b, b.q) > cap) b.q = (b.q + 1) / 2;
+  if ((double)nbuf * (double)batch_span(l, &b, b.q) > cap) nbuf = 1;
+  /* the buffers and the plans' work areas: where the device has less than the limit says,
+   * smaller batches (and one buffer), counted in the statistics' fallbacks */
+  for (;;) {
+    cufftHandle h;
+    fupermod_exec_fft_layout one = *l;
+    long tail = b.units % b.q;
+    sp = batch_span(l, &b, b.q);
+    if ((double)sp > cap)
       return kern_cuda_back(prev, fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a transform of %ld (%.0f "
                                                  "bytes) exceeds the memory limit of %.0f bytes", x->device, l->n,
-                                                 16.0 * (double)l->n * (double)(inter ? 1 : l->stride), x->limit));
-    if (q > l->howmany) q = l->howmany;
-    for (long b = 0; b < l->blocks && rc == FUPERMOD_SUCCESS; b++)
-      for (long s0 = 0; s0 < l->howmany && rc == FUPERMOD_SUCCESS; s0 += q)
-        rc = fft_batch(x, l, data + 2 * (size_t)b * (size_t)l->block_dist, s0, l->howmany - s0 < q ? l->howmany - s0 : q,
-                       sign);
-    return kern_cuda_back(prev, drained(x, rc));
-  }
-  {
-    /* whole blocks, as many per upload as fit */
-    long per = (double)all <= cap ? l->blocks : (long)((cap - (double)block) / (double)(l->block_dist ? l->block_dist : 1)) + 1;
-    size_t span;
-    cufftHandle h = 0;
-    if (per < 1) per = 1;
-    if (per > l->blocks) per = l->blocks;
-    span = (size_t)(per - 1) * (size_t)l->block_dist + block;
-    if ((rc = plan_of(x, l, &h)) != FUPERMOD_SUCCESS || (rc = grow(x, &x->dF, &x->cap_F, 2 * span, "the FFT buffer")) != FUPERMOD_SUCCESS)
-      return kern_cuda_back(prev, rc);
-    for (long b0 = 0; b0 < l->blocks && rc == FUPERMOD_SUCCESS; b0 += per) {
-      long nb = l->blocks - b0 < per ? l->blocks - b0 : per;
-      size_t sp = (size_t)(nb - 1) * (size_t)l->block_dist + block;
-      double *host = data + 2 * (size_t)b0 * (size_t)l->block_dist;
-      cudaError_t e = cudaMemcpyAsync(x->dF, host, 16 * sp, cudaMemcpyHostToDevice, x->s);
-      x->st.bytes_up += 16.0 * (double)sp;
-      if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT upload", e);
-      for (long b = 0; b < nb && rc == FUPERMOD_SUCCESS; b++) {
-        cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)b * (size_t)l->block_dist;
-        if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
-          rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
-      }
-      if (rc == FUPERMOD_SUCCESS && (e = cudaMemcpyAsync(host, x->dF, 16 * sp, cudaMemcpyDeviceToHost, x->s)) != cudaSuccess)
-        rc = fail(x, FUPERMOD_ERR_SYSTEM, "FFT download", e);
-      x->st.bytes_down += 16.0 * (double)sp;
-      if (rc == FUPERMOD_SUCCESS) rc = wait(x, "an FFT");
+                                                 16.0 * (double)sp, x->limit));
+    if (b.kind == 0) one.blocks = 1, one.block_dist = 0;
+    else if (b.kind == 1) one.howmany = b.q, one.blocks = 1, one.block_dist = 0;
+    else one = (fupermod_exec_fft_layout){l->n, b.q, b.q, 1, 1, 0};
+    rc = grow(x, &x->dF, &x->cap_F, 2 * sp * (size_t)nbuf, "the FFT buffers");
+    if (rc == FUPERMOD_SUCCESS) rc = plan_of(x, &one, &h);
+    if (rc == FUPERMOD_SUCCESS && tail && b.kind != 0) {
+      if (b.kind == 1) one.howmany = tail;
+      else one.howmany = one.stride = tail;
+      rc = plan_of(x, &one, &h);
     }
+    if (rc != FUPERMOD_ERR_NOMEM || (b.q == 1 && nbuf == 1)) break;
+    cudaFree(x->dF), x->dF = NULL, x->cap_F = 0;
+    cudaGetLastError();
+    if (nbuf > 1) nbuf = 1;
+    else b.q = (b.q + 1) / 2;
+    x->st.fallbacks++;
+  }
+  if (rc != FUPERMOD_SUCCESS) return kern_cuda_back(prev, rc);
+  for (int k = 0; k < nbuf && rc == FUPERMOD_SUCCESS; k++) rc = record(x, x->fdown[k], x->s); /* buffers free */
+  for (long u0 = 0, i = 0; u0 < b.units && rc == FUPERMOD_SUCCESS; u0 += b.q, i++) {
+    long q = b.units - u0 < b.q ? b.units - u0 : b.q;
+    int k = (int)(i % nbuf);
+    double *dev = x->dF + 2 * sp * (size_t)k;
+    if ((rc = after(x, x->cs, x->fdown[k])) == FUPERMOD_SUCCESS &&
+        (rc = fft_copy(x, l, &b, 1, data, u0, q, dev, x->cs)) == FUPERMOD_SUCCESS &&
+        (rc = record(x, x->fup[k], x->cs)) == FUPERMOD_SUCCESS && (rc = after(x, x->s, x->fup[k])) == FUPERMOD_SUCCESS &&
+        (rc = fft_exec(x, l, &b, q, dev, sign)) == FUPERMOD_SUCCESS &&
+        (rc = record(x, x->ffft[k], x->s)) == FUPERMOD_SUCCESS && (rc = after(x, x->ds, x->ffft[k])) == FUPERMOD_SUCCESS &&
+        (rc = fft_copy(x, l, &b, 0, data, u0, q, dev, x->ds)) == FUPERMOD_SUCCESS)
+      rc = record(x, x->fdown[k], x->ds);
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    cudaError_t e = cudaStreamSynchronize(x->ds);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->cs);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "an FFT", e);
   }
   return kern_cuda_back(prev, drained(x, rc));
 }
