@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fupermod/calib.h"
 #include "fupermod/comm.h"
 #include "fupermod/error.h"
 #include "fupermod/lines.h"
@@ -72,11 +73,13 @@ double fupermod_comm_time(const fupermod_comm *c, int i, int j, double bytes) {
   return p[l->n - 1].t + l->beta * (bytes - p[l->n - 1].bytes);
 }
 
-/* one size between pinger a and ponger b (ranks of comm): a returns the point */
-static int pingpong(MPI_Comm comm, int me, int a, int b, char *buf, long bytes, const fupermod_precision *prec,
-                    fupermod_comm_point *pt) {
-  int go = 1, n = 0, rc = FUPERMOD_SUCCESS;
-  double sum = 0, sum2 = 0, start = MPI_Wtime();
+/* one size between pinger a and ponger b (ranks of comm): a returns the point. Round trips that a
+ * burst of load stretched are left out as the benchmark leaves out outlying repetitions
+ * (fupermod_outliers_floor, unless prec->keep_outliers); t and keep hold reps_max values. */
+static void pingpong(MPI_Comm comm, int me, int a, int b, char *buf, long bytes, const fupermod_precision *prec,
+                     double *t, int *keep, fupermod_comm_point *pt) {
+  int go = 1, n = 0;
+  double start = MPI_Wtime();
   if (me == b) {
     /* the warm-up and every timed round trip, until a says stop */
     while (go) {
@@ -84,23 +87,29 @@ static int pingpong(MPI_Comm comm, int me, int a, int b, char *buf, long bytes, 
       MPI_Send(buf, (int)bytes, MPI_BYTE, a, TAG_MSG, comm);
       MPI_Recv(&go, 1, MPI_INT, a, TAG_GO, comm, MPI_STATUS_IGNORE);
     }
-    return FUPERMOD_SUCCESS;
+    return;
   }
   for (int rep = -1; go; rep++) {
-    double t0 = MPI_Wtime(), dt, mean, ci;
+    double t0 = MPI_Wtime(), dt;
     MPI_Send(buf, (int)bytes, MPI_BYTE, b, TAG_MSG, comm);
     MPI_Recv(buf, (int)bytes, MPI_BYTE, b, TAG_MSG, comm, MPI_STATUS_IGNORE);
     dt = (MPI_Wtime() - t0) / 2;
     if (rep >= 0) { /* rep -1: the warm-up (first touch of the buffers, connection set-up) */
-      n++, sum += dt, sum2 += dt * dt;
-      mean = sum / n;
-      ci = n > 1 ? fupermod_student_ci(n, sqrt(fmax(0.0, (sum2 - n * mean * mean) / (n - 1))), prec->cl) : 0;
-      go = !fupermod_precision_done(prec, n, mean, ci, MPI_Wtime() - start);
+      int kept = 0;
+      double sum = 0, sum2 = 0, mean, ci;
+      t[n++] = dt;
+      if (prec->keep_outliers || fupermod_outliers_floor(t, n, FUPERMOD_BENCH_OUTLIER_K, FUPERMOD_BENCH_OUTLIER_FLOOR, keep) < 0)
+        for (int i = 0; i < n; i++) keep[i] = 1;
+      for (int i = 0; i < n; i++)
+        if (keep[i]) kept++, sum += t[i], sum2 += t[i] * t[i];
+      mean = sum / kept;
+      ci = kept > 1 ? fupermod_student_ci(kept, sqrt(fmax(0.0, (sum2 - kept * mean * mean) / (kept - 1))), prec->cl) : 0;
+      /* precision from the kept round trips, the limits on every one */
+      go = n < prec->reps_max && !fupermod_precision_done(prec, kept, mean, ci, MPI_Wtime() - start);
       pt->bytes = (double)bytes, pt->t = mean, pt->ci = ci, pt->reps = n;
     }
     MPI_Send(&go, 1, MPI_INT, b, TAG_GO, comm);
   }
-  return rc;
 }
 
 /* the pairs of round r of a round-robin tournament of q (even) players: pair k = (a[k], b[k]) */
@@ -111,10 +120,10 @@ static void round_pairs(int q, int r, int *a, int *b) {
 
 int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fupermod_precision *prec,
                           fupermod_comm *c, fupermod_comm_round_fn each, void *ctx) {
-  int p, me, q, rounds, rc = FUPERMOD_SUCCESS, *todo = NULL, *pa = NULL, *pb = NULL;
+  int p, me, q, rounds, rc = FUPERMOD_SUCCESS, *todo = NULL, *pa = NULL, *pb = NULL, *keep = NULL;
   MPI_Comm work = MPI_COMM_NULL;
   char *buf = NULL;
-  double *row = NULL;
+  double *row = NULL, *times = NULL;
   MPI_Comm_size(comm, &p);
   MPI_Comm_rank(comm, &me);
   if (!c || c->p != p || !sizes || nsizes < 1)
@@ -131,7 +140,9 @@ int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fu
   pa = malloc((size_t)q * sizeof *pa), pb = malloc((size_t)q * sizeof *pb);
   buf = malloc((size_t)sizes[nsizes - 1]);
   row = malloc((size_t)nsizes * 4 * sizeof *row);
-  if (!todo || !pa || !pb || !buf || !row) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm measure: out of memory");
+  times = malloc((size_t)prec->reps_max * sizeof *times);
+  keep = malloc((size_t)prec->reps_max * sizeof *keep);
+  if (!todo || !pa || !pb || !buf || !row || !times || !keep) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm measure: out of memory");
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
   if (rc != FUPERMOD_SUCCESS) goto done;
   memset(buf, 0, (size_t)sizes[nsizes - 1]);
@@ -148,7 +159,7 @@ int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fu
       if (b >= p || !todo[a * p + b] || (me != a && me != b)) continue;
       for (int s = 0; s < nsizes; s++) {
         fupermod_comm_point pt = {0, 0, 0, 0};
-        pingpong(work, me, a, b, buf, sizes[s], prec, &pt);
+        pingpong(work, me, a, b, buf, sizes[s], prec, times, keep, &pt);
         if (me == a) row[4 * s] = pt.bytes, row[4 * s + 1] = pt.t, row[4 * s + 2] = pt.ci, row[4 * s + 3] = pt.reps;
       }
       if (me == a && a != 0) MPI_Send(row, 4 * nsizes, MPI_DOUBLE, 0, TAG_PTS, work);
@@ -157,8 +168,9 @@ int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fu
     if (me == 0)
       for (int k = 0; k < q / 2 && rc == FUPERMOD_SUCCESS; k++) {
         int a = pa[k] < pb[k] ? pa[k] : pb[k], b = pa[k] < pb[k] ? pb[k] : pa[k];
-        fupermod_comm_link *l = &c->links[a * p + (b < p ? b : 0)];
+        fupermod_comm_link *l;
         if (b >= p || !todo[a * p + b]) continue;
+        l = &c->links[a * p + b];
         if (a != 0) MPI_Recv(row, 4 * nsizes, MPI_DOUBLE, a, TAG_PTS, work, MPI_STATUS_IGNORE);
         if (!(l->pts = malloc((size_t)nsizes * sizeof *l->pts))) {
           rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm measure: out of memory");
@@ -188,7 +200,7 @@ int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fu
     }
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
-  free(todo), free(pa), free(pb), free(buf), free(row);
+  free(todo), free(pa), free(pb), free(buf), free(row), free(times), free(keep);
   return rc;
 }
 

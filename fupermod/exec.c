@@ -185,18 +185,6 @@ void fupermod_exec_host_free(fupermod_exec *e, void *ptr) {
     if (b->ptr == ptr) b->used = 0;
 }
 
-/* BYTES with an optional K, M or G (powers of 1024) */
-static int parse_bytes(const char *s, double *out) {
-  char *end;
-  double v = strtod(s, &end), f = 1.0;
-  if (end == s) return -1;
-  if (*end == 'K' || *end == 'k') f = 1024.0, end++;
-  else if (*end == 'M' || *end == 'm') f = 1024.0 * 1024.0, end++;
-  else if (*end == 'G' || *end == 'g') f = 1024.0 * 1024.0 * 1024.0, end++;
-  if (*end || !(v >= 0) || v * f > 1e18) return -1;
-  *out = v * f;
-  return 0;
-}
 
 static const fupermod_option exec_opts[] = {
     {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "threads of a cpu line's executor (default: the binding's cores)", NULL},
@@ -225,7 +213,7 @@ int fupermod_exec_opts_line(const fupermod_process_conf *pc, const char *where, 
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: device=%s must be a CUDA device number from 0", where, buf);
   o->cuda_device = got ? (int)v : 0;
   if ((got = fupermod_subopt_get(pc->subopts, "mem_limit", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
-  if (got && parse_bytes(buf, &o->mem_limit) != 0)
+  if (got && fupermod_parse_bytes(buf, &o->mem_limit) != 0)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: mem_limit=%s must be bytes, with K, M or G allowed", where, buf);
   return FUPERMOD_SUCCESS;
 }

@@ -133,6 +133,18 @@ int fupermod_parse_long(const char *s, long *out) {
   return 0;
 }
 
+int fupermod_parse_bytes(const char *s, double *out) {
+  char *end;
+  double v = strtod(s, &end), f = 1.0;
+  if (end == s) return -1;
+  if (*end == 'K' || *end == 'k') f = 1024.0, end++;
+  else if (*end == 'M' || *end == 'm') f = 1024.0 * 1024.0, end++;
+  else if (*end == 'G' || *end == 'g') f = 1024.0 * 1024.0 * 1024.0, end++;
+  if (*end || !(v >= 0) || v * f > 1e18) return -1;
+  *out = v * f;
+  return 0;
+}
+
 int fupermod_parse_double(const char *s, double *out) {
   char *end;
   double v;

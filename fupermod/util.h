@@ -24,6 +24,8 @@ void fupermod_atomic_abort(fupermod_atomic_file *af);
 /* Strict parsers: the whole token must be a finite number. Return 0 on success. */
 int fupermod_parse_long(const char *s, long *out);
 int fupermod_parse_double(const char *s, double *out);
+/* A byte count: a number >= 0 with an optional K, M or G (powers of 1024), at most 1e18. */
+int fupermod_parse_bytes(const char *s, double *out);
 /* Create a directory and its parents. */
 int fupermod_mkdir_p(const char *path);
 /* The one of names[0..n-1] closest to word (a typo: edit distance at most a third of its length,

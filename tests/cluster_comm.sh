@@ -1,6 +1,7 @@
 #!/bin/bash
 # fupermod comm across two virtual nodes: node1's two processes talk through shared memory, each
 # with node2's through TCP; the links measured say so (8 bytes across the nodes take over 1.5 times as long as within).
+# alone: it compares message latencies, which other tests' processes on these two cores would stretch
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/cluster/setup.sh"
 cluster_up node1:0 node2:1

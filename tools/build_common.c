@@ -85,6 +85,12 @@ static int setup_energy(const char *sub, const fupermod_process_conf *pc, const 
   return FUPERMOD_SUCCESS;
 }
 
+const fupermod_process_conf *tool_rank_conf(const tool_proc *p, int r) {
+  int i = 0;
+  while (i + 1 < p->conf.count && p->conf.procs[i].line != p->map[r].line) i++;
+  return &p->conf.procs[i];
+}
+
 int tool_proc_setup(const char *sub, const char *confpath, const char *kname, int quiet, tool_proc *p) {
   const fupermod_process_conf *pc;
   const char *kn = kname;
@@ -132,11 +138,10 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
     fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
             fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
     for (int r = 0; r < p->nmap; r++) {
-      int i = 0; /* its configuration entry: the point files are named by it */
-      while (i + 1 < p->conf.count && p->conf.procs[i].line != p->map[r].line) i++;
+      const fupermod_process_conf *pc = tool_rank_conf(p, r);
       fprintf(stderr, "fupermod %s: rank %d on %s (%s.%d in the files), intra-node rank %d, line %d, bind %s, cpus %s\n",
-              sub, r, p->map[r].host, p->conf.procs[i].hostname, p->conf.procs[i].rank_intra, p->map[r].rank_intra,
-              p->map[r].line, p->map[r].bind, p->map[r].cpus);
+              sub, r, p->map[r].host, pc->hostname, pc->rank_intra, p->map[r].rank_intra, p->map[r].line, p->map[r].bind,
+              p->map[r].cpus);
     }
   }
   rc = fupermod_kernel_load(kn, pc->subopts, &p->kernel);

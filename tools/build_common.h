@@ -37,6 +37,9 @@ typedef struct tool_proc {
   fupermod_exec *exec;    /* the process's executor, from its line (tool_proc_exec); NULL: none yet */
 } tool_proc;
 
+/* Rank r's configuration entry (its line, found by fupermod_launch_map): point files, tables and
+ * comm files name a process HOST.RANK by it. */
+const fupermod_process_conf *tool_rank_conf(const tool_proc *p, int r);
 /* Collective over MPI_COMM_WORLD: load CONF, find this process's line, bind, check where the ranks
  * landed (fupermod_launch_map; rank 0 prints the map unless quiet), load the kernel
  * (kname, or the line's kernel=), create the line's meter and find its static power (a probe

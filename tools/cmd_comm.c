@@ -22,7 +22,7 @@ static void help(void) {
          "are measured at the same time. Writes DIR/comm.txt (docs/formats.md), DIR/comm.png, and a table\n"
          "of each link's latency and bandwidth (the Hockney fit t = alpha + beta bytes).\n"
          "  --out DIR         where the files go (default fupermod-comm)\n"
-         "  --sizes LIST      message sizes in bytes, increasing, with K or M for 1024 or 1024^2\n"
+         "  --sizes LIST      message sizes in bytes, increasing, with K, M or G for powers of 1024\n"
          "                    (default 8,4K,64K,1M,16M)\n"
          "  --rebuild         measure every link again (otherwise the links DIR/comm.txt holds for the\n"
          "                    same processes and sizes are kept: an interrupted measurement resumes)\n"
@@ -40,16 +40,13 @@ typedef struct {
 
 static int add_size(const char *item, void *ctx) {
   size_list *l = ctx;
-  char *end;
-  double x = strtod(item, &end), f = 1;
-  if (end != item && (*end == 'K' || *end == 'k')) f = 1024, end++;
-  else if (end != item && (*end == 'M' || *end == 'm')) f = 1048576, end++;
-  if (end == item || *end || !(x * f >= 1) || x * f > 1073741824.0 || x * f != (double)(long)(x * f))
+  double x;
+  if (fupermod_parse_bytes(item, &x) || !(x >= 1) || x > 1073741824.0 || x != (double)(long)x)
     return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: '%s' is not a whole number of bytes from 1 to 1G", item);
   if (l->n == 64) return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: at most 64 sizes");
-  if (l->n && (long)(x * f) <= l->v[l->n - 1])
+  if (l->n && (long)x <= l->v[l->n - 1])
     return fupermod_error(FUPERMOD_ERR_USAGE, "--sizes: '%s' is not above the size before it (sizes increase)", item);
-  l->v[l->n++] = (long)(x * f);
+  l->v[l->n++] = (long)x;
   return FUPERMOD_SUCCESS;
 }
 
@@ -162,10 +159,8 @@ int cmd_comm(int argc, char **argv) {
   /* each process named by its configuration entry, as its point files */
   if (!(names = calloc((size_t)size + 1, sizeof *names))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   for (int i = 0; rc == FUPERMOD_SUCCESS && i < size; i++) {
-    int line = pr.map[i].line, k = 0;
-    while (k + 1 < pr.conf.count && pr.conf.procs[k].line != line) k++;
-    if ((names[i] = malloc(strlen(pr.conf.procs[k].hostname) + 16)))
-      sprintf(names[i], "%s.%d", pr.conf.procs[k].hostname, pr.conf.procs[k].rank_intra);
+    const fupermod_process_conf *pc = tool_rank_conf(&pr, i);
+    if ((names[i] = malloc(strlen(pc->hostname) + 16))) sprintf(names[i], "%s.%d", pc->hostname, pc->rank_intra);
     else rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_comm_init(&cm, size);

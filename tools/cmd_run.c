@@ -867,11 +867,10 @@ static int run_app(const options *o, app_t *a) {
       map_shown = 1;
       printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
       for (int r = 0; r < tp.nmap; r++) {
-        int i = 0; /* its configuration entry: the tables name a process by it */
-        while (i + 1 < tp.conf.count && tp.conf.procs[i].line != tp.map[r].line) i++;
+        const fupermod_process_conf *pc = tool_rank_conf(&tp, r);
         printf("   rank %d on %s (%s.%d in the tables), intra-node rank %d, line %d, bind %s, cpus %s, threads %d\n"
-               "     device: %s\n", r, tp.map[r].host, tp.conf.procs[i].hostname, tp.conf.procs[i].rank_intra,
-               tp.map[r].rank_intra, tp.map[r].line, tp.map[r].bind, tp.map[r].cpus, threads[r], all + (size_t)r * sizeof mine);
+               "     device: %s\n", r, tp.map[r].host, pc->hostname, pc->rank_intra, tp.map[r].rank_intra, tp.map[r].line,
+               tp.map[r].bind, tp.map[r].cpus, threads[r], all + (size_t)r * sizeof mine);
       }
     }
     free(all);

@@ -99,7 +99,7 @@ static int finalize(void *ctx) {
   return rc;
 }
 
-/* the next pivot's update of the held C through the executor */
+/* the next pivot's update through the executor */
 static int update(dgemm_ctx *k) {
   size_t b = (size_t)k->b, p = (size_t)(k->iter++ % k->m);
   return fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
@@ -162,22 +162,19 @@ static int execute(void *ctx) {
   dgemm_ctx *k = ctx;
   size_t b = (size_t)k->b, p;
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
-  /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
-  p = (size_t)(k->iter++ % k->m);
-  if (k->exec && k->per_run) {
+  if (k->exec && !k->per_run) {
+    int rc = update(k);
+    return rc == FUPERMOD_SUCCESS ? fupermod_exec_gemm_wait(k->exec, 1) : rc;
+  }
+  if (k->exec) {
     /* dgemm-cuda, resident=0: C goes to the device and back with every run */
     int rc = fupermod_exec_gemm_begin(k->exec, k->C, (long)k->rows, (long)k->cols, (long)k->rows, k->b, 0), erc;
-    if (rc == FUPERMOD_SUCCESS)
-      rc = fupermod_exec_gemm_update(k->exec, 0, k->b, k->A + p * b * k->rows, (long)k->rows, k->B + p * b, (long)k->rows);
+    if (rc == FUPERMOD_SUCCESS) rc = update(k);
     erc = fupermod_exec_gemm_end(k->exec);
     return rc != FUPERMOD_SUCCESS ? rc : erc;
   }
-  if (k->exec) {
-    int rc;
-    k->iter--;
-    rc = update(k);
-    return rc == FUPERMOD_SUCCESS ? fupermod_exec_gemm_wait(k->exec, 1) : rc;
-  }
+  /* pivot block p of the SUMMA loop: m b <= cols, so it is a column block of A_i and a row block of B_i */
+  p = (size_t)(k->iter++ % k->m);
   k->gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)k->rows, (int)k->cols, (int)b, 1.0, k->A + p * b * k->rows,
           (int)k->rows, k->B + p * b, (int)k->rows, 1.0, k->C, (int)k->rows);
   return FUPERMOD_SUCCESS;

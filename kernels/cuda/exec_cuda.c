@@ -103,6 +103,23 @@ static int drained(cx *x, int rc) {
   return rc;
 }
 
+/* Create (make = 1) or destroy (0, those created) every event of the executor. */
+static int events(cx *x, int make) {
+  struct {
+    cudaEvent_t *ev;
+    int n;
+  } sets[] = {{x->up, SLOTS}, {x->used, SLOTS}, {x->chunk, CHUNKS}, {x->fup, 3}, {x->ffft, 3}, {x->fdown, 3}};
+  for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
+    for (int i = 0; i < sets[k].n; i++) {
+      cudaError_t e;
+      if (!make) {
+        if (sets[k].ev[i]) cudaEventDestroy(sets[k].ev[i]);
+      } else if ((e = cudaEventCreateWithFlags(&sets[k].ev[i], cudaEventDisableTiming)) != cudaSuccess)
+        return fail(x, FUPERMOD_ERR_NODEVICE, "cudaEventCreate", e);
+    }
+  return FUPERMOD_SUCCESS;
+}
+
 static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size_t dsize, char *pci, size_t psize) {
   cx *x;
   int count = 0, prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
@@ -130,25 +147,9 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
     rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor, device %d: cublasCreate failed", x->device);
   else if (cublasSetStream(x->blas, x->s) != CUBLAS_STATUS_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasSetStream failed", x->device);
-  for (int i = 0; rc == FUPERMOD_SUCCESS && i < 2 * SLOTS + CHUNKS + 9; i++) {
-    cudaEvent_t *ev = i < SLOTS ? &x->up[i] : i < 2 * SLOTS ? &x->used[i - SLOTS] : i < 2 * SLOTS + CHUNKS ? &x->chunk[i - 2 * SLOTS]
-                      : i < 2 * SLOTS + CHUNKS + 3 ? &x->fup[i - 2 * SLOTS - CHUNKS]
-                      : i < 2 * SLOTS + CHUNKS + 6 ? &x->ffft[i - 2 * SLOTS - CHUNKS - 3] : &x->fdown[i - 2 * SLOTS - CHUNKS - 6];
-    if ((e = cudaEventCreateWithFlags(ev, cudaEventDisableTiming)) != cudaSuccess)
-      rc = fail(x, FUPERMOD_ERR_NODEVICE, "cudaEventCreate", e);
-  }
+  if (rc == FUPERMOD_SUCCESS) rc = events(x, 1);
   if (rc != FUPERMOD_SUCCESS) {
-    for (int i = 0; i < SLOTS; i++) {
-      if (x->up[i]) cudaEventDestroy(x->up[i]);
-      if (x->used[i]) cudaEventDestroy(x->used[i]);
-    }
-    for (int i = 0; i < CHUNKS; i++)
-      if (x->chunk[i]) cudaEventDestroy(x->chunk[i]);
-    for (int i = 0; i < 3; i++) {
-      if (x->fup[i]) cudaEventDestroy(x->fup[i]);
-      if (x->ffft[i]) cudaEventDestroy(x->ffft[i]);
-      if (x->fdown[i]) cudaEventDestroy(x->fdown[i]);
-    }
+    events(x, 0);
     if (x->blas) cublasDestroy(x->blas);
     if (x->ds) cudaStreamDestroy(x->ds);
     if (x->cs) cudaStreamDestroy(x->cs);
@@ -194,9 +195,7 @@ static void x_close(void *impl) {
     free(p);
   }
   cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dP), cudaFree(x->dF);
-  for (int i = 0; i < SLOTS; i++) cudaEventDestroy(x->up[i]), cudaEventDestroy(x->used[i]);
-  for (int i = 0; i < CHUNKS; i++) cudaEventDestroy(x->chunk[i]);
-  for (int i = 0; i < 3; i++) cudaEventDestroy(x->fup[i]), cudaEventDestroy(x->ffft[i]), cudaEventDestroy(x->fdown[i]);
+  events(x, 0);
   cublasDestroy(x->blas);
   cudaStreamDestroy(x->ds);
   cudaStreamDestroy(x->cs);
@@ -521,8 +520,18 @@ static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
 typedef struct {
   int kind;       /* 0: whole blocks, 1: contiguous signals of one block, 2: interleaved columns */
   long units, q;  /* units in all, per batch */
-  size_t unit;    /* complex elements a unit adds to a batch's device span */
 } fft_plan;
+
+/* The layout cuFFT plans for a batch of q units in a device buffer, and how many times it runs
+ * there (a batch of whole blocks: once per block). */
+static fupermod_exec_fft_layout batch_layout(const fupermod_exec_fft_layout *l, const fft_plan *b, long q, int *runs) {
+  fupermod_exec_fft_layout one = *l;
+  *runs = b->kind == 0 ? (int)q : 1;
+  if (b->kind == 2) return (fupermod_exec_fft_layout){l->n, q, q, 1, 1, 0};
+  if (b->kind == 1) one.howmany = q;
+  one.blocks = 1, one.block_dist = 0;
+  return one;
+}
 
 static size_t batch_span(const fupermod_exec_fft_layout *l, const fft_plan *b, long q) {
   size_t block = (size_t)(l->howmany - 1) * (size_t)l->dist + (size_t)(l->n - 1) * (size_t)l->stride + 1;
@@ -551,12 +560,9 @@ static int fft_copy(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b,
 
 /* the transforms of a batch of q units in the device buffer dev, on the compute stream */
 static int fft_exec(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b, long q, double *dev, int sign) {
-  fupermod_exec_fft_layout one = *l;
+  int rc, nexec;
+  fupermod_exec_fft_layout one = batch_layout(l, b, q, &nexec);
   cufftHandle h = 0;
-  int rc, nexec = 1;
-  if (b->kind == 0) one.blocks = 1, one.block_dist = 0, nexec = (int)q;
-  else if (b->kind == 1) one.howmany = q, one.blocks = 1, one.block_dist = 0;
-  else one = (fupermod_exec_fft_layout){l->n, q, q, 1, 1, 0};
   if ((rc = plan_of(x, &one, &h)) != FUPERMOD_SUCCESS) return rc;
   for (int k = 0; k < nexec; k++) {
     cufftDoubleComplex *at = (cufftDoubleComplex *)dev + (b->kind == 0 ? (size_t)k * (size_t)l->block_dist : 0);
@@ -573,10 +579,9 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
   fft_plan b;
   size_t sp, total;
   cudaSetDevice(x->device);
-  if (l->blocks > 1) b = (fft_plan){0, l->blocks, 0, (size_t)l->block_dist};
-  else if (l->stride == 1 && l->dist >= l->n) b = (fft_plan){1, l->howmany, 0, (size_t)l->dist};
-  else if (l->dist == 1 && l->stride >= l->howmany) b = (fft_plan){2, l->howmany, 0, (size_t)l->n};
-  else b = (fft_plan){0, l->blocks, 0, (size_t)l->block_dist}; /* any other layout: whole blocks */
+  if (l->blocks == 1 && l->stride == 1 && l->dist >= l->n) b = (fft_plan){1, l->howmany, 0};
+  else if (l->blocks == 1 && l->dist == 1 && l->stride >= l->howmany) b = (fft_plan){2, l->howmany, 0};
+  else b = (fft_plan){0, l->blocks, 0}; /* whole blocks (one, for any other layout) */
   total = batch_span(l, &b, b.units);
   /* sixteen batches where the work is large enough to pipeline (the first upload and the last
    * download, a sixteenth each, are what does not overlap), fewer where memory is short */
@@ -584,28 +589,25 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
   if (b.q < 1) b.q = 1;
   nbuf = b.units > b.q ? 3 : 1;
   while (b.q > 1 && (double)nbuf * (double)batch_span(l, &b, b.q) > cap) b.q = (b.q + 1) / 2;
-  if ((double)nbuf * (double)batch_span(l, &b, b.q) > cap) nbuf = 1;
+  if (nbuf > 1 && (double)nbuf * (double)batch_span(l, &b, b.q) > cap) nbuf = 1, x->st.fallbacks++; /* no overlap */
   /* the buffers and the plans' work areas: where the device has less than the limit says,
    * smaller batches (and one buffer), counted in the statistics' fallbacks */
   for (;;) {
     cufftHandle h;
-    fupermod_exec_fft_layout one = *l;
+    int runs;
     long tail = b.units % b.q;
     sp = batch_span(l, &b, b.q);
     if ((double)sp > cap)
       return kern_cuda_back(prev, fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a transform of %ld (%.0f "
                                                  "bytes) exceeds the memory limit of %.0f bytes", x->device, l->n,
                                                  16.0 * (double)sp, x->limit));
-    if (b.kind == 0) one.blocks = 1, one.block_dist = 0;
-    else if (b.kind == 1) one.howmany = b.q, one.blocks = 1, one.block_dist = 0;
-    else one = (fupermod_exec_fft_layout){l->n, b.q, b.q, 1, 1, 0};
     rc = grow(x, &x->dF, &x->cap_F, 2 * sp * (size_t)nbuf, "the FFT buffers");
-    if (rc == FUPERMOD_SUCCESS) rc = plan_of(x, &one, &h);
-    if (rc == FUPERMOD_SUCCESS && tail && b.kind != 0) {
-      if (b.kind == 1) one.howmany = tail;
-      else one.howmany = one.stride = tail;
-      rc = plan_of(x, &one, &h);
-    }
+    /* the plans of a full batch and of the last one (whole blocks: one plan for both) */
+    for (int last = 0; last < 2 && rc == FUPERMOD_SUCCESS; last++)
+      if (!last || (tail && b.kind != 0)) {
+        fupermod_exec_fft_layout one = batch_layout(l, &b, last ? tail : b.q, &runs);
+        rc = plan_of(x, &one, &h);
+      }
     if (rc != FUPERMOD_ERR_NOMEM || (b.q == 1 && nbuf == 1)) break;
     cudaFree(x->dF), x->dF = NULL, x->cap_F = 0;
     cudaGetLastError();
