@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
 #include "tests/fake_cuda/standin.h"
 
@@ -79,6 +80,7 @@ typedef struct block {
   int dev;       /* device memory: its device; host memory: -1 */
   int pinned;    /* host: 1 from cudaMallocHost, 2 registered */
   int freeing;   /* a cudaFreeAsync is queued */
+  int mapped;    /* device memory without payload: an address range never touched (munmap) */
   struct block *next;
 } block;
 
@@ -173,7 +175,7 @@ static struct {
   int on; /* 1: a description is loaded; -1: $FAKE_CUDA_SIM names none that can be read */
   char name[128];
   double mem, bw[2][2]; /* bw[pinned][device to host], bytes/s */
-  double hbm, latency, fft, init, reg, k_half, mn_half;
+  double hbm, latency, fft, init, reg, k_half, mn_half, row;
   double gemm[MAXGEMM][4]; /* m n k FLOP/s */
   int ngemm;
   double epoch, engine[MAXDEV][3], done[MAXDEV];
@@ -190,9 +192,9 @@ static __thread int host_started;
 /* Read description file f into sim; 0 or -1 with why. */
 static int sim_parse(FILE *f, char *why, size_t n) {
   static const char *const keys[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm", "latency",
-                                     "fft", "init", "register", "gemm_k_half", "gemm_mn_half"};
+                                     "fft", "init", "register", "gemm_k_half", "gemm_mn_half", "pitched_row"};
   double *vals[] = {&sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm, &sim.latency,
-                    &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half};
+                    &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row};
   int seen[sizeof keys / sizeof keys[0]] = {0}, line = 0;
   char buf[512];
   while (fgets(buf, sizeof buf, f)) {
@@ -226,7 +228,7 @@ static int sim_parse(FILE *f, char *why, size_t n) {
     }
   }
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (!seen[i] || (*vals[i] == 0 && i != 5 && i != 7)) /* latency and init may be 0 */
+    if (!seen[i] || (*vals[i] == 0 && i != 5 && i != 7 && i != 11)) /* latency, init, pitched_row may be 0 */
       return snprintf(why, n, "no %s (> 0)", keys[i]), -1;
   if (!sim.ngemm) return snprintf(why, n, "no gemm line"), -1;
   return 0;
@@ -403,7 +405,8 @@ static void unlink_block(block *b) {
 static void free_block(block *b) {
   unlink_block(b);
   if (b->dev >= 0) used[b->dev] -= b->charged;
-  free(b->base);
+  if (b->mapped) munmap(b->base, b->bytes);
+  else free(b->base);
   free(b);
 }
 
@@ -456,8 +459,13 @@ static double sim_queue(struct CUstream_st *s, int eng, double cost) {
   sim_touch(s->dev);
   t = sim_start(s);
   if (eng != ENG_NONE) {
+    double ready = t;
     t = fmax(t, sim.engine[s->dev][eng]) + sim.latency + cost;
     sim.engine[s->dev][eng] = t;
+    if (env_on("FAKE_CUDA_TRACE"))
+      fprintf(stderr, "cuda stand-in trace: device %d stream %p engine %s ready %.6f start %.6f end %.6f\n", s->dev,
+              (void *)s, eng == ENG_H2D ? "h2d" : eng == ENG_D2H ? "d2h" : "compute", ready,
+              t - cost - sim.latency, t);
   }
   s->vt = t;
   sim.done[s->dev] = fmax(sim.done[s->dev], t);
@@ -860,11 +868,18 @@ static cudaError_t device_alloc(void **p, size_t size, int dev) {
   *p = NULL;
   if (size == 0) return cudaSuccess;
   if (charged < size || used[dev] + charged > capacity() || used[dev] + charged < used[dev]) return cudaErrorMemoryAllocation;
-  if (!(b = calloc(1, sizeof *b)) || posix_memalign(&m, ALIGN, size) != 0) {
+  if (!(b = calloc(1, sizeof *b))) return cudaErrorMemoryAllocation;
+  if (nopayload()) { /* never touched: reserved without commitment, so sizes above the host's memory work */
+    m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) m = NULL;
+    b->mapped = 1;
+  } else if (posix_memalign(&m, ALIGN, size) != 0)
+    m = NULL;
+  if (!m) {
     free(b);
     return cudaErrorMemoryAllocation;
   }
-  if (!nopayload()) memset(m, POISON, size); /* else left untouched: large sizes cost no memory */
+  if (!b->mapped) memset(m, POISON, size);
   sim_touch(dev);
   b->base = m;
   b->bytes = size;
@@ -1104,8 +1119,9 @@ static int pinned(const void *p, size_t bytes) {
 }
 
 /* The engine and the simulated seconds of a copy of bytes between [dst, +dext) and [src, +sext)
- * (src NULL: a set); *pageable when its host side is not page-locked. */
-static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, double *cost,
+ * (src NULL: a set) in rows separate pieces (0: contiguous); *pageable when its host side is not
+ * page-locked. */
+static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, size_t rows, double *cost,
                        int *pageable) {
   int dd = device_of(dst, dext) >= 0, sd = !src || device_of(src, sext) >= 0, up = !sd && dd;
   *pageable = 0;
@@ -1116,7 +1132,7 @@ static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, siz
   }
   if (!dd && !sd) return ENG_NONE; /* host to host: not modelled */
   *pageable = !pinned(up ? src : dst, up ? sext : dext);
-  *cost = (double)bytes / sim.bw[!*pageable][!up];
+  *cost = (double)bytes / sim.bw[!*pageable][!up] + (double)rows * sim.row;
   return up ? ENG_H2D : ENG_D2H;
 }
 
@@ -1138,7 +1154,9 @@ static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t 
   if (!src && width && height && device_of(dst, dext) < 0) e = cudaErrorInvalidValue;
   else if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
   else if (width && height) {
-    eng = copy_engine(dst, dext, src, sext, width * height, &cost, &pageable);
+    /* a 2D copy whose rows are not contiguous on both sides moves row by row */
+    eng = copy_engine(dst, dext, src, sext, width * height, height > 1 && (width < dpitch || (src && width < spitch)) ? height : 0,
+                      &cost, &pageable);
     if (pageable && !blocking && env_on("FAKE_CUDA_STRICT")) {
       fupermod_standin_note("asynchronous copy of %zu bytes with pageable host memory (FAKE_CUDA_STRICT)",
                             width * height);
