@@ -333,6 +333,16 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
     int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
     st[0].req = reqbuf;
     st[1].req = reqbuf + 4 * p;
+    if (active && exec && p == 1 && !compute) {
+      /* one process: every pivot is its own, one product streamed by the executor (its compute
+       * trace, where asked for, keeps one interval per pivot) */
+      g0 = fupermod_time();
+      c0 = fupermod_cpu_time();
+      rc = fupermod_exec_dgemm(exec, 0, my->rows, my->cols, seg[K], 1.0, A, my->rows, B, my->rows, accumulate ? 1.0 : 0.0,
+                               C, my->rows, NULL);
+      note_gemm(compute, &trace_rc, g0, c0);
+      active = 0;
+    }
     if (active && exec) {
       /* the executor keeps C where its device computes, from the first update to the last */
       if ((rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)

@@ -61,6 +61,12 @@ static int cpu_gemm_update(void *impl, int trans, long k, const double *A, long 
   return fupermod_exec_cpu_gemm_update(impl, trans, k, A, lda, B, ldb);
 }
 
+static int cpu_dgemm(void *impl, int flags, long M, long N, long K, double alpha, const double *A, long lda,
+                     const double *B, long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info) {
+  if (info) *info = (fupermod_exec_dgemm_info){1, 1, M, N, K, 0.0, 1};
+  return fupermod_exec_cpu_dgemm(impl, flags & FUPERMOD_EXEC_DGEMM_TRANS, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 static int cpu_gemm_end(void *impl) {
   fupermod_exec_cpu *c = impl;
   c->C = NULL;
@@ -74,7 +80,8 @@ static int cpu_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, 
 static void cpu_stats(void *impl, fupermod_exec_stats *s) { memset(s, 0, sizeof *s); }
 
 static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cpu_close, cpu_pin, cpu_unpin,
-                                          cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL};
+                                          cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL,
+                                          cpu_dgemm};
 
 /* ---- the CUDA module ---- */
 
@@ -99,7 +106,7 @@ static int load_cuda(const fupermod_exec_ops **out) {
   }
   m = (const fupermod_exec_ops *)dlsym(h, "fupermod_exec_cuda_ops");
   if (!m || m->api_version != FUPERMOD_EXEC_MODULE_API || !m->open || !m->close || !m->gemm_begin ||
-      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats) {
+      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats || !m->dgemm) {
     dlclose(h);
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s is not a CUDA executor of this fupermod", path);
     goto done;
@@ -126,6 +133,11 @@ int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out) {
     return fupermod_error(FUPERMOD_ERR_USAGE, "executor: threads=%d must be from 1 to 4096", opts->threads);
   if (opts->kind == FUPERMOD_EXEC_CUDA && opts->cuda_device < 0)
     return fupermod_error(FUPERMOD_ERR_USAGE, "executor: CUDA device %d", opts->cuda_device);
+#ifdef FUPERMOD_HAVE_CUDA
+  /* the cheap question first: without a device, neither the module nor cuBLAS is ever mapped */
+  if (opts->kind == FUPERMOD_EXEC_CUDA && fupermod_cuda_device_count() == 0)
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "no CUDA device");
+#endif
   if (opts->kind == FUPERMOD_EXEC_CUDA && (rc = load_cuda(&ops)) != FUPERMOD_SUCCESS) return rc;
   if (!(e = calloc(1, sizeof *e))) return fupermod_error(FUPERMOD_ERR_NOMEM, "executor: out of memory");
   e->ops = ops;
@@ -263,6 +275,24 @@ int fupermod_exec_gemm_wait(fupermod_exec *e, long behind) {
 int fupermod_exec_gemm_end(fupermod_exec *e) {
   if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
   return e->ops->gemm_end(e->impl);
+}
+
+int fupermod_exec_dgemm(fupermod_exec *e, int flags, long M, long N, long K, double alpha, const double *A, long lda,
+                        const double *B, long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info) {
+  int trans = flags & FUPERMOD_EXEC_DGEMM_TRANS;
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (flags & ~(FUPERMOD_EXEC_DGEMM_TRANS | FUPERMOD_EXEC_DGEMM_SERIAL))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor DGEMM: unknown flags %#x", (unsigned)flags);
+  if (M < 0 || N < 0 || K < 0 || ldc < (M > 1 ? M : 1) || lda < ((trans ? K : M) > 1 ? (trans ? K : M) : 1) ||
+      ldb < (K > 1 ? K : 1) || (M > 0 && N > 0 && (!C || (K > 0 && (!A || !B)))))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor DGEMM: M=%ld N=%ld K=%ld lda=%ld ldb=%ld ldc=%ld%s", M, N, K, lda,
+                          ldb, ldc, trans ? " (A transposed)" : "");
+  if (M > 0x7fffffffL || N > 0x7fffffffL || K > 0x7fffffffL || lda > 0x7fffffffL || ldb > 0x7fffffffL ||
+      ldc > 0x7fffffffL)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor DGEMM: M=%ld N=%ld K=%ld: a dimension above 2^31 - 1", M, N, K);
+  if (info) memset(info, 0, sizeof *info);
+  if (M == 0 || N == 0) return FUPERMOD_SUCCESS;
+  return e->ops->dgemm(e->impl, flags, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, info);
 }
 
 const char *fupermod_exec_fft_check(const fupermod_exec_fft_layout *l) {

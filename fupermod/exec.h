@@ -85,6 +85,25 @@ int fupermod_exec_gemm_plan(fupermod_exec *e, long updates);
 int fupermod_exec_gemm_wait(fupermod_exec *e, long behind);
 int fupermod_exec_gemm_end(fupermod_exec *e);
 
+/* C = alpha op(A) B + beta C in one call, every matrix in host memory (column-major; op(A) M x K,
+ * A K x M with FUPERMOD_EXEC_DGEMM_TRANS). The CPU executor calls BLAS. The CUDA executor streams
+ * the product through the device whatever its size: C in tiles as large as the memory limit
+ * allows (the whole of C when it fits), each tile accumulated over panels of A and B that are
+ * uploaded while the panels before them are multiplied, the first panels small so the device
+ * starts early; C's own tile uploaded behind the GEMMs and added on the device (beta), and the tile
+ * downloaded in column chunks while the next chunk, or the next tile, is computed. Outside a GEMM
+ * session; returns when C is on the host. info (may be NULL) says how C was cut. */
+#define FUPERMOD_EXEC_DGEMM_TRANS 1  /* A is stored K x M (op(A) = A^T) */
+#define FUPERMOD_EXEC_DGEMM_SERIAL 2 /* CUDA: every operation waits for the one before (no overlap) */
+typedef struct fupermod_exec_dgemm_info {
+  long row_tiles, col_tiles; /* C cut into row_tiles x col_tiles tiles */
+  long rows, cols, panel;    /* the largest tile, and the largest panel depth */
+  double device_bytes;       /* device memory the product used */
+  int in_card;               /* 1: A, B and C each crossed the link once */
+} fupermod_exec_dgemm_info;
+int fupermod_exec_dgemm(fupermod_exec *e, int flags, long M, long N, long K, double alpha, const double *A, long lda,
+                        const double *B, long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info);
+
 /* In-place FFTs of howmany complex signals of length n: element j of signal s at
  * data[2 (s dist + j stride)], repeated over blocks blocks block_dist complex elements apart
  * (blocks = 1: one batch). sign -1 forward, +1 backward, unnormalised. Plans are cached per

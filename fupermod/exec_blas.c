@@ -21,6 +21,16 @@ static dgemm_fn openblas_dgemm(void) {
   return f;
 }
 
+int fupermod_exec_cpu_dgemm(fupermod_exec_cpu *c, int trans, long M, long N, long K, double alpha, const double *A,
+                            long lda, const double *B, long ldb, double beta, double *C, long ldc) {
+  int saved = openblas_get_num_threads();
+  if (saved != c->threads) openblas_set_num_threads(c->threads);
+  openblas_dgemm()(CblasColMajor, trans ? CblasTrans : CblasNoTrans, CblasNoTrans, (int)M, (int)N, (int)K, alpha, A,
+                   (int)lda, B, (int)ldb, beta, C, (int)ldc);
+  if (saved != c->threads) openblas_set_num_threads(saved);
+  return FUPERMOD_SUCCESS;
+}
+
 int fupermod_exec_cpu_gemm_update(fupermod_exec_cpu *c, int trans, long k, const double *A, long lda, const double *B,
                                   long ldb) {
   int saved;

@@ -1,5 +1,5 @@
 /* Private interface between fupermod/exec.c, the CPU executor (exec_blas.c, exec_fft.c) and the
- * CUDA executor module (kernels/cuda/exec_cuda.c). Not installed. */
+ * CUDA executor module (fupermod/cuda/exec_cuda.c). Not installed. */
 #ifndef FUPERMOD_EXEC_IMPL_H
 #define FUPERMOD_EXEC_IMPL_H
 
@@ -7,7 +7,7 @@
 #include "fupermod/exec.h"
 
 #define FUPERMOD_EXEC_MODULE "fupermod_exec_cuda"
-#define FUPERMOD_EXEC_MODULE_API 2
+#define FUPERMOD_EXEC_MODULE_API 3
 
 /* A device's operations (the CPU's are in libfupermod, the CUDA ones in the module). impl is the
  * device's own state. */
@@ -24,6 +24,8 @@ typedef struct fupermod_exec_ops {
   void (*stats)(void *impl, fupermod_exec_stats *stats);
   int (*gemm_plan)(void *impl, long updates); /* NULL: the hint is of no use to the device */
   int (*gemm_wait)(void *impl, long behind);  /* NULL: updates are done when they return */
+  int (*dgemm)(void *impl, int flags, long M, long N, long K, double alpha, const double *A, long lda, const double *B,
+               long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info);
 } fupermod_exec_ops;
 
 /* The CPU device: OpenBLAS for GEMM (exec_blas.c), FFTW for FFTs (exec_fft.c). */
@@ -36,6 +38,8 @@ typedef struct fupermod_exec_cpu {
 
 int fupermod_exec_cpu_gemm_update(fupermod_exec_cpu *c, int trans, long k, const double *A, long lda, const double *B,
                                   long ldb);
+int fupermod_exec_cpu_dgemm(fupermod_exec_cpu *c, int trans, long M, long N, long K, double alpha, const double *A,
+                            long lda, const double *B, long ldb, double beta, double *C, long ldc);
 int fupermod_exec_cpu_fft(fupermod_exec_cpu *c, const fupermod_exec_fft_layout *layout, double *data, int sign);
 void fupermod_exec_cpu_fft_free(fupermod_exec_cpu *c);
 /* A layout's problems: NULL when it is valid, else what is wrong. */

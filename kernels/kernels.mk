@@ -29,19 +29,11 @@ kernels_fupermod_kernel_jacobi_rows_la_LDFLAGS = $(KERNEL_LINK_FLAGS)
 kernels_fupermod_kernel_jacobi_rows_la_LIBADD = libfupermod.la $(LIBS)
 
 # GPU kernels: dgemm and fft-rows built with KERN_CUDA, computing through a CUDA executor they open
-# (fupermod/exec.h). The executor module holds the CUDA code: plain C over the cuBLAS/cuFFT/cudart
-# host APIs (no nvcc behind libtool, P11). They build wherever the toolkit is found and report "no
-# CUDA device" at run time without a GPU.
+# (fupermod/exec.h), whose module (fupermod/exec.mk) holds all the CUDA code. They build wherever
+# the toolkit is found and report "no CUDA device" at run time without a GPU.
 if HAVE_CUDA
-kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la \
-  kernels/fupermod_exec_cuda.la
+kernels_LTLIBRARIES += kernels/fupermod_kernel_dgemm-cuda.la kernels/fupermod_kernel_fft-rows-cuda.la
 endif
-# the CUDA executor (fupermod/exec.h), which libfupermod loads on the first GPU executor
-kernels_fupermod_exec_cuda_la_SOURCES = kernels/cuda/exec_cuda.c kernels/cuda/device.h fupermod/exec_impl.h
-kernels_fupermod_exec_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
-kernels_fupermod_exec_cuda_la_CFLAGS = $(LIB_CFLAGS)
-kernels_fupermod_exec_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
-kernels_fupermod_exec_cuda_la_LIBADD = libfupermod.la $(CUDA_LIBS) $(LIBS)
 kernels_fupermod_kernel_dgemm_cuda_la_SOURCES = $(kernels_fupermod_kernel_dgemm_la_SOURCES)
 kernels_fupermod_kernel_dgemm_cuda_la_CPPFLAGS = $(kernels_fupermod_kernel_dgemm_la_CPPFLAGS) -DKERN_CUDA
 kernels_fupermod_kernel_dgemm_cuda_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)

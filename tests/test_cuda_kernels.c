@@ -3,7 +3,7 @@
  * (through their CUDA executors) verify on either device while the caller is on the other one,
  * and from another host thread, and give the caller's device back; in a small device memory the
  * GEMM goes out of card and the FFT reports its plan's work area; the out-of-card GEMM on device
- * 1 splits to that device's free memory, holds C in it and frees it again. */
+ * 1 cuts C to that device's memory, an executor session holds C in it, and both free it again. */
 #include "config.h"
 #ifndef FUPERMOD_HAVE_CUDA
 #include "tests/standin_check.h"
@@ -159,30 +159,36 @@ static void ooc_on_device_1(void) {
   ok(rc == FUPERMOD_SUCCESS && !st.plan.in_card && bad == 0 && !moved,
      "ooc on device 1 with 512 kB: split %ld x %ld to fit the free memory, exact (%ld differ); the caller stays on 0",
      st.plan.h, st.plan.v, bad);
-  /* held: C (100 x 100) and panels of 20 take device 1's memory until the release */
+  fupermod_ooc_destroy(ctx);
+  /* held: C (100 x 100) and panels of 20 take device 1's memory until the session ends */
   f_other = free_on(0);
   memcpy(R, C, 100 * 100 * 8);
-  if (rc == FUPERMOD_SUCCESS && (rc = fupermod_ooc_hold(ctx, C, 100, 100, 100, 20)) == FUPERMOD_SUCCESS) {
-    held = f0 - free_on(1);
-    for (int step = 0; step < 3 && rc == FUPERMOD_SUCCESS; step++)
-      rc = fupermod_ooc_dgemm(ctx, 100, 100, 20, 1.0, A + step, M, B + step, K, 1.0, C, 100, NULL);
-    for (int step = 0; step < 3; step++)
-      for (int j = 0; j < 100; j++)
-        for (int i = 0; i < 100; i++) {
-          double acc = 0;
-          for (int p = 0; p < 20; p++) acc += A[step + i + p * M] * B[step + p + j * K];
-          R[i + j * 100] += acc;
-        }
-    if (rc == FUPERMOD_SUCCESS) rc = fupermod_ooc_release(ctx);
+  {
+    fupermod_exec_opts eo = {FUPERMOD_EXEC_CUDA, 1, 1, 0};
+    fupermod_exec *e = NULL;
+    if (rc == FUPERMOD_SUCCESS) rc = fupermod_exec_open(&eo, &e);
+    if (rc == FUPERMOD_SUCCESS && (rc = fupermod_exec_gemm_begin(e, C, 100, 100, 100, 20, 0)) == FUPERMOD_SUCCESS) {
+      held = f0 - free_on(1);
+      for (int step = 0; step < 3 && rc == FUPERMOD_SUCCESS; step++)
+        rc = fupermod_exec_gemm_update(e, 0, 20, A + step, M, B + step, K);
+      for (int step = 0; step < 3; step++)
+        for (int j = 0; j < 100; j++)
+          for (int i = 0; i < 100; i++) {
+            double acc = 0;
+            for (int p = 0; p < 20; p++) acc += A[step + i + p * M] * B[step + p + j * K];
+            R[i + j * 100] += acc;
+          }
+      if (rc == FUPERMOD_SUCCESS) rc = fupermod_exec_gemm_end(e);
+    }
+    bad = 0;
+    for (int i = 0; i < 100 * 100; i++) bad += C[i] != R[i];
+    ok(rc == FUPERMOD_SUCCESS && held >= 8u * (100 * 100 + 2 * 100 * 20) && free_on(0) == f_other && bad == 0 &&
+           current() == 0,
+       "a C held by an executor session takes %zu bytes of device 1 only; three updates and the end give the exact "
+       "result (%ld differ)", held, bad);
+    fupermod_exec_close(e);
   }
-  bad = 0;
-  for (int i = 0; i < 100 * 100; i++) bad += C[i] != R[i];
-  ok(rc == FUPERMOD_SUCCESS && held >= 8u * (100 * 100 + 2 * 100 * 20) && free_on(0) == f_other && bad == 0 &&
-         current() == 0,
-     "a held C takes %zu bytes of device 1 only; three updates and the release give the exact result (%ld differ)", held,
-     bad);
-  fupermod_ooc_destroy(ctx);
-  ok(free_on(1) == f0, "destroying the context frees device 1's memory (%zu of %zu free)", free_on(1), f0);
+  ok(free_on(1) == f0, "closing the executors frees device 1's memory (%zu of %zu free)", free_on(1), f0);
   setenv("FAKE_CUDA_MEM", "64M", 1);
   free(A), free(B), free(C), free(R);
 }

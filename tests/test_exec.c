@@ -74,6 +74,55 @@ static void gemm_all(fupermod_exec *e, const char *what) {
      "leading dimensions) match a triple loop (worst relative error %.1e)", what, worst);
 }
 
+/* One-shot DGEMMs (fupermod_exec_dgemm) of random shapes against a triple loop: A plain and
+ * transposed, alpha and beta of any sign, beta = 0 (C not read), K = 0, padded leading
+ * dimensions, serial and overlapped. The tiles counted: *tiled of them cut C, *blocks cut its rows. */
+static void dgemm_all(fupermod_exec *e, const char *what, long *tiled, long *blocks) {
+  static const double alphas[] = {1.0, -0.5, 2.0}, betas[] = {0.0, 1.0, 0.5, -1.5};
+  double worst = 0;
+  int bad = 0, cases = 60;
+  *tiled = *blocks = 0;
+  for (int c = 0; c < cases; c++) {
+    long M = 1 + (long)((rnd() + 0.5) * 70), N = 1 + (long)((rnd() + 0.5) * 70), K = c % 10 == 9 ? 0 : 1 + (long)((rnd() + 0.5) * 60);
+    int flags = (c % 2 ? FUPERMOD_EXEC_DGEMM_TRANS : 0) | (c % 7 == 3 ? FUPERMOD_EXEC_DGEMM_SERIAL : 0), rc;
+    int trans = flags & FUPERMOD_EXEC_DGEMM_TRANS;
+    double alpha = alphas[c % 3], beta = betas[(c / 3) % 4], err = 0, scale = 1e-300;
+    long lda = (trans ? K : M) + c % 3 + (K == 0), ldb = K + c % 2 + (K == 0), ldc = M + c % 4;
+    double *A = malloc(sizeof(double) * (size_t)(lda * (trans ? M : K) + 1)), *B = malloc(sizeof(double) * (size_t)(ldb * N));
+    double *C = malloc(sizeof(double) * (size_t)(ldc * N)), *R = malloc(sizeof(double) * (size_t)(M * N));
+    fupermod_exec_dgemm_info info;
+    for (long i = 0; i < lda * (trans ? M : K) + 1; i++) A[i] = rnd();
+    for (long i = 0; i < ldb * N; i++) B[i] = rnd();
+    for (long i = 0; i < ldc * N; i++) C[i] = beta == 0.0 ? NAN : rnd(); /* beta = 0: C is not read */
+    for (long j = 0; j < N; j++)
+      for (long i = 0; i < M; i++) {
+        double acc = 0;
+        for (long p = 0; p < K; p++) acc += (trans ? A[p + i * lda] : A[i + p * lda]) * B[p + j * ldb];
+        R[i + j * M] = alpha * acc + (beta == 0.0 ? 0.0 : beta * C[i + j * ldc]);
+      }
+    rc = fupermod_exec_dgemm(e, flags, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &info);
+    for (long j = 0; j < N; j++)
+      for (long i = 0; i < M; i++) {
+        double d = fabs(C[i + j * ldc] - R[i + j * M]);
+        if (isnan(d) || d > err) err = isnan(d) ? INFINITY : d;
+        if (fabs(R[i + j * M]) > scale) scale = fabs(R[i + j * M]);
+      }
+    err /= scale;
+    if (rc != FUPERMOD_SUCCESS || !(err <= 1e-12)) {
+      if (bad++ < 3)
+        diag("%s: DGEMM %ld x %ld x %ld flags %d alpha %g beta %g: rc %d (%s), error %g", what, M, N, K, flags, alpha, beta,
+             rc, rc ? fupermod_error_message() : "", err);
+    } else if (err > worst)
+      worst = err;
+    *tiled += rc == FUPERMOD_SUCCESS && info.row_tiles * info.col_tiles > 1;
+    *blocks += rc == FUPERMOD_SUCCESS && info.row_tiles > 1;
+    free(A), free(B), free(C), free(R);
+  }
+  ok(bad == 0, "%s: %d one-shot DGEMMs (A plain and transposed, any alpha and beta, beta = 0 with C not read, K = 0, "
+     "padded leading dimensions, serial and overlapped; %ld cut into tiles, %ld into row blocks) match a triple loop "
+     "(worst relative error %.1e)", what, cases, *tiled, *blocks, worst);
+}
+
 /* the layout's transforms against a naive DFT of each signal */
 static double fft_case(fupermod_exec *e, const fupermod_exec_fft_layout *l, int sign, int *rc) {
   size_t span = (size_t)((l->blocks - 1) * l->block_dist + (l->howmany - 1) * l->dist + (l->n - 1) * l->stride + 1);
@@ -136,7 +185,11 @@ static void cpu_exec(void) {
            strcmp(fupermod_exec_describe(e), what) == 0,
        "a CPU executor opens: '%s'", e ? fupermod_exec_describe(e) : fupermod_error_message());
     if (!e) continue;
-    gemm_all(e, what);
+    {
+      long tiled, blocks;
+      gemm_all(e, what);
+      dgemm_all(e, what, &tiled, &blocks);
+    }
     fft_all(e, what);
     fupermod_exec_close(e);
   }
@@ -188,7 +241,9 @@ static void cuda(void) {
   }
   if (e) {
     fupermod_exec_stats st;
+    long tiled, blocks;
     gemm_all(e, "cuda, C held on the device");
+    dgemm_all(e, "cuda", &tiled, &blocks);
     fft_all(e, "cuda");
     fupermod_exec_get_stats(e, &st);
     ok(st.fallbacks == 0, "with memory enough, no fallback (%ld)", st.fallbacks);
@@ -201,7 +256,10 @@ static void cuda(void) {
     int rc2;
     double err;
     fupermod_exec_stats st;
+    long tiled = 0, blocks = 0;
     gemm_all(e, "cuda, 8 KiB limit (out of card)");
+    dgemm_all(e, "cuda, 8 KiB limit", &tiled, &blocks);
+    ok(tiled > 40 && blocks > 20, "under 8 KiB most DGEMMs are cut: %ld into tiles, %ld into row blocks", tiled, blocks);
     fupermod_exec_get_stats(e, &st);
     ok(st.fallbacks > 0, "the statistics count the GEMMs that went out of card (%ld fallbacks)", st.fallbacks);
     fft_all(e, "cuda, 8 KiB limit");
@@ -216,6 +274,20 @@ static void cuda(void) {
     fupermod_exec_close(e);
   } else
     ok(0, "a CUDA executor with a memory limit: %s", fupermod_error_message());
+  if (dir) {
+    /* 32 KiB: C in tiles on two buffers, each tile's C uploaded behind the next tile's B; the
+     * stand-in runs queued work of independent streams latest first where it may */
+    long tiled = 0, blocks = 0;
+    o.mem_limit = 32 * 1024;
+    setenv("FAKE_CUDA_ORDER", "adversarial", 1);
+    if ((rc = fupermod_exec_open(&o, &e)) == FUPERMOD_SUCCESS) {
+      dgemm_all(e, "cuda, 32 KiB, adversarial order", &tiled, &blocks);
+      ok(tiled > 30, "under 32 KiB, %ld DGEMMs cut into tiles (%ld into row blocks)", tiled, blocks);
+      fupermod_exec_close(e);
+    } else
+      ok(0, "a CUDA executor with 32 KiB: %s", fupermod_error_message());
+    unsetenv("FAKE_CUDA_ORDER");
+  }
   if (dir && count == 2) {
     /* the NVML meter finds a CUDA device by its PCI bus id: the stand-in NVML numbers the two
      * stand-in GPUs the other way round, and only its device 0 (CUDA's 1) has a counter */

@@ -1,7 +1,7 @@
 /* The current CUDA device is per host thread and belongs to the caller: a kernel or executor
  * entry point that selects its own device puts the caller's back before it returns. */
-#ifndef FUPERMOD_KERNELS_CUDA_DEVICE_H
-#define FUPERMOD_KERNELS_CUDA_DEVICE_H
+#ifndef FUPERMOD_CUDA_DEVICE_H
+#define FUPERMOD_CUDA_DEVICE_H
 
 #include <cuda_runtime.h>
 

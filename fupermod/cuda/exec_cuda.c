@@ -21,7 +21,7 @@
 #include "fupermod/benchmark.h"
 #include "fupermod/conf.h"
 #include "fupermod/exec_impl.h"
-#include "kernels/cuda/device.h"
+#include "fupermod/cuda/device.h"
 
 typedef struct plan {
   long n, howmany, stride, dist;
@@ -37,6 +37,10 @@ typedef struct pinned {
 #define CHUNKS 4 /* column chunks of C in a held-C GEMM */
 #define TAIL 4   /* updates held back at the end of a planned session */
 #define SLOTS (TAIL + 2) /* panel slots: a held-back update's slot is not reused before its GEMMs */
+#define NCH 5 /* column chunks of a streamed DGEMM tile's last GEMM: 1/2, 1/4, 1/8, 1/16, 1/16 of it */
+/* the streamed DGEMM's events (run_job): each is recorded again only after its waits are queued */
+enum { EV_UP, EV_AFREE, EV_BFREE, EV_TFREE = EV_BFREE + 2, EV_CUP = EV_TFREE + 2, EV_CFREE = EV_CUP + 2,
+       EV_CHUNK = EV_CFREE + 2, EV_BCHUNK = EV_CHUNK + NCH, NEV = EV_BCHUNK + NCH };
 
 typedef struct {
   int slot, trans;
@@ -49,6 +53,7 @@ typedef struct {
   cudaStream_t s, cs, ds; /* compute; uploads (and the held C's downloads); FFT downloads */
   cudaEvent_t up[SLOTS], used[SLOTS], chunk[CHUNKS];
   cudaEvent_t fup[3], ffft[3], fdown[3]; /* the FFT batches' buffers */
+  cudaEvent_t ev[NEV];                    /* the streamed DGEMM's */
   cublasHandle_t blas;
   /* GEMM session */
   double *C;
@@ -58,8 +63,8 @@ typedef struct {
   long done, planned;    /* updates so far; planned (0: not said) */
   held_back back[TAIL];
   int nback;
-  double *dC, *dA, *dB, *dP; /* dP: the held session's slots, each kmax (m + n) */
-  size_t cap_C, cap_A, cap_B, cap_P; /* elements allocated */
+  double *dC, *dP, *dG; /* dP: the held session's slots, each kmax (m + n); dG: the streamed DGEMM's */
+  size_t cap_C, cap_P, cap_G; /* elements allocated */
   /* FFTs */
   plan *plans;
   double *dF;
@@ -72,6 +77,20 @@ static int fail(const cx *x, int code, const char *what, cudaError_t e) {
   return fupermod_error(code, "CUDA executor, device %d: %s: %s", x ? x->device : -1, what, cudaGetErrorString(e));
 }
 
+/* One budget: the buffers every operation keeps for its next call (the held C and its slots, the
+ * streamed DGEMM's, the FFTs') count against the limit together; growing one frees those of the
+ * others that no open session is using. */
+static void release_idle(cx *x, double **keep) {
+  double **all[] = {&x->dC, &x->dP, &x->dG, &x->dF};
+  size_t *caps[] = {&x->cap_C, &x->cap_P, &x->cap_G, &x->cap_F};
+  for (int i = 0; i < 4; i++) {
+    if (all[i] == keep || (keep == &x->dP && all[i] == &x->dC) || (i < 2 && x->active && x->held) || !*all[i]) continue;
+    cudaFree(*all[i]);
+    *all[i] = NULL;
+    *caps[i] = 0;
+  }
+}
+
 /* a device buffer of at least n doubles, grown as needed (its contents are not kept) */
 static int grow(cx *x, double **buf, size_t *cap, size_t n, const char *what) {
   cudaError_t e;
@@ -79,6 +98,7 @@ static int grow(cx *x, double **buf, size_t *cap, size_t n, const char *what) {
   cudaFree(*buf);
   *buf = NULL;
   *cap = 0;
+  if (8.0 * ((double)(x->cap_C + x->cap_P + x->cap_G + x->cap_F) + (double)n) > x->limit) release_idle(x, buf);
   if ((e = cudaMalloc((void **)buf, n * sizeof(double))) != cudaSuccess) {
     cudaGetLastError();
     return fail(x, FUPERMOD_ERR_NOMEM, what, e);
@@ -108,7 +128,7 @@ static int events(cx *x, int make) {
   struct {
     cudaEvent_t *ev;
     int n;
-  } sets[] = {{x->up, SLOTS}, {x->used, SLOTS}, {x->chunk, CHUNKS}, {x->fup, 3}, {x->ffft, 3}, {x->fdown, 3}};
+  } sets[] = {{x->up, SLOTS}, {x->used, SLOTS}, {x->chunk, CHUNKS}, {x->fup, 3}, {x->ffft, 3}, {x->fdown, 3}, {x->ev, NEV}};
   for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
     for (int i = 0; i < sets[k].n; i++) {
       cudaError_t e;
@@ -194,7 +214,7 @@ static void x_close(void *impl) {
     cudaHostUnregister(p->ptr);
     free(p);
   }
-  cudaFree(x->dC), cudaFree(x->dA), cudaFree(x->dB), cudaFree(x->dP), cudaFree(x->dF);
+  cudaFree(x->dC), cudaFree(x->dP), cudaFree(x->dG), cudaFree(x->dF);
   events(x, 0);
   cublasDestroy(x->blas);
   cudaStreamDestroy(x->ds);
@@ -249,16 +269,21 @@ static int x_unpin(void *impl, void *ptr) {
   return kern_cuda_back(prev, FUPERMOD_SUCCESS); /* not pinned by this executor: nothing to undo */
 }
 
-/* rows x cols doubles between host (leading dimension ld) and device (leading dimension rows), on
+/* rows x cols doubles between host (leading dimension ld) and device (leading dimension dld), on
  * stream st */
-static int xfer_on(cx *x, cudaStream_t st, int up, double *dev, double *host, long ld, long rows, long cols) {
-  size_t dpitch = (size_t)rows * sizeof(double), hpitch = (size_t)ld * sizeof(double);
+static int copy_on(cx *x, cudaStream_t st, int up, double *dev, long dld, double *host, long ld, long rows, long cols) {
+  size_t dpitch = (size_t)dld * sizeof(double), hpitch = (size_t)ld * sizeof(double), w = (size_t)rows * sizeof(double);
   cudaError_t e;
   if (rows <= 0 || cols <= 0) return FUPERMOD_SUCCESS;
-  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, dpitch, (size_t)cols, cudaMemcpyHostToDevice, st)
-         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, dpitch, (size_t)cols, cudaMemcpyDeviceToHost, st);
+  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, w, (size_t)cols, cudaMemcpyHostToDevice, st)
+         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, w, (size_t)cols, cudaMemcpyDeviceToHost, st);
   *(up ? &x->st.bytes_up : &x->st.bytes_down) += 8.0 * (double)rows * (double)cols;
   return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, up ? "upload" : "download", e);
+}
+
+/* the same with the device's leading dimension rows */
+static int xfer_on(cx *x, cudaStream_t st, int up, double *dev, double *host, long ld, long rows, long cols) {
+  return copy_on(x, st, up, dev, rows, host, ld, rows, cols);
 }
 
 static int put(cx *x, double *dev, const double *host, long ld, long rows, long cols) {
@@ -332,36 +357,264 @@ static int x_gemm_begin(void *impl, double *C, long m, long n, long ldc, long km
   return kern_cuda_back(prev, rc);
 }
 
-/* Out of card: tiles of C of mr rows and nc columns, each with its rows of A and columns of B. */
-static int tiled_update(cx *x, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+/* ---- the streamed DGEMM (fupermod_exec_dgemm, and an update whose C does not stay on the device) ----
+ *
+ * C is cut into row blocks of mh rows and, within a block, tiles of nv columns. A block's rows of A
+ * stay on the device for all its tiles. Its first tile streams A and B in panels of growing depth
+ * (the first small, so the device starts early), each multiplied as soon as it is up; a later
+ * tile uploads its columns of B whole while the tile before is computed (two B buffers). A tile's
+ * last GEMM runs in column chunks of halving width; each chunk, once computed, gets beta times its
+ * part of C (uploaded behind the GEMMs) on the download stream and goes back to the host, so
+ * only the last, narrowest chunk is not hidden. Tiles alternate between two buffers where they fit;
+ * the tightest memory gets one of each. */
+
+typedef struct {
+  int trans, serial;
+  long M, N, K;
+  double alpha, beta;
+  const double *A, *B;
+  long lda, ldb;
+  double *C;
+  long ldc;
+  long mh, nv, kb; /* block rows, tile columns, deepest panel */
+  int nb;          /* buffers of B, of the tile and of C's tile: 1 or 2 */
+} job;
+
+static double job_elems(const job *j) {
+  double tile = (double)j->mh * (double)j->nv;
+  return (double)j->mh * (double)j->K + (double)j->nb * ((double)j->K * (double)j->nv + tile * (j->beta != 0.0 ? 2 : 1));
+}
+
+/* The largest blocks that fit: every tile of a block re-reads the block's A on the device, and
+ * every block uploads B again, so rows are kept before columns; two tiles when C has many columns,
+ * so the first tile's GEMM hides the upload of A. */
+static int job_fit(cx *x, job *j) {
   double cap = x->limit / 8.0;
-  long mr = x->m, nc;
-  int rc = FUPERMOD_SUCCESS;
-  while (mr > 1 && (double)mr * (double)k + (double)k + (double)mr > cap) mr = (mr + 1) / 2;
-  nc = (long)((cap - (double)mr * (double)k) / (double)(mr + k));
-  if (nc > x->n) nc = x->n;
-  if (nc < 1)
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: an update with k = %ld does not fit in the "
-                          "memory limit of %.0f bytes", x->device, k, x->limit);
-  if ((rc = grow(x, &x->dC, &x->cap_C, (size_t)mr * (size_t)nc, "a tile of C")) != FUPERMOD_SUCCESS ||
-      (rc = grow(x, &x->dA, &x->cap_A, (size_t)mr * (size_t)k, "a tile of A")) != FUPERMOD_SUCCESS ||
-      (rc = grow(x, &x->dB, &x->cap_B, (size_t)k * (size_t)nc, "a tile of B")) != FUPERMOD_SUCCESS)
-    return rc;
-  for (long i0 = 0; i0 < x->m && rc == FUPERMOD_SUCCESS; i0 += mr) {
-    long r = x->m - i0 < mr ? x->m - i0 : mr;
-    /* A's rows i0..: a row slice of A, or a column slice of its stored transpose */
-    rc = trans ? put(x, x->dA, A + (size_t)i0 * (size_t)lda, lda, k, r) : put(x, x->dA, A + i0, lda, r, k);
-    for (long j0 = 0; j0 < x->n && rc == FUPERMOD_SUCCESS; j0 += nc) {
-      long c = x->n - j0 < nc ? x->n - j0 : nc;
-      double *Ct = x->C + (size_t)j0 * (size_t)x->ldc + i0;
-      if ((rc = put(x, x->dB, B + (size_t)j0 * (size_t)ldb, ldb, k, c)) == FUPERMOD_SUCCESS &&
-          (rc = put(x, x->dC, Ct, x->ldc, r, c)) == FUPERMOD_SUCCESS &&
-          (rc = gemm(x, trans, r, c, k, x->dA, trans ? k : r, x->dB, x->dC)) == FUPERMOD_SUCCESS &&
-          (rc = get(x, Ct, x->ldc, x->dC, r, c)) == FUPERMOD_SUCCESS)
-        rc = wait(x, "an out-of-card tile"); /* the buffers are reused by the next tile */
-    }
+  j->mh = j->M;
+  j->nv = j->N >= 2048 ? (j->N + 1) / 2 : j->N;
+  j->kb = j->K < 4096 ? j->K : 4096;
+  j->nb = 2;
+  while (job_elems(j) > cap) {
+    if (j->nv > 1024) j->nv = (j->nv + 1) / 2;
+    else if (j->mh > 1024) j->mh = (j->mh + 1) / 2;
+    else if (j->nv > 1 && j->nv >= j->mh) j->nv = (j->nv + 1) / 2;
+    else if (j->mh > 1) j->mh = (j->mh + 1) / 2;
+    else if (j->nb == 2) j->nb = 1;
+    else
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a DGEMM with K = %ld does not fit in the "
+                            "memory limit of %.0f bytes (it needs %.0f)", x->device, j->K, x->limit, 8.0 * job_elems(j));
   }
+  return FUPERMOD_SUCCESS;
+}
+
+static int gemm_on(cx *x, int trans, long m, long n, long k, double alpha, const double *dA, long lda, const double *dB,
+                   long ldb, double beta, double *dC, long ldc) {
+  if (cublasDgemm(x->blas, trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, (int)m, (int)n, (int)k, &alpha, dA, (int)lda,
+                  dB, (int)ldb, &beta, dC, (int)ldc) != CUBLAS_STATUS_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasDgemm of %ld x %ld x %ld failed", x->device,
+                          m, n, k);
+  return FUPERMOD_SUCCESS;
+}
+
+/* columns [*j0, *j1) of chunk c of a tile of n columns */
+static void chunk_of(long n, int c, long *j0, long *j1) {
+  *j0 = n - (n >> c);
+  *j1 = c == NCH - 1 ? n : n - (n >> (c + 1));
+}
+
+/* with the serial flag, every operation is waited for */
+static int step(cx *x, const job *j, int rc) {
+  if (rc == FUPERMOD_SUCCESS && j->serial) {
+    cudaError_t e = cudaStreamSynchronize(x->cs);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->ds);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a serial DGEMM", e);
+  }
+  return rc;
+}
+
+/* a block's A (mh x K, or K x mh stored) and a tile's B (K x nv), device side */
+static double *dev_B(cx *x, const job *j, int b) { return x->dG + (size_t)j->mh * (size_t)j->K + (size_t)b * (size_t)j->K * (size_t)j->nv; }
+static double *dev_T(cx *x, const job *j, int t) { return dev_B(x, j, j->nb) + (size_t)t * (size_t)j->mh * (size_t)j->nv; }
+static double *dev_Cu(cx *x, const job *j, int t) { return dev_T(x, j, j->nb) + (size_t)t * (size_t)j->mh * (size_t)j->nv; }
+
+/* rows [p0, p0 + kb) of the block's A and of the tile's B up, on the copy stream */
+static int panel_up(cx *x, const job *j, long r0, long r, long c0, long c, int b, long p0, long kb) {
+  int rc;
+  double *dA = x->dG;
+  if (j->trans) rc = copy_on(x, x->cs, 1, dA + p0, j->K, (double *)j->A + p0 + (size_t)r0 * (size_t)j->lda, j->lda, kb, r);
+  else rc = copy_on(x, x->cs, 1, dA + (size_t)p0 * (size_t)r, r, (double *)j->A + r0 + (size_t)p0 * (size_t)j->lda, j->lda, r, kb);
+  if (rc == FUPERMOD_SUCCESS)
+    rc = copy_on(x, x->cs, 1, dev_B(x, j, b) + p0, j->K, (double *)j->B + p0 + (size_t)c0 * (size_t)j->ldb, j->ldb, kb, c);
+  return rc;
+}
+
+/* T (r x c) = alpha op(A)[:, p0..p0+kb) B[p0..p0+kb, cols [q0, q1)) + (p0 > 0) T, on the compute stream */
+static int panel_gemm(cx *x, const job *j, long r, int b, int t, long p0, long kb, long q0, long q1) {
+  const double *dA = j->trans ? x->dG + p0 : x->dG + (size_t)p0 * (size_t)r;
+  return gemm_on(x, j->trans, r, q1 - q0, kb, j->alpha, dA, j->trans ? j->K : r,
+                 dev_B(x, j, b) + p0 + (size_t)q0 * (size_t)j->K, j->K, p0 > 0 ? 1.0 : 0.0,
+                 dev_T(x, j, t) + (size_t)q0 * (size_t)r, r);
+}
+
+/* a tile of C: its rows and columns, and its buffers */
+typedef struct {
+  long r0, r, c0, c;
+  int b, t;
+} tile;
+
+/* the tile's part of C up into its buffer, behind what the copy stream holds */
+static int cu_up(cx *x, const job *j, const tile *tl) {
+  int rc = after(x, x->cs, x->ev[EV_CFREE + tl->t]);
+  if (rc == FUPERMOD_SUCCESS)
+    rc = copy_on(x, x->cs, 1, dev_Cu(x, j, tl->t), tl->r, j->C + tl->r0 + (size_t)tl->c0 * (size_t)j->ldc, j->ldc, tl->r,
+                 tl->c);
+  if (rc == FUPERMOD_SUCCESS) rc = record(x, x->ev[EV_CUP + tl->t], x->cs);
+  return step(x, j, rc);
+}
+
+/* chunk ch of a computed tile: beta C added (on the compute stream), then downloaded */
+static int chunk_back(cx *x, const job *j, const tile *tl, int ch) {
+  const double one = 1.0;
+  long q0, q1;
+  double *dT;
+  int rc = FUPERMOD_SUCCESS;
+  chunk_of(tl->c, ch, &q0, &q1);
+  if (q1 <= q0) return FUPERMOD_SUCCESS;
+  dT = dev_T(x, j, tl->t) + (size_t)q0 * (size_t)tl->r;
+  if (j->beta != 0.0 && ch == 0) rc = after(x, x->s, x->ev[EV_CUP + tl->t]); /* C's tile is up */
+  if (rc == FUPERMOD_SUCCESS && j->beta != 0.0 &&
+      cublasDgeam(x->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)tl->r, (int)(q1 - q0), &one, dT, (int)tl->r, &j->beta,
+                  dev_Cu(x, j, tl->t) + (size_t)q0 * (size_t)tl->r, (int)tl->r, dT, (int)tl->r) != CUBLAS_STATUS_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasDgeam failed", x->device);
+  if (rc == FUPERMOD_SUCCESS) rc = record(x, x->ev[EV_CHUNK + ch], x->s);
+  if (rc == FUPERMOD_SUCCESS) rc = after(x, x->ds, x->ev[EV_CHUNK + ch]);
+  if (rc == FUPERMOD_SUCCESS)
+    rc = copy_on(x, x->ds, 0, dT, tl->r, j->C + tl->r0 + (size_t)(tl->c0 + q0) * (size_t)j->ldc, j->ldc, tl->r, q1 - q0);
+  return step(x, j, rc);
+}
+
+/* the tile's buffers are free once it is downloaded (T) and added (C's) */
+static int tile_done(cx *x, const tile *tl) {
+  int rc = record(x, x->ev[EV_TFREE + tl->t], x->ds);
+  return rc == FUPERMOD_SUCCESS ? record(x, x->ev[EV_CFREE + tl->t], x->s) : rc;
+}
+
+/* chunk ch of the tile's last GEMM (its last panel from p0, kb deep, or all of K) */
+static int chunk_gemm_of(cx *x, const job *j, const tile *tl, long p0, long kb, int ch) {
+  long q0, q1;
+  int rc = FUPERMOD_SUCCESS;
+  chunk_of(tl->c, ch, &q0, &q1);
+  if (q1 <= q0) return FUPERMOD_SUCCESS;
+  if (kb > 0) rc = panel_gemm(x, j, tl->r, tl->b, tl->t, p0, kb, q0, q1);
+  else { /* K = 0: C = beta C */
+    cudaError_t e = cudaMemset2DAsync(dev_T(x, j, tl->t) + (size_t)q0 * (size_t)tl->r, (size_t)tl->r * 8, 0,
+                                      (size_t)tl->r * 8, (size_t)(q1 - q0), x->s);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "clearing a tile", e);
+  }
+  return step(x, j, rc);
+}
+
+static int run_job(cx *x, job *j, fupermod_exec_dgemm_info *info) {
+  long tiles = 0, nblocks, ntiles;
+  tile pend = {0, 0, 0, 0, 0, 0};
+  int rc, pending = 0;
+  if ((rc = job_fit(x, j)) != FUPERMOD_SUCCESS) return rc;
+  nblocks = (j->M + j->mh - 1) / j->mh, ntiles = (j->N + j->nv - 1) / j->nv;
+  if ((rc = grow(x, &x->dG, &x->cap_G, (size_t)job_elems(j), "the DGEMM's blocks")) != FUPERMOD_SUCCESS) return rc;
+  if (info)
+    *info = (fupermod_exec_dgemm_info){nblocks, ntiles, j->mh, j->nv, j->kb, 8.0 * job_elems(j), nblocks == 1};
+  if (cublasSetStream(x->blas, x->s) != CUBLAS_STATUS_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasSetStream failed", x->device);
+  for (int k = 0; k < 2 && rc == FUPERMOD_SUCCESS; k++) /* every buffer free */
+    if ((rc = record(x, x->ev[EV_BFREE + k], x->s)) == FUPERMOD_SUCCESS &&
+        (rc = record(x, x->ev[EV_TFREE + k], x->s)) == FUPERMOD_SUCCESS)
+      rc = record(x, x->ev[EV_CFREE + k], x->s);
+  if (rc == FUPERMOD_SUCCESS) rc = record(x, x->ev[EV_AFREE], x->s);
+  for (long bi = 0; bi < nblocks && rc == FUPERMOD_SUCCESS; bi++)
+    for (long tj = 0; tj < ntiles && rc == FUPERMOD_SUCCESS; tj++, tiles++) {
+      tile tl;
+      long p0 = 0, kb = j->K;
+      /* a tile's chunks go back at once where C need not come up first, where it is the last, or
+       * where its buffer is the next tile's; otherwise after the next tile's B and first chunk, so
+       * that C's upload waits behind the B the device needs next */
+      int now = j->beta == 0.0 || j->nb == 1 || (bi == nblocks - 1 && tj == ntiles - 1);
+      tl.r0 = bi * j->mh, tl.r = j->M - tl.r0 < j->mh ? j->M - tl.r0 : j->mh;
+      tl.c0 = tj * j->nv, tl.c = j->N - tl.c0 < j->nv ? j->N - tl.c0 : j->nv;
+      tl.b = tl.t = (int)(tiles % j->nb);
+      if ((rc = after(x, x->cs, x->ev[EV_BFREE + tl.b])) != FUPERMOD_SUCCESS ||
+          (rc = after(x, x->s, x->ev[EV_TFREE + tl.t])) != FUPERMOD_SUCCESS)
+        break;
+      if (tj == 0) { /* A and B in panels of growing depth, each multiplied as soon as it is up */
+        long next = j->kb / 8 > 0 ? j->kb / 8 : 1;
+        rc = after(x, x->cs, x->ev[EV_AFREE]);
+        while (rc == FUPERMOD_SUCCESS && (kb = j->K - p0 < next ? j->K - p0 : next) > 0) {
+          if ((rc = panel_up(x, j, tl.r0, tl.r, tl.c0, tl.c, tl.b, p0, kb)) == FUPERMOD_SUCCESS &&
+              (rc = record(x, x->ev[EV_UP], x->cs)) == FUPERMOD_SUCCESS)
+            rc = after(x, x->s, x->ev[EV_UP]);
+          rc = step(x, j, rc);
+          if (p0 + kb == j->K) break; /* the last panel runs in chunks, below */
+          if (rc == FUPERMOD_SUCCESS) rc = step(x, j, panel_gemm(x, j, tl.r, tl.b, tl.t, p0, kb, 0, tl.c));
+          p0 += kb;
+          next = next * 4 < j->kb ? next * 4 : j->kb;
+        }
+      } else if (j->K > 0) { /* this tile's columns of B, chunk by chunk, behind the GEMMs of the tile before */
+        for (int ch = 0; ch < NCH && rc == FUPERMOD_SUCCESS; ch++) {
+          long q0, q1;
+          chunk_of(tl.c, ch, &q0, &q1);
+          if (q1 > q0 &&
+              (rc = copy_on(x, x->cs, 1, dev_B(x, j, tl.b) + (size_t)q0 * (size_t)j->K, j->K,
+                            (double *)j->B + (size_t)(tl.c0 + q0) * (size_t)j->ldb, j->ldb, j->K, q1 - q0)) == FUPERMOD_SUCCESS)
+            rc = record(x, x->ev[EV_BCHUNK + ch], x->cs);
+          rc = step(x, j, rc);
+        }
+      }
+      /* C's tiles up: the one before first */
+      if (rc == FUPERMOD_SUCCESS && pending && j->beta != 0.0) rc = cu_up(x, j, &pend);
+      if (rc == FUPERMOD_SUCCESS && now && j->beta != 0.0) rc = cu_up(x, j, &tl);
+      for (int ch = 0; ch < NCH && rc == FUPERMOD_SUCCESS; ch++) {
+        long q0, q1;
+        chunk_of(tl.c, ch, &q0, &q1);
+        if (tj > 0 && j->K > 0 && q1 > q0) rc = after(x, x->s, x->ev[EV_BCHUNK + ch]); /* its columns of B are up */
+        if (rc == FUPERMOD_SUCCESS && (rc = chunk_gemm_of(x, j, &tl, p0, kb, ch)) == FUPERMOD_SUCCESS && now)
+          rc = chunk_back(x, j, &tl, ch);
+        if (rc == FUPERMOD_SUCCESS && ch == 0 && pending) { /* the tile before goes back now */
+          for (int c2 = 0; c2 < NCH && rc == FUPERMOD_SUCCESS; c2++) rc = chunk_back(x, j, &pend, c2);
+          if (rc == FUPERMOD_SUCCESS) rc = tile_done(x, &pend);
+          pending = 0;
+        }
+      }
+      if (rc == FUPERMOD_SUCCESS) rc = record(x, x->ev[EV_BFREE + tl.b], x->s);
+      if (rc == FUPERMOD_SUCCESS && tj == ntiles - 1) rc = record(x, x->ev[EV_AFREE], x->s);
+      if (rc == FUPERMOD_SUCCESS && now) rc = tile_done(x, &tl);
+      else pend = tl, pending = 1;
+    }
+  if (rc == FUPERMOD_SUCCESS) {
+    cudaError_t e = cudaStreamSynchronize(x->ds);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->cs);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a DGEMM", e);
+  }
+  if (rc == FUPERMOD_SUCCESS && nblocks > 1) x->st.fallbacks++; /* B crossed the link more than once */
   return drained(x, rc);
+}
+
+/* Out of card: the update C += op(A) B through the streamed DGEMM. */
+static int tiled_update(cx *x, int trans, long k, const double *A, long lda, const double *B, long ldb) {
+  job j = {trans, 0, x->m, x->n, k, 1.0, 1.0, A, B, lda, ldb, x->C, x->ldc, 0, 0, 0, 0};
+  return run_job(x, &j, NULL);
+}
+
+static int x_dgemm(void *impl, int flags, long M, long N, long K, double alpha, const double *A, long lda, const double *B,
+                   long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc;
+  job j = {flags & FUPERMOD_EXEC_DGEMM_TRANS, !!(flags & FUPERMOD_EXEC_DGEMM_SERIAL), M, N, K, alpha, beta, A, B, lda,
+           ldb, C, ldc, 0, 0, 0, 0};
+  if (x->active) return fupermod_error(FUPERMOD_ERR_USAGE, "CUDA executor: a DGEMM inside a GEMM session");
+  cudaSetDevice(x->device);
+  rc = run_job(x, &j, info);
+  return kern_cuda_back(prev, rc);
 }
 
 /* slot s's panels: A (m x k, or k x m transposed) then B (k x n) */
@@ -642,4 +895,4 @@ static void x_stats(void *impl, fupermod_exec_stats *s) { *s = ((cx *)impl)->st;
 
 __attribute__((visibility("default"))) const fupermod_exec_ops fupermod_exec_cuda_ops = {
   FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats,
-  x_gemm_plan, x_gemm_wait};
+  x_gemm_plan, x_gemm_wait, x_dgemm};

@@ -1,23 +1,21 @@
 /* dgemm-ooc: the row formulation C_i = A_i B + C_i (d rows of an N x N product, the whole of B)
- * on a GPU through the out-of-card GEMM (kernels/ooc/ooc.h), so d is not limited by the device
- * memory. Every transfer is inside the timed execute (the GPU "device" includes its PCIe link
- * and host core). Sub-options: n=N (2048), device=D (0), mem=BYTES (device memory the GEMM may
- * use; 0: 90 % of the free memory; small values force many slices), sync=0|1 (no overlap).
- * complexity = 2 d N^2. Without a usable CUDA device, create fails with FUPERMOD_ERR_NODEVICE. */
+ * on a GPU through its CUDA executor's streamed DGEMM (fupermod_exec_dgemm), so d is not limited
+ * by the device memory. Every transfer is inside the timed execute (the GPU "device" includes its
+ * PCIe link and host core); the matrices are page-locked once, by the executor. Sub-options:
+ * n=N (2048), device=D (0), mem=BYTES (device memory the GEMM may use; 0: 90 % of the free memory;
+ * small values force many blocks), sync=0|1 (no overlap). complexity = 2 d N^2. Without a usable
+ * CUDA device, create fails with FUPERMOD_ERR_NODEVICE. */
 #include <pthread.h>
-#include <cuda_runtime.h>
 #include "kernels/cpu/common.h"
-#include "kernels/cuda/device.h"
-#include "kernels/ooc/ooc.h"
 
 #define NAME "dgemm-ooc"
 
 typedef struct {
   long n, device, sync;
   double mem;
-  fupermod_ooc *ooc;
+  fupermod_exec *e;
   long d;
-  double *A, *B, *C; /* pinned, column-major: A, C are d x n (ld d), B is n x n */
+  double *A, *B, *C; /* page-locked by the executor, column-major: A, C are d x n (ld d), B is n x n */
 } ooc_ctx;
 
 static const fupermod_option options[] = {
@@ -30,7 +28,7 @@ static const fupermod_option options[] = {
 static int create(const char *subopts, void **ctx) {
   ooc_ctx *k;
   long n = 2048, device = 0, sync = 0, mem = 0;
-  fupermod_ooc_opts o;
+  fupermod_exec_opts o;
   int rc;
   if ((rc = kern_opt_long(NAME, options, subopts, "n", &n)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = kern_opt_long(NAME, options, subopts, "device", &device)) != FUPERMOD_SUCCESS) return rc;
@@ -41,8 +39,8 @@ static int create(const char *subopts, void **ctx) {
   k->device = device;
   k->sync = sync;
   k->mem = (double)mem;
-  o = (fupermod_ooc_opts){(int)device, (double)mem, (int)sync, 1};
-  if ((rc = fupermod_ooc_create(&o, &k->ooc)) != FUPERMOD_SUCCESS) {
+  o = (fupermod_exec_opts){FUPERMOD_EXEC_CUDA, 1, (int)device, (double)mem};
+  if ((rc = fupermod_exec_open(&o, &k->e)) != FUPERMOD_SUCCESS) {
     free(k);
     return rc;
   }
@@ -56,7 +54,7 @@ static double complexity(long d, void *ctx) {
 }
 
 static void release(ooc_ctx *k) {
-  cudaFreeHost(k->A), cudaFreeHost(k->B), cudaFreeHost(k->C);
+  fupermod_exec_host_free(k->e, k->A), fupermod_exec_host_free(k->e, k->B), fupermod_exec_host_free(k->e, k->C);
   k->A = k->B = k->C = NULL;
   k->d = 0;
 }
@@ -69,17 +67,14 @@ static int finalize(void *ctx) {
 static int alloc_fill(ooc_ctx *k, long d) {
   const size_t n = (size_t)k->n, rows = (size_t)d;
   double host = 8.0 * (2.0 * (double)d * (double)k->n + (double)k->n * (double)k->n);
-  int rc, prev, fail;
+  int rc, fail;
   if ((rc = kern_check_d(NAME, d)) != FUPERMOD_SUCCESS) return rc;
   if ((rc = kern_mem_check(NAME, d, host, kern_mem_limit(), "(3/4 of the physical memory)")) != FUPERMOD_SUCCESS)
     return rc;
   release(k);
-  prev = kern_cuda_saved();
-  cudaSetDevice((int)k->device);
-  fail = cudaMallocHost((void **)&k->A, rows * n * sizeof(double)) != cudaSuccess ||
-         cudaMallocHost((void **)&k->B, n * n * sizeof(double)) != cudaSuccess ||
-         cudaMallocHost((void **)&k->C, rows * n * sizeof(double)) != cudaSuccess;
-  kern_cuda_restore(prev);
+  fail = fupermod_exec_host_alloc(k->e, rows * n * sizeof(double), (void **)&k->A) != FUPERMOD_SUCCESS ||
+         fupermod_exec_host_alloc(k->e, n * n * sizeof(double), (void **)&k->B) != FUPERMOD_SUCCESS ||
+         fupermod_exec_host_alloc(k->e, rows * n * sizeof(double), (void **)&k->C) != FUPERMOD_SUCCESS;
   if (fail) {
     release(k);
     return fupermod_error(FUPERMOD_ERR_NOMEM, NAME " kernel: cannot allocate %.0f bytes of pinned host memory for d=%ld",
@@ -100,7 +95,8 @@ static int execute(void *ctx) {
   if (!k->d) return fupermod_error(FUPERMOD_ERR_USAGE, NAME " kernel: execute before initialize");
   /* never cancelled inside the CUDA runtime (see dgemm-cuda) */
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-  rc = fupermod_ooc_dgemm(k->ooc, k->d, k->n, k->n, 1.0, k->A, k->d, k->B, k->n, 1.0, k->C, k->d, NULL);
+  rc = fupermod_exec_dgemm(k->e, k->sync ? FUPERMOD_EXEC_DGEMM_SERIAL : 0, k->d, k->n, k->n, 1.0, k->A, k->d, k->B, k->n,
+                           1.0, k->C, k->d, NULL);
   pthread_setcancelstate(old, NULL);
   return rc;
 }
@@ -109,7 +105,7 @@ static void destroy(void *ctx) {
   ooc_ctx *k = ctx;
   if (!k) return;
   release(k);
-  fupermod_ooc_destroy(k->ooc);
+  fupermod_exec_close(k->e);
   free(k);
 }
 
@@ -120,11 +116,11 @@ static int verify(void *ctx) {
   int rc = FUPERMOD_SUCCESS;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0] && rc == FUPERMOD_SUCCESS; c++) {
     ooc_ctx k = {cases[c][1], base->device, 0, 8.0 * (double)cases[c][2], NULL, 0, NULL, NULL, NULL};
-    fupermod_ooc_opts o = {(int)base->device, k.mem, 0, 1};
+    fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, (int)base->device, k.mem};
     long d = cases[c][0], n = k.n;
-    fupermod_ooc_stats st;
+    fupermod_exec_dgemm_info st;
     double *ref;
-    if ((rc = fupermod_ooc_create(&o, &k.ooc)) != FUPERMOD_SUCCESS) break;
+    if ((rc = fupermod_exec_open(&o, &k.e)) != FUPERMOD_SUCCESS) break;
     if ((rc = alloc_fill(&k, d)) == FUPERMOD_SUCCESS) {
       if (!(ref = malloc((size_t)(d * n) * sizeof *ref))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
       else {
@@ -135,19 +131,19 @@ static int verify(void *ctx) {
             for (long p = 0; p < n; p++) s += k.A[i + p * d] * k.B[p + j * n];
             ref[i + j * d] += s;
           }
-        rc = fupermod_ooc_dgemm(k.ooc, d, n, n, 1.0, k.A, d, k.B, n, 1.0, k.C, d, &st);
+        rc = fupermod_exec_dgemm(k.e, 0, d, n, n, 1.0, k.A, d, k.B, n, 1.0, k.C, d, &st);
         if (rc == FUPERMOD_SUCCESS && !(kern_rel_err(k.C, ref, (size_t)(d * n)) <= 1e-12))
           rc = fupermod_error(FUPERMOD_ERR_NUMERIC, NAME " kernel: d=%ld n=%ld split %ld x %ld: relative error %g", d, n,
-                              st.plan.h, st.plan.v, kern_rel_err(k.C, ref, (size_t)(d * n)));
+                              st.row_tiles, st.col_tiles, kern_rel_err(k.C, ref, (size_t)(d * n)));
         free(ref);
       }
     }
     release(&k);
-    fupermod_ooc_destroy(k.ooc);
+    fupermod_exec_close(k.e);
   }
   return rc;
 }
 
 const fupermod_kernel_ops fupermod_kernel_plugin = {
-  FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i over d rows of N on a GPU, out of card (two CUDA streams)",
+  FUPERMOD_KERNEL_API, NAME, "C_i = A_i B + C_i over d rows of N on a GPU, streamed (any d)",
   create, complexity, initialize, execute, finalize, destroy, verify, NULL, NULL, options};

@@ -4,10 +4,11 @@
  * device holds five buffers, {dA[0], dC[0]}, {dA[1], dC[1]} and one dB, and two CUDA streams
  * alternate over the blocks (column by column) so that uploads and downloads overlap GEMMs.
  *
- * The plan and the schedule are plain CPU logic (libfupermod_ooc is always built); the CUDA
- * executor needs a build with CUDA and a device, and reports FUPERMOD_ERR_NODEVICE otherwise.
- * Its CUDA code is the module fupermod_ooc_cuda.so in the kernel directory, loaded on the first
- * context with a device, so libfupermod_ooc links no CUDA library. */
+ * The plan and the schedule are the thesis's algorithm as plain CPU logic, kept for reference and
+ * checked by the tests. fupermod_ooc_dgemm runs on a CUDA executor (fupermod/exec.h): its streamed
+ * DGEMM (fupermod_exec_dgemm), which keeps A's rows on the device and overlaps every transfer, does
+ * the work, so libfupermod_ooc links no CUDA library; without CUDA in the build or without a
+ * device, create reports FUPERMOD_ERR_NODEVICE. */
 #ifndef FUPERMOD_OOC_H
 #define FUPERMOD_OOC_H
 
@@ -75,42 +76,33 @@ typedef struct fupermod_ooc_schedule {
 int fupermod_ooc_schedule_make(const fupermod_ooc_plan *plan, int load_c, fupermod_ooc_schedule *s);
 void fupermod_ooc_schedule_free(fupermod_ooc_schedule *s);
 
-/* ---- CUDA executor ---- */
+/* ---- on a GPU ---- */
 
 typedef struct fupermod_ooc_opts {
   int device;       /* CUDA device index */
   double mem_limit; /* device bytes the GEMM may use; <= 0: 90 % of the free memory */
   int synchronous;  /* 1: wait for every operation before issuing the next (no overlap) */
-  int no_pin;       /* 1: do not page-lock the host matrices during a call */
+  int no_pin;       /* 1: the host matrices are page-locked already (else they are during a call) */
 } fupermod_ooc_opts;
 
 typedef struct fupermod_ooc_stats {
-  fupermod_ooc_plan plan;
+  fupermod_ooc_plan plan; /* the executor's cut: h row blocks, v tiles of columns (mh x nv at most) */
   double time;            /* seconds, transfers included */
   double bytes_up, bytes_down;
 } fupermod_ooc_stats;
 
 typedef struct fupermod_ooc fupermod_ooc;
 
-/* A context on one device (cuBLAS handle, two streams, events, cached device buffers).
+/* A context on one device: a CUDA executor of that device with that memory limit.
  * FUPERMOD_ERR_NODEVICE ("no CUDA device") when the build has no CUDA or no device is usable. */
 int fupermod_ooc_create(const fupermod_ooc_opts *opts, fupermod_ooc **out);
 void fupermod_ooc_destroy(fupermod_ooc *ctx);
 
-/* C = alpha A B + beta C (column-major, leading dimensions lda >= M, ldb >= K, ldc >= M), split
- * by fupermod_ooc_plan_make for the context's memory limit. stats may be NULL. */
+/* C = alpha A B + beta C (column-major, leading dimensions lda >= M, ldb >= K, ldc >= M) through
+ * fupermod_exec_dgemm. stats may be NULL. A C that stays on the device across many updates is a
+ * GEMM session of the executor (fupermod_exec_gemm_begin). */
 int fupermod_ooc_dgemm(fupermod_ooc *ctx, long M, long N, long K, double alpha, const double *A, long lda,
                        const double *B, long ldb, double beta, double *C, long ldc, fupermod_ooc_stats *stats);
-
-/* Keeps C (M x N, leading dimension ldc) on the device: the calls of fupermod_ooc_dgemm on this
- * same C, M, N and ldc with K <= kmax then upload A and B only and update the device's copy, until
- * fupermod_ooc_release downloads it. The host panels passed to those calls stay page-locked until
- * the release. FUPERMOD_ERR_NOMEM when C with room for A (M x kmax) and B (kmax x N) does not fit in
- * the context's memory limit: the caller goes on without (every call then moves C both ways). */
-int fupermod_ooc_hold(fupermod_ooc *ctx, double *C, long M, long N, long ldc, long kmax);
-/* Waits for the held C's updates, downloads it into the host C and frees it on the device; nothing
- * held: a no-op. fupermod_ooc_destroy of a context that holds C discards the device's copy. */
-int fupermod_ooc_release(fupermod_ooc *ctx);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
