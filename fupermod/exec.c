@@ -81,7 +81,7 @@ static void cpu_stats(void *impl, fupermod_exec_stats *s) { memset(s, 0, sizeof 
 
 static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cpu_close, cpu_pin, cpu_unpin,
                                           cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL,
-                                          cpu_dgemm};
+                                          cpu_dgemm, NULL};
 
 /* ---- the CUDA module ---- */
 
@@ -106,7 +106,7 @@ static int load_cuda(const fupermod_exec_ops **out) {
   }
   m = (const fupermod_exec_ops *)dlsym(h, "fupermod_exec_cuda_ops");
   if (!m || m->api_version != FUPERMOD_EXEC_MODULE_API || !m->open || !m->close || !m->gemm_begin ||
-      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats || !m->dgemm) {
+      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats || !m->dgemm || !m->fft2d) {
     dlclose(h);
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s is not a CUDA executor of this fupermod", path);
     goto done;
@@ -311,6 +311,20 @@ int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *l, doubl
   if (l->howmany == 0 || l->blocks == 0) return FUPERMOD_SUCCESS;
   if (!data) return fupermod_error(FUPERMOD_ERR_USAGE, "executor FFT: data is NULL");
   return e->ops->fft(e->impl, l, data, sign);
+}
+
+int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign) {
+  fupermod_exec_fft_layout rows = {N, M, 1, N, 1, 0}, cols = {M, N, N, 1, 1, 0};
+  int rc;
+  if (!e) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  if (M < 0 || N < 0 || M > 0x7fffffffL || N > 0x7fffffffL)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor 2D FFT: M = %ld, N = %ld", M, N);
+  if (sign != -1 && sign != 1) return fupermod_error(FUPERMOD_ERR_USAGE, "executor 2D FFT: sign %d (-1 or +1)", sign);
+  if (M == 0 || N == 0) return FUPERMOD_SUCCESS;
+  if (!data) return fupermod_error(FUPERMOD_ERR_USAGE, "executor 2D FFT: data is NULL");
+  if (e->ops->fft2d) return e->ops->fft2d(e->impl, M, N, data, sign);
+  rc = e->ops->fft(e->impl, &rows, data, sign);
+  return rc == FUPERMOD_SUCCESS ? e->ops->fft(e->impl, &cols, data, sign) : rc;
 }
 
 void fupermod_exec_get_stats(const fupermod_exec *e, fupermod_exec_stats *s) {

@@ -113,6 +113,14 @@ typedef struct fupermod_exec_fft_layout {
 } fupermod_exec_fft_layout;
 int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *layout, double *data, int sign);
 
+/* A whole 2D FFT, in place, of an M x N array of complex doubles in host memory, row-major (row r
+ * at data[2 r N]); sign -1 forward, +1 backward, unnormalised. The CUDA executor, where the array
+ * fits in its memory, uploads it in batches of rows, each transformed as soon as it is up,
+ * transforms the columns on the device and downloads the result: the array crosses the link once
+ * each way. Otherwise, and on the CPU, the rows then the columns through fupermod_exec_fft (a
+ * CUDA executor counts that as a fallback). */
+int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign);
+
 /* What the executor did so far: seconds spent page-locking host memory and in the device's first
  * use, bytes moved, and fallbacks: how many times the device's memory was too small for the fast
  * schedule and a slower one ran (a GEMM whose C does not stay on the device, FFTs in smaller

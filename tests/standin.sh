@@ -22,10 +22,10 @@ export FAKE_CUDA_DEVICES=${FAKE_CUDA_DEVICES:-2}
 echo "# stand-in CUDA from $STANDIN_DIR, $FAKE_CUDA_DEVICES devices${LD_PRELOAD:+, preloaded}"
 
 # standin_mpi PROG RUN...: tests/PROG_npN under mpiexec once per RUN "N EXEC,EXEC,..." (its
-# $FUPERMOD_TEST_EXEC, the first N-1 of them stand-in GPUs): its points relayed, then one point
-# that the run passed with those GPUs. Needs tests/tap.sh.
+# $FUPERMOD_TEST_EXEC; its cuda ones stand-in GPUs): its points relayed, then one point that the
+# run passed with those GPUs. Needs tests/tap.sh.
 standin_mpi() {
-  local prog=$1 run np rc
+  local prog=$1 run np rc ngpu
   shift
   for run in "$@"; do
     np=${run%% *}
@@ -33,7 +33,8 @@ standin_mpi() {
       -x FAKE_CUDA_DEVICES -x FUPERMOD_TEST_EXEC -np "$np" "$top_builddir/tests/${prog}_np$np" >"$TMPD/out" 2>&1
     rc=$?
     relay "${run#* }" "$TMPD/out"
-    ok "$([ $rc -eq 0 ] && [ "$(grep -c 'cuda device [01] (fupermod stand-in GPU' "$TMPD/out")" -eq $((np - 1)) ]; echo $?)" \
+    ngpu=$(echo "${run#* }" | tr ',' '\n' | grep -c '^cuda')
+    ok "$([ $rc -eq 0 ] && [ "$(grep -c 'cuda device [01] (fupermod stand-in GPU' "$TMPD/out")" -eq "$ngpu" ]; echo $?)" \
       "${run#* }: the run passes (exit $rc) on the stand-in GPUs"
   done
 }

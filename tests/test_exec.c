@@ -152,6 +152,46 @@ static double fft_case(fupermod_exec *e, const fupermod_exec_fft_layout *l, int 
   return err / scale;
 }
 
+/* 2D FFTs (fupermod_exec_fft2d) against a naive 2D DFT: max relative difference */
+static double fft2d_case(fupermod_exec *e, long M, long N, int sign, int *rc) {
+  double *x = malloc(16 * (size_t)(M * N)), *y = malloc(16 * (size_t)(M * N)), err = 0, scale = 1e-300;
+  for (long i = 0; i < 2 * M * N; i++) x[i] = y[i] = rnd();
+  *rc = fupermod_exec_fft2d(e, M, N, x, sign);
+  for (long k1 = 0; k1 < M; k1++)
+    for (long k2 = 0; k2 < N; k2++) {
+      double re = 0, im = 0, d;
+      for (long j1 = 0; j1 < M; j1++)
+        for (long j2 = 0; j2 < N; j2++) {
+          double a = sign * 2.0 * M_PI * ((double)((j1 * k1) % M) / (double)M + (double)((j2 * k2) % N) / (double)N);
+          const double *v = y + 2 * (j1 * N + j2);
+          re += v[0] * cos(a) - v[1] * sin(a);
+          im += v[0] * sin(a) + v[1] * cos(a);
+        }
+      d = fabs(x[2 * (k1 * N + k2)] - re) + fabs(x[2 * (k1 * N + k2) + 1] - im);
+      if (isnan(d) || d > err) err = isnan(d) ? INFINITY : d;
+      if (fabs(re) + fabs(im) > scale) scale = fabs(re) + fabs(im);
+    }
+  free(x), free(y);
+  return err / scale;
+}
+
+static void fft2d_all(fupermod_exec *e, const char *what) {
+  static const long shapes[][2] = {{1, 1}, {12, 20}, {33, 16}, {64, 40}, {50, 12}, {7, 1}};
+  int bad = 0;
+  double worst = 0;
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+    for (int sign = -1; sign <= 1; sign += 2) {
+      int rc;
+      double err = fft2d_case(e, shapes[i][0], shapes[i][1], sign, &rc);
+      if (rc != FUPERMOD_SUCCESS || !(err <= 1e-12)) {
+        if (bad++ < 3) diag("%s: 2D FFT %ld x %ld sign %d: rc %d (%s), error %g", what, shapes[i][0], shapes[i][1], sign, rc,
+                            rc ? fupermod_error_message() : "", err);
+      } else if (err > worst)
+        worst = err;
+    }
+  ok(bad == 0, "%s: 2D FFTs of 1 x 1 to 64 x 40, both signs, match a naive 2D DFT (worst relative error %.1e)", what, worst);
+}
+
 static void fft_all(fupermod_exec *e, const char *what) {
   /* rows, interleaved columns (stride = howmany, distance 1), panels of 4 in 5 blocks, a tail */
   static const fupermod_exec_fft_layout ls[] = {
@@ -191,6 +231,7 @@ static void cpu_exec(void) {
       dgemm_all(e, what, &tiled, &blocks);
     }
     fft_all(e, what);
+    fft2d_all(e, what);
     fupermod_exec_close(e);
   }
 }
@@ -245,6 +286,7 @@ static void cuda(void) {
     gemm_all(e, "cuda, C held on the device");
     dgemm_all(e, "cuda", &tiled, &blocks);
     fft_all(e, "cuda");
+    fft2d_all(e, "cuda, on the device");
     fupermod_exec_get_stats(e, &st);
     ok(st.fallbacks == 0, "with memory enough, no fallback (%ld)", st.fallbacks);
     fupermod_exec_close(e);
@@ -263,6 +305,7 @@ static void cuda(void) {
     fupermod_exec_get_stats(e, &st);
     ok(st.fallbacks > 0, "the statistics count the GEMMs that went out of card (%ld fallbacks)", st.fallbacks);
     fft_all(e, "cuda, 8 KiB limit");
+    fft2d_all(e, "cuda, 8 KiB limit (rows, then columns)");
     /* one signal longer than the limit: refused with the limit named */
     {
       fupermod_exec_fft_layout big = {1024, 1, 1, 1024, 1, 0};

@@ -736,9 +736,10 @@ static int x_gemm_end(void *impl) {
   return kern_cuda_back(prev, drained(x, rc));
 }
 
+/* cuFFT's 64-bit plans: a batch whose elements reach 2^31 is planned as any other */
 static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
   plan *p;
-  int n = (int)l->n, emb = (int)l->n;
+  long long n = l->n, emb = l->n;
   for (p = x->plans; p; p = p->next)
     if (p->n == l->n && p->howmany == l->howmany && p->stride == l->stride && p->dist == l->dist) {
       *out = p->h;
@@ -746,14 +747,17 @@ static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
     }
   if (!(p = calloc(1, sizeof *p))) return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory");
   {
-    cufftResult r = cufftPlanMany(&p->h, 1, &n, &emb, (int)l->stride, (int)l->dist, &emb, (int)l->stride, (int)l->dist,
-                                  CUFFT_Z2Z, (int)l->howmany);
+    size_t work = 0;
+    cufftResult r = cufftCreate(&p->h);
+    if (r == CUFFT_SUCCESS)
+      r = cufftMakePlanMany64(p->h, 1, &n, &emb, l->stride, l->dist, &emb, l->stride, l->dist, CUFFT_Z2Z, l->howmany, &work);
     if (r == CUFFT_SUCCESS && cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) r = CUFFT_INTERNAL_ERROR;
     if (r != CUFFT_SUCCESS) {
+      cufftDestroy(p->h);
       free(p);
       /* the plan's work area is device memory too */
       return fupermod_error(r == CUFFT_ALLOC_FAILED ? FUPERMOD_ERR_NOMEM : FUPERMOD_ERR_SYSTEM,
-                            "CUDA executor, device %d: cufftPlanMany cannot plan %ld transforms of %ld (stride %ld, "
+                            "CUDA executor, device %d: cufftMakePlanMany64 cannot plan %ld transforms of %ld (stride %ld, "
                             "distance %ld)%s", x->device, l->howmany, l->n, l->stride, l->dist,
                             r == CUFFT_ALLOC_FAILED ? ": out of device memory for its work area" : "");
     }
@@ -891,8 +895,53 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
   return kern_cuda_back(prev, drained(x, rc));
 }
 
+/* A 2D FFT on the device: rows up in batches, each transformed as it arrives (copy and compute
+ * streams), then the columns, then the array down. Where it does not fit: the rows, then the
+ * columns, each through x_fft's batches. */
+static int x_fft2d(void *impl, long M, long N, double *data, int sign) {
+  cx *x = impl;
+  fupermod_exec_fft_layout rows = {N, M, 1, N, 1, 0}, cols = {M, N, N, 1, 1, 0};
+  size_t total = (size_t)M * (size_t)N; /* complex elements */
+  long q = M >= 32 ? (M + 15) / 16 : M; /* sixteen batches, each transformed as soon as it is up */
+  int prev = kern_cuda_saved(), rc = FUPERMOD_ERR_NOMEM, dir = sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
+  cufftHandle hq = 0, ht = 0, hc = 0;
+  cudaSetDevice(x->device);
+  if (16.0 * (double)total <= x->limit) rc = grow(x, &x->dF, &x->cap_F, 2 * total, "the 2D FFT's array");
+  if (rc == FUPERMOD_SUCCESS) {
+    fupermod_exec_fft_layout lq = {N, q, 1, N, 1, 0}, lt = {N, M % q, 1, N, 1, 0};
+    if ((rc = plan_of(x, &lq, &hq)) == FUPERMOD_SUCCESS && (rc = plan_of(x, &cols, &hc)) == FUPERMOD_SUCCESS && M % q)
+      rc = plan_of(x, &lt, &ht);
+  }
+  if (rc == FUPERMOD_ERR_NOMEM) { /* the array, or it and the plans' work areas, do not fit */
+    cudaGetLastError();
+    x->st.fallbacks++;
+    rc = x_fft(impl, &rows, data, sign);
+    return kern_cuda_back(prev, rc == FUPERMOD_SUCCESS ? x_fft(impl, &cols, data, sign) : rc);
+  }
+  for (long r0 = 0; r0 < M && rc == FUPERMOD_SUCCESS; r0 += q) {
+    long qq = M - r0 < q ? M - r0 : q;
+    cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)r0 * (size_t)N;
+    if ((rc = copy_on(x, x->cs, 1, (double *)at, 2 * qq * N, data + 2 * (size_t)r0 * (size_t)N, 2 * qq * N, 2 * qq * N, 1)) ==
+            FUPERMOD_SUCCESS &&
+        (rc = record(x, x->ev[EV_UP], x->cs)) == FUPERMOD_SUCCESS && (rc = after(x, x->s, x->ev[EV_UP])) == FUPERMOD_SUCCESS &&
+        cufftExecZ2Z(qq == q ? hq : ht, at, at, dir) != CUFFT_SUCCESS)
+      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  }
+  if (rc == FUPERMOD_SUCCESS && cufftExecZ2Z(hc, (cufftDoubleComplex *)x->dF, (cufftDoubleComplex *)x->dF, dir) != CUFFT_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  if (rc == FUPERMOD_SUCCESS && (rc = record(x, x->ev[EV_CHUNK], x->s)) == FUPERMOD_SUCCESS &&
+      (rc = after(x, x->ds, x->ev[EV_CHUNK])) == FUPERMOD_SUCCESS)
+    rc = copy_on(x, x->ds, 0, x->dF, 2 * (long)total, data, 2 * (long)total, 2 * (long)total, 1);
+  if (rc == FUPERMOD_SUCCESS) {
+    cudaError_t e = cudaStreamSynchronize(x->ds);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a 2D FFT", e);
+  }
+  return kern_cuda_back(prev, drained(x, rc));
+}
+
 static void x_stats(void *impl, fupermod_exec_stats *s) { *s = ((cx *)impl)->st; }
 
 __attribute__((visibility("default"))) const fupermod_exec_ops fupermod_exec_cuda_ops = {
   FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats,
-  x_gemm_plan, x_gemm_wait, x_dgemm};
+  x_gemm_plan, x_gemm_wait, x_dgemm, x_fft2d};

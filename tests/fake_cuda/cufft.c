@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 #include <fftw3.h>
 #include <cufft.h>
@@ -213,6 +214,26 @@ cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int
   }
   pthread_mutex_unlock(&mu);
   return r;
+}
+
+/* The 64-bit interface: the stand-in computes with FFTW's int interface, so a plan whose sizes,
+ * strides or extent do not fit an int is refused (CUFFT_INVALID_SIZE). */
+cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long *n, long long *inembed, long long istride,
+                                long long idist, long long *onembed, long long ostride, long long odist, cufftType type,
+                                long long batch, size_t *work) {
+  int ni[3], ie[3], oe[3];
+  long long ext = batch * (idist > odist ? idist : odist);
+  if (rank < 1 || rank > 3 || !n) return CUFFT_INVALID_SIZE;
+  if (istride > INT_MAX || ostride > INT_MAX || idist > INT_MAX || odist > INT_MAX || batch > INT_MAX || ext > INT_MAX)
+    return CUFFT_INVALID_SIZE;
+  for (int d = 0; d < rank; d++) {
+    if (n[d] > INT_MAX || (inembed && inembed[d] > INT_MAX) || (onembed && onembed[d] > INT_MAX)) return CUFFT_INVALID_SIZE;
+    ni[d] = (int)n[d];
+    if (inembed) ie[d] = (int)inembed[d];
+    if (onembed) oe[d] = (int)onembed[d];
+  }
+  return cufftMakePlanMany(h, rank, ni, inembed ? ie : NULL, (int)istride, (int)idist, onembed ? oe : NULL, (int)ostride,
+                           (int)odist, type, (int)batch, work);
 }
 
 cufftResult cufftMakePlan1d(cufftHandle h, int nx, cufftType type, int batch, size_t *work) {
