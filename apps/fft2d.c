@@ -62,6 +62,7 @@ struct fupermod_fft2d {
   int types_ready; /* typeX/typeY hold valid handles or MPI_DATATYPE_NULL */
   double stamp[5]; /* the last execute's phase boundaries: rows, transpose, cols, transpose back */
   fupermod_exec *exec; /* a GPU executor that runs this process's FFTs (NULL: FFTW's plans here) */
+  int alone, owner;    /* one process with a GPU executor holds every row and column: it does all */
   double copied, back; /* the last execute's end of own copies before the first fence or exchange,
                         * start of own copies back after the second */
   double cpu[2];   /* this thread's CPU seconds in the row and column phases (not FFTW's threads) */
@@ -552,6 +553,10 @@ int fupermod_fft2d_plan_exec(MPI_Comm comm, long M, long N, const fupermod_dist 
     if (p->A) erc = fupermod_exec_pin(exec, p->A, (size_t)p->d * (size_t)p->N * sizeof(fftw_complex));
     if (erc == FUPERMOD_SUCCESS && p->Y) erc = fupermod_exec_pin(exec, p->Y, (size_t)p->M * (size_t)p->c * sizeof(fftw_complex));
   }
+  if (p) {
+    p->owner = p->exec && p->d == p->M && p->c == p->N;
+    MPI_Allreduce(&p->owner, &p->alone, 1, MPI_INT, MPI_SUM, p->comm);
+  }
   if (p && (rc = agree(p->comm, erc)) != FUPERMOD_SUCCESS) {
     fupermod_fft2d_destroy(p);
     *plan = NULL;
@@ -613,9 +618,10 @@ static int execute(fupermod_fft2d *p, int direction, double *data) {
 
   t0 = fupermod_time();
   c0 = fupermod_cpu_time();
-  if (p->size == 1 && p->exec && p->d > 0) {
-    /* one process: the whole transform on its device, without the transposes */
-    erc = fupermod_exec_fft2d(p->exec, p->M, p->N, (double *)A, direction);
+  if (p->alone) {
+    /* one process holds it all: the whole transform on its device, without the transposes (the
+     * others have nothing to do) */
+    if (p->owner) erc = fupermod_exec_fft2d(p->exec, p->M, p->N, (double *)A, direction);
     p->cpu[0] = fupermod_cpu_time() - c0;
     p->cpu[1] = 0;
     t1 = fupermod_time();

@@ -31,6 +31,13 @@ double fupermod_time(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int fupermod_time_simulated(void) {
+  const char *np = getenv("FAKE_CUDA_NOPAYLOAD");
+  pthread_once(&sim_once, find_sim_time);
+  if (!sim_time) return 0;
+  return np && *np && strcmp(np, "0") != 0 ? 2 : 1;
+}
+
 int fupermod_precision_check(const fupermod_precision *p) {
   if (p->reps_min < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "reps_min must be >= 1, got %d", p->reps_min);
   if (p->reps_max < p->reps_min)

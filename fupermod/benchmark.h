@@ -81,6 +81,10 @@ int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double s
 
 /* Monotonic wall clock in seconds. */
 double fupermod_time(void);
+/* 0: fupermod_time is the real clock; 1: it reads a simulated GPU's virtual clock (the stand-in
+ * CUDA with $FAKE_CUDA_SIM, docs/kernels.md): its times are SIMULATED; 2: the same, and the
+ * simulated GPU computes nothing ($FAKE_CUDA_NOPAYLOAD): its results are not to be checked. */
+int fupermod_time_simulated(void);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -123,12 +123,20 @@ static void lock(void) {
   if (++nest == 1) sim_enter();
 }
 
+static __thread double host_sleep; /* realtime: seconds the host must still wait, after the lock */
+
 static void unlock(void) {
-  if (--nest == 0) {
+  int last = --nest == 0;
+  if (last) {
     reap();
     sim_leave();
   }
   pthread_mutex_unlock(&big);
+  if (last && host_sleep > 0) {
+    struct timespec ts = {(time_t)host_sleep, (long)((host_sleep - (double)(time_t)host_sleep) * 1e9)};
+    host_sleep = 0;
+    while (nanosleep(&ts, &ts) != 0) {}
+  }
 }
 
 static cudaError_t ret(cudaError_t e) {
@@ -281,24 +289,37 @@ static void host_start(void) {
   host_vt = host_mark - sim.epoch;
 }
 
+/* $FAKE_CUDA_REALTIME: the virtual clock is real time. The host sleeps (after the runtime's lock)
+ * until what it waits for is done at the described device's pace, so that a simulated GPU and
+ * real CPU processes share one clock. */
+static int realtime(void) {
+  static int r = -1;
+  if (r < 0) r = env_on("FAKE_CUDA_REALTIME");
+  return r;
+}
+
 /* Entering and leaving the runtime: the real time between calls is host time; the time spent
- * inside (running the payload) is not. */
+ * inside (running the payload) is not, except in real time. */
 static void sim_enter(void) {
   double t;
   if (!sim_on()) return;
   host_start();
   t = now();
-  host_vt += t - host_mark;
+  if (realtime()) host_vt = fmax(host_vt, t - sim.epoch);
+  else host_vt += t - host_mark;
   host_mark = t;
 }
 
 static void sim_leave(void) {
-  if (sim_on()) host_mark = now();
+  if (!sim_on()) return;
+  host_mark = now();
+  if (realtime() && host_vt > host_mark - sim.epoch) host_sleep = host_vt - (host_mark - sim.epoch);
 }
 
 STANDIN_EXPORT double fupermod_standin_sim_time(void) {
   if (!sim_on()) return now();
   host_start();
+  if (realtime()) return fmax(host_vt, now() - sim.epoch);
   return host_vt + (now() - host_mark);
 }
 
