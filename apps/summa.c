@@ -333,9 +333,10 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
     int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
     st[0].req = reqbuf;
     st[1].req = reqbuf + 4 * p;
-    if (active && exec && p == 1 && !compute) {
-      /* one process: every pivot is its own, one product streamed by the executor (its compute
-       * trace, where asked for, keeps one interval per pivot) */
+    if (active && exec && my->rows == seg[K] && my->cols == seg[K] && !compute) {
+      /* this process owns it all (the others, if any, nothing): every pivot is its own, one
+       * product streamed by the executor; no other process sends or waits for a panel (a
+       * compute trace, where asked for, keeps one interval per pivot) */
       g0 = fupermod_time();
       c0 = fupermod_cpu_time();
       rc = fupermod_exec_dgemm(exec, 0, my->rows, my->cols, seg[K], 1.0, A, my->rows, B, my->rows, accumulate ? 1.0 : 0.0,

@@ -7,6 +7,7 @@ include bench/partitioners.mk
 include bench/paraleph.mk
 include bench/summa.mk
 include bench/fft2d.mk
+include bench/gpunode.mk
 include bench/fft_panels.mk
 include bench/scale.mk
 include bench/model_cost.mk

@@ -81,7 +81,7 @@ static void cpu_stats(void *impl, fupermod_exec_stats *s) { memset(s, 0, sizeof 
 
 static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cpu_close, cpu_pin, cpu_unpin,
                                           cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL,
-                                          cpu_dgemm, NULL};
+                                          cpu_dgemm, NULL, NULL};
 
 /* ---- the CUDA module ---- */
 
@@ -325,6 +325,17 @@ int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign
   if (e->ops->fft2d) return e->ops->fft2d(e->impl, M, N, data, sign);
   rc = e->ops->fft(e->impl, &rows, data, sign);
   return rc == FUPERMOD_SUCCESS ? e->ops->fft(e->impl, &cols, data, sign) : rc;
+}
+
+int fupermod_exec_reference(fupermod_exec *e, int what, long a, long b, long c, double *seconds) {
+  if (!e || !seconds) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
+  *seconds = 0;
+  if (what < FUPERMOD_EXEC_REF_GEMM || what > FUPERMOD_EXEC_REF_FFT2D_MOVED || a < 1 || b < 1 ||
+      ((what == FUPERMOD_EXEC_REF_GEMM || what == FUPERMOD_EXEC_REF_GEMM_XT) && c < 1) || a > 0x7fffffffL ||
+      b > 0x7fffffffL || c > 0x7fffffffL)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "executor reference: %d of %ld x %ld x %ld", what, a, b, c);
+  if (!e->ops->reference) return fupermod_error(FUPERMOD_ERR_NODEVICE, "executor reference: the %s has none", e->describe);
+  return e->ops->reference(e->impl, what, a, b, c, seconds);
 }
 
 void fupermod_exec_get_stats(const fupermod_exec *e, fupermod_exec_stats *s) {

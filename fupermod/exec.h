@@ -121,6 +121,21 @@ int fupermod_exec_fft(fupermod_exec *e, const fupermod_exec_fft_layout *layout, 
  * CUDA executor counts that as a fallback). */
 int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign);
 
+/* The device vendor's own figures, for benchmarks to compare with (bench/gpunode): the seconds of
+ *   FUPERMOD_EXEC_REF_GEMM        cublasDgemm of a x b x c on data already on the device;
+ *   FUPERMOD_EXEC_REF_GEMM_XT     cublasXtDgemm of a x b x c on host matrices (FUPERMOD_ERR_NODEVICE
+ *                                 where the CUDA libraries have no cuBLAS-Xt);
+ *   FUPERMOD_EXEC_REF_FFT2D       a cuFFT 2D transform of a x b on data already on the device;
+ *   FUPERMOD_EXEC_REF_FFT2D_MOVED the same with its upload and download, one after the other.
+ * Data are not initialised. The CPU executor has none (FUPERMOD_ERR_NODEVICE). */
+enum {
+  FUPERMOD_EXEC_REF_GEMM = 1,
+  FUPERMOD_EXEC_REF_GEMM_XT = 2,
+  FUPERMOD_EXEC_REF_FFT2D = 3,
+  FUPERMOD_EXEC_REF_FFT2D_MOVED = 4
+};
+int fupermod_exec_reference(fupermod_exec *e, int what, long a, long b, long c, double *seconds);
+
 /* What the executor did so far: seconds spent page-locking host memory and in the device's first
  * use, bytes moved, and fallbacks: how many times the device's memory was too small for the fast
  * schedule and a slower one ran (a GEMM whose C does not stay on the device, FFTs in smaller

@@ -27,6 +27,7 @@ typedef struct fupermod_exec_ops {
   int (*dgemm)(void *impl, int flags, long M, long N, long K, double alpha, const double *A, long lda, const double *B,
                long ldb, double beta, double *C, long ldc, fupermod_exec_dgemm_info *info);
   int (*fft2d)(void *impl, long M, long N, double *data, int sign); /* NULL: rows, then columns */
+  int (*reference)(void *impl, int what, long a, long b, long c, double *seconds); /* NULL: none */
 } fupermod_exec_ops;
 
 /* The CPU device: OpenBLAS for GEMM (exec_blas.c), FFTW for FFTs (exec_fft.c). */

@@ -12,6 +12,7 @@
  * (out of card). Every error path drains both streams before it returns, so the caller may unpin
  * or free its buffers. Loaded by libfupermod on the first GPU executor (fupermod_exec_cuda.so in
  * the kernel directory). */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -940,8 +941,98 @@ static int x_fft2d(void *impl, long M, long N, double *data, int sign) {
   return kern_cuda_back(prev, drained(x, rc));
 }
 
+/* cuBLAS-Xt, where the loaded cuBLAS has it (looked up at run time: the stand-in has none) */
+typedef int (*xt_create_fn)(void **);
+typedef int (*xt_select_fn)(void *, int, int *);
+typedef int (*xt_dgemm_fn)(void *, int, int, size_t, size_t, size_t, const double *, const double *, size_t,
+                           const double *, size_t, const double *, double *, size_t);
+typedef int (*xt_destroy_fn)(void *);
+
+static int ref_xt(cx *x, long a, long b, long c, double *seconds) {
+  static const char *const libs[] = {"libcublas.so.13", "libcublas.so.12", "libcublas.so"};
+  void *lib = NULL, *h = NULL;
+  xt_create_fn create;
+  xt_select_fn select;
+  xt_dgemm_fn dgemm;
+  xt_destroy_fn destroy;
+  double *A = NULL, *B = NULL, *C = NULL, one = 1, t0;
+  int rc = FUPERMOD_SUCCESS, dev = x->device;
+  for (size_t i = 0; i < sizeof libs / sizeof libs[0] && !lib; i++) lib = dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD);
+  create = lib ? (xt_create_fn)dlsym(lib, "cublasXtCreate") : NULL;
+  select = lib ? (xt_select_fn)dlsym(lib, "cublasXtDeviceSelect") : NULL;
+  dgemm = lib ? (xt_dgemm_fn)dlsym(lib, "cublasXtDgemm") : NULL;
+  destroy = lib ? (xt_destroy_fn)dlsym(lib, "cublasXtDestroy") : NULL;
+  if (!create || !select || !dgemm || !destroy) {
+    if (lib) dlclose(lib);
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor, device %d: the loaded cuBLAS has no cuBLAS-Xt", x->device);
+  }
+  if (cudaMallocHost((void **)&A, (size_t)a * (size_t)c * 8) != cudaSuccess ||
+      cudaMallocHost((void **)&B, (size_t)c * (size_t)b * 8) != cudaSuccess ||
+      cudaMallocHost((void **)&C, (size_t)a * (size_t)b * 8) != cudaSuccess || create(&h) != 0 || select(h, 1, &dev) != 0)
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: cuBLAS-Xt of %ld x %ld x %ld cannot start", x->device,
+                        a, b, c);
+  for (int r = 0; r < 2 && rc == FUPERMOD_SUCCESS; r++) { /* the first loads cuBLAS's code */
+    t0 = fupermod_time();
+    if (dgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (size_t)a, (size_t)b, (size_t)c, &one, A, (size_t)a, B, (size_t)c, &one, C,
+              (size_t)a) != 0)
+      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cublasXtDgemm failed", x->device);
+    *seconds = fupermod_time() - t0;
+  }
+  if (h) destroy(h);
+  cudaFreeHost(A), cudaFreeHost(B), cudaFreeHost(C);
+  cudaGetLastError();
+  dlclose(lib);
+  return rc;
+}
+
+static int x_reference(void *impl, int what, long a, long b, long c, double *seconds) {
+  cx *x = impl;
+  int prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  double *d1 = NULL, *d2 = NULL, *d3 = NULL, *host = NULL, one = 1;
+  cufftHandle plan = 0;
+  float ms = 0;
+  size_t n2 = (size_t)a * (size_t)b;
+  cudaSetDevice(x->device);
+  release_idle(x, NULL); /* the executor's own buffers make room */
+  if (what == FUPERMOD_EXEC_REF_GEMM_XT) return kern_cuda_back(prev, ref_xt(x, a, b, c, seconds));
+  if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cudaEventCreate failed", x->device);
+  else if (what == FUPERMOD_EXEC_REF_GEMM) {
+    if (cudaMalloc((void **)&d1, (size_t)a * (size_t)c * 8) != cudaSuccess || cudaMalloc((void **)&d2, (size_t)c * (size_t)b * 8) != cudaSuccess ||
+        cudaMalloc((void **)&d3, n2 * 8) != cudaSuccess)
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a resident GEMM of %ld x %ld x %ld does not fit",
+                          x->device, a, b, c);
+    for (int r = 0; r < 2 && rc == FUPERMOD_SUCCESS; r++) /* the first loads cuBLAS's code for the shape */
+      if (record(x, e0, x->s) || gemm_on(x, 0, a, b, c, 1.0, d1, a, d2, c, one, d3, a) || record(x, e1, x->s))
+        rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: the resident GEMM failed", x->device);
+  } else {
+    int moved = what == FUPERMOD_EXEC_REF_FFT2D_MOVED;
+    if (cudaMalloc((void **)&d1, n2 * 16) != cudaSuccess || (moved && cudaMallocHost((void **)&host, n2 * 16) != cudaSuccess) ||
+        cufftPlan2d(&plan, (int)a, (int)b, CUFFT_Z2Z) != CUFFT_SUCCESS || cufftSetStream(plan, x->s) != CUFFT_SUCCESS)
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a 2D FFT of %ld x %ld does not fit", x->device, a,
+                          b);
+    for (int r = 0; r < 2 && rc == FUPERMOD_SUCCESS; r++) /* the first sets cuFFT up */
+      if (record(x, e0, x->s) ||
+          (moved && cudaMemcpyAsync(d1, host, n2 * 16, cudaMemcpyHostToDevice, x->s) != cudaSuccess) ||
+          cufftExecZ2Z(plan, (cufftDoubleComplex *)d1, (cufftDoubleComplex *)d1, CUFFT_FORWARD) != CUFFT_SUCCESS ||
+          (moved && cudaMemcpyAsync(host, d1, n2 * 16, cudaMemcpyDeviceToHost, x->s) != cudaSuccess) || record(x, e1, x->s))
+        rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: the 2D FFT failed", x->device);
+  }
+  if (rc == FUPERMOD_SUCCESS && (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: timing the reference failed", x->device);
+  *seconds = ms * 1e-3;
+  cudaStreamSynchronize(x->s);
+  if (plan) cufftDestroy(plan);
+  cudaFree(d1), cudaFree(d2), cudaFree(d3), cudaFreeHost(host);
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  cudaGetLastError();
+  return kern_cuda_back(prev, rc);
+}
+
 static void x_stats(void *impl, fupermod_exec_stats *s) { *s = ((cx *)impl)->st; }
 
 __attribute__((visibility("default"))) const fupermod_exec_ops fupermod_exec_cuda_ops = {
   FUPERMOD_EXEC_MODULE_API, x_open, x_close, x_pin, x_unpin, x_gemm_begin, x_gemm_update, x_gemm_end, x_fft, x_stats,
-  x_gemm_plan, x_gemm_wait, x_dgemm, x_fft2d};
+  x_gemm_plan, x_gemm_wait, x_dgemm, x_fft2d, x_reference};
