@@ -10,6 +10,12 @@ CONF
 ARGS="--conf $TMPD/three.conf --out $TMPD/results --size 256 --dgemm-b 32 --points 8 --reps 2 -r 2 -R 3 -q --full-grid"
 $MPI -np 3 "$FUPERMOD" run $ARGS >"$TMPD/stdout" 2>"$TMPD/stderr"
 ok $? "fupermod run on 3 processes"
+links=$(ls "$TMPD"/results/models/comm-*.txt 2>/dev/null)
+ok "$([ "$(echo "$links" | wc -w)" -eq 1 ] && grep -q '^processes localhost.0 localhost.1 localhost.2$' $links &&
+  [ "$(grep -vc '^[#ps]' $links)" -eq 15 ] &&
+  grep -q '^   links (one-way time t = alpha + beta bytes.*localhost.0 - localhost.1 .*localhost.0 - localhost.2 .*localhost.1 - localhost.2 [0-9.]* us, [0-9.]* GB/s$' "$TMPD/stdout" &&
+  grep -q '^   the energy of communication is not modelled' "$TMPD/stdout"; echo $?)" \
+  "every link measured at 5 sizes beside the models, its Hockney fit in the report, communication energy said unmodelled"
 for app in dgemm fft; do
   ok $(grep -q "^== $app" "$TMPD/stdout" && echo 0 || echo 1) "$app: report printed"
   ok $([ "$(head -1 "$TMPD/results/summary-$app.csv")" = "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving,pred_energy_saving,run_energy,even_run_energy,balance" ] && echo 0 || echo 1) "$app: summary.csv header"

@@ -33,7 +33,11 @@ ok $? "a first run measures the models"
 ok "$(grep -q '^# | localhost 1 core:1 cpu meter=model,meter_power=18, threads 1$' "$OUT/models/fft/localhost.0.points" &&
   grep -q "^# measured on host $(hostname), executor cpu, 1 thread," "$OUT/models/fft/localhost.0.points"; echo $?)" \
   "a model file names the host, its threads and the node's lines it was measured beside"
+links() { cat "$OUT"/models/comm-*.txt 2>/dev/null | md5sum | cut -c1-32; ls "$OUT"/models/comm-*.txt 2>/dev/null | wc -l; }
+l0=$(links)
 step "same same" "nothing changed"
+ok "$([ "$(links)" = "$l0" ] && [ "$(ls "$OUT"/models/comm-*.txt | wc -l)" -eq 1 ]; echo $?)" \
+  "the measured link between the processes is reused too (one file, unchanged)"
 R=3
 step "new new" "the precision (-R 3)"
 size=512
@@ -41,7 +45,10 @@ step "new new" "the sizes (--size 512)"
 sed -i 's/meter_power=18/meter_power=19/' "$conf"
 step "new new" "line 2's sub-options: its own models, and those of line 1 on the same node"
 sed -i 's/ core:1 / pu:1 /' "$conf"
+n0=$(ls "$OUT"/models/comm-*.txt | wc -l)
 step "new new" "line 2's binding (core:1 -> pu:1)"
+ok "$([ "$(ls "$OUT"/models/comm-*.txt | wc -l)" -eq $((n0 + 1)) ]; echo $?)" \
+  "a new binding: the link is measured again, under the new fingerprint"
 mkdir -p "$TMPD/k" && cp "$top_builddir"/kernels/.libs/*.so "$TMPD/k/" && printf '\0' >>"$TMPD/k/fupermod_kernel_fft-rows.so"
 FUPERMOD_KERNEL_PATH=$TMPD/k step "new new" "another build of the kernel plug-in"
 FUPERMOD_KERNEL_PATH=$TMPD/k step "same same" "then nothing changed"

@@ -73,6 +73,10 @@ void tool_proc_free(tool_proc *p);
  * that holds it (saying which on stderr), and writes who holds it into the lock file; the other
  * ranks wait without spinning. *fd: the lock on rank 0 (-1 elsewhere). Errors are agreed. */
 int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd);
+/* fupermod comm's measurement of every link (tools/cmd_comm.c), for fupermod comm and fupermod run */
+struct fupermod_comm;
+int tool_comm_links(const char *sub, const tool_proc *pr, const char *path, const long *sizes, int nsizes,
+                    const fupermod_precision *prec, int rebuild, int quiet, struct fupermod_comm *cm, char ***names);
 void tool_dir_unlock(int *fd);
 
 /* Combinations of sizes of fupermod build --additivity: one size for every process, or one per

@@ -51,7 +51,7 @@ static int add_size(const char *item, void *ctx) {
 }
 
 typedef struct {
-  const char *path, *const *names;
+  const char *sub, *path, *const *names;
   const long *sizes;
   int nsizes, quiet;
   double start;
@@ -62,8 +62,8 @@ static int each_round(const fupermod_comm *c, int round, int rounds, void *ctx) 
   progress *pr = ctx;
   int rc = fupermod_comm_save(c, pr->path, pr->names, pr->sizes, pr->nsizes);
   if (!pr->quiet)
-    fprintf(stderr, "fupermod comm: round %d of %d done (elapsed %.1f s), saved in %s\n", round, rounds,
-            MPI_Wtime() - pr->start, pr->path);
+    fprintf(stderr, "fupermod %s: %sround %d of %d done (elapsed %.1f s), saved in %s\n", pr->sub,
+            strcmp(pr->sub, "comm") ? "links: " : "", round, rounds, MPI_Wtime() - pr->start, pr->path);
   return rc;
 }
 
@@ -93,6 +93,64 @@ static void plot(const char *dir, const fupermod_comm *c, char **names) {
   if (!first && tool_gnuplot(script) == 0) printf("# plot: %s\n", png);
 }
 
+/* Collective: the links of the job's processes (names[i]: HOST.RANK of process i, malloc'ed and
+ * NULL-terminated) measured at the sizes, those the file at path holds for the same processes and
+ * sizes kept (unless rebuild), what is measured saved there after each round and at the end. */
+int tool_comm_links(const char *sub, const tool_proc *pr, const char *path, const long *sizes, int nsizes,
+                    const fupermod_precision *prec, int rebuild, int quiet, fupermod_comm *cm, char ***names_out) {
+  int rc = FUPERMOD_SUCCESS, rank, size, reused = 0;
+  char **names;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  /* each process named by its configuration entry, as its point files */
+  if (!(names = calloc((size_t)size + 1, sizeof *names))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  *names_out = names;
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < size; i++) {
+    const fupermod_process_conf *pc = tool_rank_conf(pr, i);
+    if ((names[i] = malloc(strlen(pc->hostname) + 16))) sprintf(names[i], "%s.%d", pc->hostname, pc->rank_intra);
+    else rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  }
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_comm_init(cm, size);
+  if (rc == FUPERMOD_SUCCESS && rank == 0 && !rebuild && access(path, F_OK) == 0) {
+    /* the links of the same processes at the same sizes are kept */
+    fupermod_comm old;
+    char **on = NULL;
+    long *os = NULL;
+    int ons = 0, same;
+    if ((rc = fupermod_comm_load(path, &old, &on, &os, &ons)) != FUPERMOD_SUCCESS) {
+      fupermod_error_prefix(rc, "%s holds no usable measurement (give --rebuild to replace it)", path);
+    } else {
+      same = old.p == size && ons == nsizes && memcmp(os, sizes, (size_t)ons * sizeof *os) == 0;
+      for (int i = 0; same && i < size; i++) same = strcmp(on[i], names[i]) == 0;
+      for (int i = 0; same && i < size; i++)
+        for (int j = i + 1; j < size; j++) {
+          fupermod_comm_link *a = fupermod_comm_link_of(&old, i, j), *b = fupermod_comm_link_of(cm, i, j);
+          if (a->n != nsizes) continue; /* a link cut short is measured again */
+          b->pts = a->pts, b->n = a->n, a->pts = NULL, a->n = 0;
+          fupermod_comm_fit(b);
+          reused++;
+        }
+      if (!same && !quiet)
+        fprintf(stderr, "fupermod %s: %s is of other processes or sizes: measuring every link\n", sub, path);
+      fupermod_comm_free(&old);
+      for (int i = 0; on && on[i]; i++) free(on[i]);
+      free(on);
+      free(os);
+    }
+  }
+  if ((rc = tool_agree(sub, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  {
+    int links = size * (size - 1) / 2;
+    progress pg = {sub, path, (const char *const *)names, sizes, nsizes, quiet, MPI_Wtime()};
+    if (rank == 0 && !quiet)
+      fprintf(stderr, "fupermod %s: %d processes, %d links (%d reused from %s), %d message sizes from %ld to %ld bytes\n",
+              sub, size, links, reused, path, nsizes, sizes[0], sizes[nsizes - 1]);
+    rc = fupermod_comm_measure(MPI_COMM_WORLD, sizes, nsizes, prec, cm, rank == 0 ? each_round : NULL, &pg);
+    if (rc == FUPERMOD_SUCCESS && rank == 0) rc = fupermod_comm_save(cm, path, (const char *const *)names, sizes, nsizes);
+  }
+  return tool_agree(sub, rc, MPI_COMM_WORLD);
+}
+
 int cmd_comm(int argc, char **argv) {
   static const struct option opts[] = {{"conf", required_argument, NULL, 'c'}, {"out", required_argument, NULL, 'o'},
                                        {"sizes", required_argument, NULL, 's'}, {"rebuild", no_argument, NULL, 'b'},
@@ -101,7 +159,7 @@ int cmd_comm(int argc, char **argv) {
   const char *confpath = NULL, *dir = "fupermod-comm";
   size_list sizes = {{8, 4096, 65536, 1048576, 16777216}, 5}, given = {{0}, 0};
   fupermod_precision prec = {5, 100, 0.95, 0.05, 5.0, 0.0, 0, 0};
-  int c, rc, status, rank, size, quiet = 0, rebuild = 0, lock = -1, reused = 0;
+  int c, rc, status, rank, size, quiet = 0, rebuild = 0, lock = -1;
   tool_proc pr;
   fupermod_comm cm = {0, NULL};
   char path[4096], **names = NULL;
@@ -156,52 +214,8 @@ int cmd_comm(int argc, char **argv) {
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   if ((rc = tool_dir_lock(SUB, dir, 60.0, &lock)) != FUPERMOD_SUCCESS) goto done;
   snprintf(path, sizeof path, "%s/comm.txt", dir);
-  /* each process named by its configuration entry, as its point files */
-  if (!(names = calloc((size_t)size + 1, sizeof *names))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  for (int i = 0; rc == FUPERMOD_SUCCESS && i < size; i++) {
-    const fupermod_process_conf *pc = tool_rank_conf(&pr, i);
-    if ((names[i] = malloc(strlen(pc->hostname) + 16))) sprintf(names[i], "%s.%d", pc->hostname, pc->rank_intra);
-    else rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  }
-  if (rc == FUPERMOD_SUCCESS) rc = fupermod_comm_init(&cm, size);
-  if (rc == FUPERMOD_SUCCESS && rank == 0 && !rebuild && access(path, F_OK) == 0) {
-    /* the links of the same processes at the same sizes are kept */
-    fupermod_comm old;
-    char **on = NULL;
-    long *os = NULL;
-    int ons = 0, same;
-    if ((rc = fupermod_comm_load(path, &old, &on, &os, &ons)) != FUPERMOD_SUCCESS) {
-      fupermod_error_prefix(rc, "%s holds no usable measurement (give --rebuild to replace it)", path);
-    } else {
-      same = old.p == size && ons == sizes.n && memcmp(os, sizes.v, (size_t)ons * sizeof *os) == 0;
-      for (int i = 0; same && i < size; i++) same = strcmp(on[i], names[i]) == 0;
-      for (int i = 0; same && i < size; i++)
-        for (int j = i + 1; j < size; j++) {
-          fupermod_comm_link *a = fupermod_comm_link_of(&old, i, j), *b = fupermod_comm_link_of(&cm, i, j);
-          if (a->n != sizes.n) continue; /* a link cut short is measured again */
-          b->pts = a->pts, b->n = a->n, a->pts = NULL, a->n = 0;
-          fupermod_comm_fit(b);
-          reused++;
-        }
-      if (!same && !quiet)
-        fprintf(stderr, "fupermod comm: %s is of other processes or sizes: measuring every link\n", path);
-      fupermod_comm_free(&old);
-      for (int i = 0; on && on[i]; i++) free(on[i]);
-      free(on);
-      free(os);
-    }
-  }
-  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  {
-    int links = size * (size - 1) / 2;
-    progress pg = {path, (const char *const *)names, sizes.v, sizes.n, quiet, MPI_Wtime()};
-    if (rank == 0 && !quiet)
-      fprintf(stderr, "fupermod comm: %d processes, %d links (%d reused from %s), %d message sizes from %ld to %ld bytes\n",
-              size, links, reused, path, sizes.n, sizes.v[0], sizes.v[sizes.n - 1]);
-    rc = fupermod_comm_measure(MPI_COMM_WORLD, sizes.v, sizes.n, &prec, &cm, rank == 0 ? each_round : NULL, &pg);
-    if (rc == FUPERMOD_SUCCESS && rank == 0) rc = fupermod_comm_save(&cm, path, (const char *const *)names, sizes.v, sizes.n);
-  }
-  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = tool_comm_links(SUB, &pr, path, sizes.v, sizes.n, &prec, rebuild, quiet, &cm, &names)) != FUPERMOD_SUCCESS)
+    goto done;
   if (rank == 0) {
     printf("# fupermod comm: one-way time t = alpha + beta bytes per link (half a ping-pong); points in %s\n", path);
     printf("# %-28s %14s %16s %16s\n", "link", "latency (us)", "bandwidth (GB/s)", "t(largest) (s)");

@@ -2,16 +2,19 @@
  * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel,
  * partition with PARALEPH (time and energy) and the Pareto algorithm, run heterogeneous SUMMA
  * and 2D-FFT on the chosen and on the even distribution, and report (table, CSV, plots). */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cblas.h>
 #include <fftw3.h>
 #include <mpi.h>
 #include "apps/fft2d.h"
+#include "fupermod/comm.h"
 #include "apps/summa.h"
 #include "partitioners/hier.h"
 #include "partitioners/paraleph.h"
@@ -845,6 +848,66 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
 }
 
 static int map_shown; /* where the ranks run: printed once, with the first application */
+static int links_done; /* the links between the processes: measured once, with the first application */
+
+/* Every pair of processes' one-way message time at the applications' range of message sizes (as
+ * fupermod comm), kept in DIR/models/comm-FINGERPRINT.txt and reused while nothing that determines
+ * it changed (--rebuild measures again; an interrupted measurement resumes); rank 0 prints each
+ * link's Hockney fit. */
+static int measure_links(const options *o, tool_proc *tp) {
+  static const long sizes[] = {8, 4096, 65536, 1048576, 16777216};
+  const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+  fupermod_comm cm = {0, NULL};
+  char path[4096], **names = NULL;
+  int rank, size, rc = FUPERMOD_SUCCESS;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  links_done = 1;
+  if (size < 2) return FUPERMOD_SUCCESS;
+  snprintf(path, sizeof path, "%s/models", o->out);
+  if (rank == 0 && mkdir(path, 0777) != 0 && errno != EEXIST)
+    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create the directory: %s", path, strerror(errno));
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  {
+    /* kept under the fingerprint of what determines them: every process's line and real host,
+     * the sizes and the precision */
+    char mine[1024], host[MPI_MAX_PROCESSOR_NAME], *all = rank == 0 ? malloc((size_t)size * sizeof mine) : NULL;
+    const fupermod_process_conf *pc = &tp->conf.procs[tp->index];
+    uint64_t h = 1469598103934665603ULL;
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    memset(mine, 0, sizeof mine);
+    snprintf(mine, sizeof mine, "%s %d %s %s %s|%s", pc->hostname, pc->rank_intra, pc->bind, pc->device_type, pc->subopts,
+             host);
+    MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+      char pbuf[256];
+      for (int r = 0; all && r < size; r++) h = fnv(h, all + (size_t)r * sizeof mine, strlen(all + (size_t)r * sizeof mine) + 1);
+      h = fnv(h, sizes, sizeof sizes);
+      snprintf(pbuf, sizeof pbuf, "%d|%d|%g|%g|%g|%d", o->prec.reps_min, o->prec.reps_max, o->prec.cl, o->prec.eps,
+               o->prec.time_max, o->prec.keep_outliers);
+      h = fnv(h, pbuf, strlen(pbuf));
+    }
+    free(all);
+    MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "%s/models/comm-%016llx.txt", o->out, (unsigned long long)h);
+  }
+  rc = tool_comm_links(SUB, tp, path, sizes, ns, &o->prec, o->rebuild, o->quiet, &cm, &names);
+  if (rc == FUPERMOD_SUCCESS && rank == 0) {
+    printf("   links (one-way time t = alpha + beta bytes, half a ping-pong, 8 B to 16 MiB; %s):", path);
+    for (int i = 0; i < size; i++)
+      for (int j = i + 1; j < size; j++) {
+        const fupermod_comm_link *l = fupermod_comm_link_of(&cm, i, j);
+        printf("%s %s - %s %.2f us, %.2f GB/s", i + j > 1 ? ";" : "", names[i], names[j], l->alpha * 1e6,
+               l->beta > 0 ? 1e-9 / l->beta : 0.0);
+      }
+    printf("\n   the energy of communication is not modelled (no meter measures it apart)\n");
+  }
+  fupermod_comm_free(&cm);
+  for (int i = 0; names && names[i]; i++) free(names[i]);
+  free(names);
+  return rc;
+}
 
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
@@ -898,6 +961,7 @@ static int run_app(const options *o, app_t *a) {
     free(all);
   }
   if ((rc = build_function(o, &tp, a, &ex, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
+  if (!links_done && (rc = measure_links(o, &tp)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
   if (rank == 0) report_model_cost(a, all, size);
   scatter = calloc((size_t)size, sizeof *scatter);
