@@ -330,7 +330,10 @@ int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign
 int fupermod_exec_reference(fupermod_exec *e, int what, long a, long b, long c, double *seconds) {
   if (!e || !seconds) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: NULL");
   *seconds = 0;
-  if (what < FUPERMOD_EXEC_REF_GEMM || what > FUPERMOD_EXEC_REF_FFT2D_MOVED || a < 1 || b < 1 ||
+  if (what == FUPERMOD_EXEC_REF_UP || what == FUPERMOD_EXEC_REF_DOWN) {
+    if (a < 1 || (b != 0 && b != 1))
+      return fupermod_error(FUPERMOD_ERR_USAGE, "executor reference: a copy of %ld bytes, host kind %ld", a, b);
+  } else if (what < FUPERMOD_EXEC_REF_GEMM || what > FUPERMOD_EXEC_REF_FFT2D_MOVED || a < 1 || b < 1 ||
       ((what == FUPERMOD_EXEC_REF_GEMM || what == FUPERMOD_EXEC_REF_GEMM_XT) && c < 1) || a > 0x7fffffffL ||
       b > 0x7fffffffL || c > 0x7fffffffL)
     return fupermod_error(FUPERMOD_ERR_USAGE, "executor reference: %d of %ld x %ld x %ld", what, a, b, c);

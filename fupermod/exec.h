@@ -126,13 +126,17 @@ int fupermod_exec_fft2d(fupermod_exec *e, long M, long N, double *data, int sign
  *   FUPERMOD_EXEC_REF_GEMM_XT     cublasXtDgemm of a x b x c on host matrices (FUPERMOD_ERR_NODEVICE
  *                                 where the CUDA libraries have no cuBLAS-Xt);
  *   FUPERMOD_EXEC_REF_FFT2D       a cuFFT 2D transform of a x b on data already on the device;
- *   FUPERMOD_EXEC_REF_FFT2D_MOVED the same with its upload and download, one after the other.
+ *   FUPERMOD_EXEC_REF_FFT2D_MOVED the same with its upload and download, one after the other;
+ *   FUPERMOD_EXEC_REF_UP, _DOWN   a copy of a bytes from page-locked host memory to the device, or
+ *                                 back (b = 0), or from and to pageable host memory (b = 1).
  * Data are not initialised. The CPU executor has none (FUPERMOD_ERR_NODEVICE). */
 enum {
   FUPERMOD_EXEC_REF_GEMM = 1,
   FUPERMOD_EXEC_REF_GEMM_XT = 2,
   FUPERMOD_EXEC_REF_FFT2D = 3,
-  FUPERMOD_EXEC_REF_FFT2D_MOVED = 4
+  FUPERMOD_EXEC_REF_FFT2D_MOVED = 4,
+  FUPERMOD_EXEC_REF_UP = 5,
+  FUPERMOD_EXEC_REF_DOWN = 6
 };
 int fupermod_exec_reference(fupermod_exec *e, int what, long a, long b, long c, double *seconds);
 

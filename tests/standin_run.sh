@@ -18,6 +18,10 @@ ok "$(grep -q '^     device: cuda device 1 (fupermod stand-in GPU 1, PCI ' "$TMP
   grep -q '^     device: cpu, 1 thread; energy: model (ESTIMATE: 30 W x time)' "$TMPD/out"; echo $?)" \
   "the report names each process's device and meter"
 grep 'device:' "$TMPD/out" | sed 's/^/# /'
+ok "$(grep -q '^   device link of localhost.0 (through its executor, t = alpha + beta bytes): up pinned [0-9.]* us, [0-9.]* GB/s; down pinned .*; up pageable .*; down pageable [0-9.]* us, [0-9.]* GB/s$' "$TMPD/out" &&
+  ! grep -q 'device link of localhost.1' "$TMPD/out"; echo $?)" \
+  "the gpu process's link to its device is measured both ways, pinned and pageable; the cpu process has none"
+grep 'device link' "$TMPD/out" | sed 's/^/# /'
 for app in dgemm fft; do
   ok "$(grep -q '^# measured on host .*, executor cuda device 1 (fupermod stand-in GPU 1' "$TMPD/r/models/$app/localhost.0.points" &&
     grep -q '^# measured on host .*, executor cpu, 1 thread,' "$TMPD/r/models/$app/localhost.1.points" &&

@@ -850,6 +850,47 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
 static int map_shown; /* where the ranks run: printed once, with the first application */
 static int links_done; /* the links between the processes: measured once, with the first application */
 
+/* A GPU process's link to its device as its executor moves data: uploads and downloads from
+ * page-locked and pageable host memory at the sizes (the mean of the benchmark's minimum of
+ * repetitions, at least 3), each fitted t = alpha + beta bytes; rank 0 prints them. Collective. */
+static int device_links(const options *o, tool_proc *tp, const long *sizes, int ns, char **names) {
+  double fit[8] = {0}, *all = NULL;
+  int rank, size, rc = FUPERMOD_SUCCESS, reps = o->prec.reps_min > 3 ? o->prec.reps_min : 3, any;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (tp->exec && fupermod_exec_kind(tp->exec) == FUPERMOD_EXEC_CUDA)
+    for (int k = 0; k < 4 && rc == FUPERMOD_SUCCESS; k++) {
+      fupermod_comm_point pts[16];
+      fupermod_comm_link l = {ns < 16 ? ns : 16, pts, 0, 0};
+      for (int i = 0; i < l.n && rc == FUPERMOD_SUCCESS; i++) {
+        double sum = 0, t;
+        for (int r = 0; r < reps && rc == FUPERMOD_SUCCESS; r++)
+          if ((rc = fupermod_exec_reference(tp->exec, k % 2 ? FUPERMOD_EXEC_REF_DOWN : FUPERMOD_EXEC_REF_UP, sizes[i], k / 2,
+                                            1, &t)) == FUPERMOD_SUCCESS)
+            sum += t;
+        pts[i] = (fupermod_comm_point){(double)sizes[i], sum / reps, 0, reps};
+      }
+      if (rc == FUPERMOD_SUCCESS) fupermod_comm_fit(&l);
+      fit[2 * k] = l.alpha, fit[2 * k + 1] = l.beta;
+    }
+  any = tp->exec && fupermod_exec_kind(tp->exec) == FUPERMOD_EXEC_CUDA;
+  MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS || !any) return rc;
+  if (rank == 0 && !(all = malloc((size_t)size * sizeof fit))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  MPI_Gather(fit, 8, MPI_DOUBLE, all, 8, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  for (int i = 0; rank == 0 && all && i < size; i++) {
+    static const char *const kinds[4] = {"up pinned", "down pinned", "up pageable", "down pageable"};
+    const double *f = all + 8 * i;
+    if (f[1] <= 0 && f[3] <= 0) continue;
+    printf("   device link of %s (through its executor, t = alpha + beta bytes):", names[i]);
+    for (int k = 0; k < 4; k++)
+      printf("%s %s %.2f us, %.2f GB/s", k ? ";" : "", kinds[k], f[2 * k] * 1e6, f[2 * k + 1] > 0 ? 1e-9 / f[2 * k + 1] : 0.0);
+    printf("\n");
+  }
+  free(all);
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
 /* Every pair of processes' one-way message time at the applications' range of message sizes (as
  * fupermod comm), kept in DIR/models/comm-FINGERPRINT.txt and reused while nothing that determines
  * it changed (--rebuild measures again; an interrupted measurement resumes); rank 0 prints each
@@ -903,6 +944,7 @@ static int measure_links(const options *o, tool_proc *tp) {
       }
     printf("\n   the energy of communication is not modelled (no meter measures it apart)\n");
   }
+  if (rc == FUPERMOD_SUCCESS) rc = device_links(o, tp, sizes, ns, names);
   fupermod_comm_free(&cm);
   for (int i = 0; names && names[i]; i++) free(names[i]);
   free(names);

@@ -998,7 +998,30 @@ static int x_reference(void *impl, int what, long a, long b, long c, double *sec
   if (what == FUPERMOD_EXEC_REF_GEMM_XT) return kern_cuda_back(prev, ref_xt(x, a, b, c, seconds));
   if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cudaEventCreate failed", x->device);
-  else if (what == FUPERMOD_EXEC_REF_GEMM) {
+  else if (what == FUPERMOD_EXEC_REF_UP || what == FUPERMOD_EXEC_REF_DOWN) {
+    /* the link as the executor uses it: one copy on its copy stream (a pageable one holds the host) */
+    int up = what == FUPERMOD_EXEC_REF_UP;
+    if (cudaMalloc((void **)&d1, (size_t)a) != cudaSuccess ||
+        (b ? !(host = malloc((size_t)a)) : cudaMallocHost((void **)&host, (size_t)a) != cudaSuccess))
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a copy of %ld bytes does not fit", x->device, a);
+    if (rc == FUPERMOD_SUCCESS && b) memset(host, 0, (size_t)a); /* pageable memory, touched */
+    for (int r = 0; r < 2 && rc == FUPERMOD_SUCCESS; r++)
+      if (record(x, e0, x->cs) ||
+          (up ? cudaMemcpyAsync(d1, host, (size_t)a, cudaMemcpyHostToDevice, x->cs)
+              : cudaMemcpyAsync(host, d1, (size_t)a, cudaMemcpyDeviceToHost, x->cs)) != cudaSuccess ||
+          record(x, e1, x->cs))
+        rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: the copy failed", x->device);
+    if (rc == FUPERMOD_SUCCESS && (cudaEventSynchronize(e1) != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess))
+      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: timing the copy failed", x->device);
+    *seconds = ms * 1e-3;
+    cudaStreamSynchronize(x->cs);
+    cudaFree(d1);
+    if (b) free(host);
+    else cudaFreeHost(host);
+    cudaEventDestroy(e0), cudaEventDestroy(e1);
+    cudaGetLastError();
+    return kern_cuda_back(prev, rc);
+  } else if (what == FUPERMOD_EXEC_REF_GEMM) {
     if (cudaMalloc((void **)&d1, (size_t)a * (size_t)c * 8) != cudaSuccess || cudaMalloc((void **)&d2, (size_t)c * (size_t)b * 8) != cudaSuccess ||
         cudaMalloc((void **)&d3, n2 * 8) != cudaSuccess)
       rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a resident GEMM of %ld x %ld x %ld does not fit",
