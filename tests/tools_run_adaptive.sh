@@ -1,4 +1,6 @@
 #!/bin/bash
+# alone: three processes time-share two cores; other tests' load can make one look several times
+# slower, and the adaptive build would then refine its grid (more sizes than this test counts)
 # fupermod run builds adaptively by default: fewer sizes than the grid, the cost reported against
 # the full grid's; --full-grid then measures only the missing sizes, keeping the others.
 . "$top_srcdir/tests/tap.sh"
