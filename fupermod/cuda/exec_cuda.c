@@ -124,6 +124,16 @@ static int drained(cx *x, int rc) {
   return rc;
 }
 
+/* rc unchanged, or the failure of waiting for every stream (what: the work waited for) */
+static int settled(cx *x, int rc, const char *what) {
+  cudaError_t e;
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  e = cudaStreamSynchronize(x->ds);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(x->cs);
+  return e == cudaSuccess ? rc : fail(x, FUPERMOD_ERR_SYSTEM, what, e);
+}
+
 /* Create (make = 1) or destroy (0, those created) every event of the executor. */
 static int events(cx *x, int make) {
   struct {
@@ -291,10 +301,6 @@ static int put(cx *x, double *dev, const double *host, long ld, long rows, long 
   return xfer_on(x, x->s, 1, dev, (double *)host, ld, rows, cols);
 }
 
-static int get(cx *x, double *host, long ld, double *dev, long rows, long cols) {
-  return xfer_on(x, x->s, 0, dev, host, ld, rows, cols);
-}
-
 static int record(cx *x, cudaEvent_t ev, cudaStream_t st) {
   cudaError_t e = cudaEventRecord(ev, st);
   return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, "cudaEventRecord", e);
@@ -425,13 +431,7 @@ static void chunk_of(long n, int c, long *j0, long *j1) {
 
 /* with the serial flag, every operation is waited for */
 static int step(cx *x, const job *j, int rc) {
-  if (rc == FUPERMOD_SUCCESS && j->serial) {
-    cudaError_t e = cudaStreamSynchronize(x->cs);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->ds);
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a serial DGEMM", e);
-  }
-  return rc;
+  return j->serial ? settled(x, rc, "a serial DGEMM") : rc;
 }
 
 /* a block's A (mh x K, or K x mh stored) and a tile's B (K x nv), device side */
@@ -590,12 +590,7 @@ static int run_job(cx *x, job *j, fupermod_exec_dgemm_info *info) {
       if (rc == FUPERMOD_SUCCESS && now) rc = tile_done(x, &tl);
       else pend = tl, pending = 1;
     }
-  if (rc == FUPERMOD_SUCCESS) {
-    cudaError_t e = cudaStreamSynchronize(x->ds);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->cs);
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a DGEMM", e);
-  }
+  rc = settled(x, rc, "a DGEMM");
   if (rc == FUPERMOD_SUCCESS && nblocks > 1) x->st.fallbacks++; /* B crossed the link more than once */
   return drained(x, rc);
 }
@@ -728,11 +723,7 @@ static int x_gemm_end(void *impl) {
     if ((rc = after(x, x->cs, x->chunk[j])) == FUPERMOD_SUCCESS)
       rc = xfer_on(x, x->cs, 0, x->dC + (size_t)j0 * (size_t)x->m, x->C + (size_t)j0 * (size_t)x->ldc, x->ldc, x->m, j1 - j0);
   }
-  if (rc == FUPERMOD_SUCCESS) {
-    cudaError_t e = cudaStreamSynchronize(x->cs);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "downloading C", e);
-  }
+  rc = settled(x, rc, "downloading C");
   x->held = 0;
   return kern_cuda_back(prev, drained(x, rc));
 }
@@ -887,12 +878,7 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
         (rc = fft_copy(x, l, &b, 0, data, u0, q, dev, x->ds)) == FUPERMOD_SUCCESS)
       rc = record(x, x->fdown[k], x->ds);
   }
-  if (rc == FUPERMOD_SUCCESS) {
-    cudaError_t e = cudaStreamSynchronize(x->ds);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->cs);
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "an FFT", e);
-  }
+  rc = settled(x, rc, "an FFT");
   return kern_cuda_back(prev, drained(x, rc));
 }
 
@@ -933,11 +919,7 @@ static int x_fft2d(void *impl, long M, long N, double *data, int sign) {
   if (rc == FUPERMOD_SUCCESS && (rc = record(x, x->ev[EV_CHUNK], x->s)) == FUPERMOD_SUCCESS &&
       (rc = after(x, x->ds, x->ev[EV_CHUNK])) == FUPERMOD_SUCCESS)
     rc = copy_on(x, x->ds, 0, x->dF, 2 * (long)total, data, 2 * (long)total, 2 * (long)total, 1);
-  if (rc == FUPERMOD_SUCCESS) {
-    cudaError_t e = cudaStreamSynchronize(x->ds);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(x->s);
-    if (e != cudaSuccess) rc = fail(x, FUPERMOD_ERR_SYSTEM, "a 2D FFT", e);
-  }
+  rc = settled(x, rc, "a 2D FFT");
   return kern_cuda_back(prev, drained(x, rc));
 }
 
