@@ -34,6 +34,11 @@ check_PROGRAMS += tests/test_dp_table
 TESTS += tests/test_dp_table
 tests_test_dp_table_SOURCES = tests/test_dp_table.c tests/tap.h tests/oracle_time.h
 tests_test_dp_table_LDADD = $(TEST_LDADD)
+# The whole-run partitioner (which processes work) against brute force on small instances.
+check_PROGRAMS += tests/test_whole
+TESTS += tests/test_whole
+tests_test_whole_SOURCES = tests/test_whole.c tests/tap.h
+tests_test_whole_LDADD = $(TEST_LDADD)
 # fupermod sweep: a range of workloads against the partitioners and brute force (docs/evaluation.md).
 TESTS += tests/tools_sweep.sh
 EXTRA_DIST += tests/tools_sweep.sh
