@@ -263,7 +263,9 @@ static void shared_copy(fupermod_fft2d *p, fftw_complex *A, int to_cols) {
  * that sharers of a core leave it to the last copier: the late wake-ups cost more, model/even
  * 1.25-1.33 against 1.36-1.45 in alternating runs of bench/fft2d.) */
 static int shared_fence(fupermod_fft2d *p) {
-  if (MPI_Win_sync(p->win) != MPI_SUCCESS || MPI_Barrier(p->comm) != MPI_SUCCESS || MPI_Win_sync(p->win) != MPI_SUCCESS)
+  /* a process without rows or columns sleeps in it (it leaves a shared core to those computing) */
+  if (MPI_Win_sync(p->win) != MPI_SUCCESS || fupermod_barrier_idle(p->comm, p->d == 0 && p->c == 0) != FUPERMOD_SUCCESS ||
+      MPI_Win_sync(p->win) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: shared-memory synchronisation failed");
   return FUPERMOD_SUCCESS;
 }
@@ -672,6 +674,8 @@ static int execute(fupermod_fft2d *p, int direction, double *data) {
   p->stamp[2] = t2;
   p->stamp[3] = t3;
   p->stamp[4] = t4;
+  /* a process without rows or columns waits for the others' copies back without taking a core */
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_barrier_idle(p->comm, p->d == 0 && p->c == 0);
   /* a device's failure is this rank's alone: every rank learns it (all took part in the exchanges) */
   return agree(p->comm, rc != FUPERMOD_SUCCESS ? rc : erc);
 }

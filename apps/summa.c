@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apps/apps.h"
 #include "apps/summa.h"
 
 typedef struct {
@@ -439,6 +440,10 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
     rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
   }
   if (rc == FUPERMOD_SUCCESS && trace_rc != FUPERMOD_SUCCESS) rc = trace_rc;
+  /* a process without a rectangle waits for the others without taking a core one may share */
+  if (work != MPI_COMM_NULL && fupermod_barrier_idle(work, ext[me].rows == 0 || ext[me].cols == 0) != FUPERMOD_SUCCESS &&
+      rc == FUPERMOD_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: the final barrier failed on rank %d", me);
   rc = agree(comm, rc);
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);

@@ -73,6 +73,26 @@ double fupermod_comm_time(const fupermod_comm *c, int i, int j, double bytes) {
   return p[l->n - 1].t + l->beta * (bytes - p[l->n - 1].bytes);
 }
 
+double fupermod_comm_time_ci(const fupermod_comm *c, int i, int j, double bytes, double *ci) {
+  const fupermod_comm_link *l;
+  const fupermod_comm_point *p;
+  double t = fupermod_comm_time(c, i, j, bytes), rel;
+  if (ci) *ci = 0.0;
+  if (t <= 0 || !ci || !(l = fupermod_comm_link_of(c, i, j))) return t;
+  p = l->pts;
+  rel = p[l->n - 1].t > 0 ? p[l->n - 1].ci / p[l->n - 1].t : 0.0;
+  if (bytes <= p[0].bytes) rel = p[0].t > 0 ? p[0].ci / p[0].t : 0.0;
+  else
+    for (int k = 1; k < l->n; k++)
+      if (bytes <= p[k].bytes) {
+        double w = (bytes - p[k - 1].bytes) / (p[k].bytes - p[k - 1].bytes);
+        rel = (1 - w) * (p[k - 1].t > 0 ? p[k - 1].ci / p[k - 1].t : 0.0) + w * (p[k].t > 0 ? p[k].ci / p[k].t : 0.0);
+        break;
+      }
+  *ci = rel * t;
+  return t;
+}
+
 /* one size between pinger a and ponger b (ranks of comm): a returns the point. Round trips that a
  * burst of load stretched are left out as the benchmark leaves out outlying repetitions
  * (fupermod_outliers_floor, unless prec->keep_outliers); t and keep hold reps_max values. */

@@ -45,6 +45,10 @@ void fupermod_comm_fit(fupermod_comm_link *l);
  * when the link was not measured. */
 double fupermod_comm_time(const fupermod_comm *c, int i, int j, double bytes);
 
+/* The same, with *ci its confidence half-width (the measured points' relative half-widths,
+ * interpolated the same way; ci may be NULL). */
+double fupermod_comm_time_ci(const fupermod_comm *c, int i, int j, double bytes, double *ci);
+
 /* Called by rank 0 after each round (for progress and to save what is measured so far); a
  * non-zero return stops the measurement with that status. */
 typedef int (*fupermod_comm_round_fn)(const fupermod_comm *sofar, int round, int rounds, void *ctx);

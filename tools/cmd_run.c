@@ -14,8 +14,10 @@
 #include <fftw3.h>
 #include <mpi.h>
 #include "apps/fft2d.h"
+#include "apps/model.h"
 #include "fupermod/comm.h"
 #include "apps/summa.h"
+#include "partitioners/whole.h"
 #include "partitioners/hier.h"
 #include "partitioners/paraleph.h"
 #include "partitioners/partitioners.h"
@@ -25,6 +27,10 @@
 
 static const char *SUB = "run";
 static int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
+static fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one process), measured with the first application */
+/* what the application's own run measured (rank 0, per application): calibrate() */
+static double *cal_buf;
+static fupermod_app_cal cal;
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
@@ -418,6 +424,34 @@ static void value_at(const fupermod_points *f, double x, double *t, double *e, d
   *ci = rel * *t;
 }
 
+typedef struct {
+  const run_t *r;
+  const app_t *a;
+} run_time_ctx;
+
+/* Process i's time of one kernel run on units (fupermod_app_time): predict()'s at its share (a
+ * group's, for processes time-sharing cores) in proportion. */
+static double run_time_of(int i, double units, double *ci, void *ctx) {
+  const run_time_ctx *c = ctx;
+  long d = c->r->dist->parts[i].d;
+  double s = d > 0 ? units / (double)d : 0.0;
+  if (ci) *ci = c->r->pred_ci[i] / c->a->iters * s;
+  return c->r->dist->parts[i].t * s;
+}
+
+/* The whole run on r's distribution, by the application's cost model with the measured links. */
+static void predict_run(run_t *r, const app_t *a) {
+  run_time_ctx c = {r, a};
+  fupermod_app_pred pr = {0, 0, r->pred_comp, r->pred_comm};
+  const fupermod_comm *cm = links.p == r->dist->size ? &links : NULL;
+  int rc = a->b ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, &cal, &pr)
+                : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, &cal, &pr);
+  r->pred_run = rc == FUPERMOD_SUCCESS ? pr.time : NAN;
+  r->pred_run_ci = rc == FUPERMOD_SUCCESS ? pr.ci : NAN;
+  if (rc != FUPERMOD_SUCCESS)
+    fprintf(stderr, "fupermod run: %s: no whole-run prediction for %s: %s\n", a->name, r->label, fupermod_error_message());
+}
+
 /* Predictions of a distribution from the measured functions. Processes that time-share cores
  * (leader[i], the lowest rank of i's group) were measured together, each with the same size:
  * their point at x is how long their cores need for x from each of them. The group's
@@ -462,6 +496,7 @@ static void predict(run_t *r, const fupermod_points *f, const app_t *a, const in
   }
   r->pred_time = T * a->iters;
   r->pred_energy = E * a->iters;
+  predict_run(r, a);
 }
 
 /* Collective: leader[i] = the lowest rank of the processes that time-share process i's cores
@@ -493,6 +528,11 @@ static void run_init(run_t *r, const char *label, fupermod_dist *dist) {
   r->meas_ci = calloc((size_t)dist->size, sizeof(double));
   r->meas_cpu = calloc((size_t)dist->size, sizeof(double));
   r->meas_wall = calloc((size_t)dist->size, sizeof(double));
+  r->pred_comp = calloc((size_t)dist->size, sizeof(double));
+  r->pred_comm = calloc((size_t)dist->size, sizeof(double));
+  r->meas_rows = calloc((size_t)dist->size, sizeof(double));
+  r->meas_cols = calloc((size_t)dist->size, sizeof(double));
+  r->meas_copy = calloc((size_t)dist->size, sizeof(double));
 }
 
 static void run_free(run_t *r) {
@@ -505,6 +545,11 @@ static void run_free(run_t *r) {
   free(r->meas_ci);
   free(r->meas_cpu);
   free(r->meas_wall);
+  free(r->pred_comp);
+  free(r->pred_comm);
+  free(r->meas_rows);
+  free(r->meas_cols);
+  free(r->meas_copy);
 }
 
 /* The share of a window's dynamic energy e (over st seconds) that falls in the computation
@@ -561,8 +606,12 @@ static void record_rep(const options *o, run_t *r, int rank, MPI_Comm share, dou
 /* After the last round: the means, and every process's means and confidence half-widths
  * everywhere (collective). */
 static void gather_reps(const options *o, run_t *r, int rank, int size) {
-  double *v[] = {r->meas_ci, r->meas_proc, r->meas_cpu, r->meas_wall, r->meas_proc_e};
+  double *v[] = {r->meas_ci, r->meas_proc, r->meas_cpu, r->meas_wall, r->meas_proc_e, r->meas_rows, r->meas_cols, r->meas_copy};
   r->meas_time = r->tsum / o->reps;
+  {
+    double var = o->reps > 1 ? (r->tsq - o->reps * r->meas_time * r->meas_time) / (o->reps - 1) : 0.0;
+    r->meas_run_ci = o->reps > 1 ? fupermod_student_ci(o->reps, sqrt(var > 0 ? var : 0.0), o->prec.cl) : INFINITY;
+  }
   MPI_Allreduce(&r->esum, &r->meas_energy, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   r->meas_energy /= o->reps;
   MPI_Allreduce(&r->esum_run, &r->meas_energy_run, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -588,7 +637,8 @@ static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nr
   int rank, rc = FUPERMOD_SUCCESS, nb = (int)(a->n / a->b);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nruns && rank == 0 && rc == FUPERMOD_SUCCESS; k++) {
-    int fit = strcmp(runs[k].label, o->algorithm) == 0 || strcmp(runs[k].label, "hipopta") == 0;
+    int fit = strcmp(runs[k].label, o->algorithm) == 0 || strcmp(runs[k].label, "hipopta") == 0 ||
+              strcmp(runs[k].label, "whole-run") == 0;
     rc = tool_dist_layout(runs[k].dist, nb, nb, fit ? area_time : NULL, (void *)f, &runs[k].layout, NULL);
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -637,6 +687,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     /* processes sharing cores: the time their cores computed, as their models measured it */
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
+    r->tsq += tmax * tmax;
     r->esum_run += e;
     e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&gemms), r->dist->parts[rank].d);
     r->esum += e;
@@ -691,6 +742,15 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     /* the row and column FFT phases; for processes sharing cores, the time their cores computed */
     fupermod_trace_clear(&phases);
     rc = fupermod_fft2d_compute_trace(plan, &phases);
+    if (rc == FUPERMOD_SUCCESS) {
+      fupermod_trace busy = FUPERMOD_TRACE_INIT;
+      rc = fupermod_fft2d_busy_trace(plan, &busy);
+      r->meas_rows[rank] += (phases.iv[1] - phases.iv[0]) / o->reps;
+      r->meas_cols[rank] += (phases.iv[3] - phases.iv[2]) / o->reps;
+      r->meas_copy[rank] += fmax(0.0, fupermod_trace_total(&busy) - fupermod_trace_total(&phases)) / o->reps;
+      fupermod_trace_free(&busy);
+    }
+    cal.shared = fupermod_fft2d_strategy(plan) == FUPERMOD_FFT2D_SHARED;
     {
       /* every member of the group takes part, even with a failed trace */
       int rc2 = share_times(share, rc == FUPERMOD_SUCCESS ? &phases : NULL, &comp, &cpu);
@@ -698,6 +758,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
     }
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     r->tsum += tmax;
+    r->tsq += tmax * tmax;
     r->esum_run += e;
     e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&phases), r->dist->parts[rank].d);
     r->esum += e;
@@ -757,10 +818,61 @@ static fupermod_dist *fastest_alone(const app_t *a, const fupermod_points *f, in
   return d;
 }
 
+typedef struct {
+  const app_t *a;
+  const fupermod_points *f;
+  const fupermod_comm *cm;
+} whole_ctx;
+
+/* The application's cost of u granules on process i when the processes of working work
+ * (fupermod_whole_cost), on the functions as predict() evaluates them. */
+static double whole_cost(int i, long u, uint64_t working, void *ctx) {
+  const whole_ctx *w = ctx;
+  long d = u * w->a->g;
+  double t, e, ci;
+  value_at(&w->f[i], (double)d, &t, &e, &ci);
+  if (!(t > 0) || !isfinite(t)) return INFINITY;
+  return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, &cal)
+                 : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, &cal);
+}
+
+/* The distribution of least whole-run cost over every set of working processes (partitioners/whole.h),
+ * in granules; rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
+static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, int *rc, int *mode) {
+  int rank;
+  long *d = calloc((size_t)size, sizeof *d);
+  fupermod_dist *out = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  *rc = d ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  if (rank == 0 && *rc == FUPERMOD_SUCCESS) {
+    whole_ctx w = {a, f, links.p == size ? &links : NULL};
+    fupermod_whole_result res;
+    *rc = fupermod_whole_partition(size, a->D / a->g, whole_cost, &w, 0, d, &res);
+    *mode = res.mode;
+  }
+  *rc = tool_agree(SUB, *rc, MPI_COMM_WORLD);
+  if (*rc != FUPERMOD_SUCCESS) {
+    free(d);
+    return NULL;
+  }
+  MPI_Bcast(d, size, MPI_LONG, 0, MPI_COMM_WORLD);
+  MPI_Bcast(mode, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  out = fupermod_dist_alloc(a->D, size);
+  for (int i = 0; i < size; i++) out->parts[i].d = d[i] * a->g;
+  free(d);
+  return out;
+}
+
+static int same_dist(const fupermod_dist *x, const fupermod_dist *y) {
+  for (int i = 0; x && y && i < x->size; i++)
+    if (x->parts[i].d != y->parts[i].d) return 0;
+  return x && y;
+}
+
 /* Partition on rank 0 (except paraleph, which runs on every process); results on every rank. */
 static int partition_all(const options *o, const app_t *a, fupermod_points *f, int size, run_t *runs, int *nruns,
                          fupermod_front *front, int *chosen, const tool_proc *tp) {
-  fupermod_dist *dh = NULL;
+  fupermod_dist *dh = NULL, *alone;
   int rank, rc = FUPERMOD_SUCCESS, has_energy = 1;
   const fupermod_points **fp = NULL;
   fupermod_dist *dt = NULL, *de = NULL, *dc = NULL, *even = fupermod_dist_alloc(a->D, size);
@@ -819,12 +931,13 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
     fupermod_dist_free(even);
     return rc;
   }
+  alone = size > 1 ? fastest_alone(a, f, size) : NULL;
   *nruns = 0;
   run_init(&runs[(*nruns)++], o->algorithm, dt);
   if (dh) run_init(&runs[(*nruns)++], "hipopta", dh);
   if (de) run_init(&runs[(*nruns)++], "paraleph-energy", de);
   if (dc) run_init(&runs[(*nruns)++], "pareto-choice", dc);
-  if (size > 1) run_init(&runs[(*nruns)++], "fastest-alone", fastest_alone(a, f, size));
+  if (alone) run_init(&runs[(*nruns)++], "fastest-alone", alone);
   run_init(&runs[(*nruns)++], "even", even); /* last: the report compares with it */
   return FUPERMOD_SUCCESS;
 }
@@ -945,10 +1058,81 @@ static int measure_links(const options *o, tool_proc *tp) {
     printf("\n   the energy of communication is not modelled (no meter measures it apart)\n");
   }
   if (rc == FUPERMOD_SUCCESS) rc = device_links(o, tp, sizes, ns, names);
-  fupermod_comm_free(&cm);
+  if (rc == FUPERMOD_SUCCESS && rank == 0) links = cm;
+  else fupermod_comm_free(&cm);
   for (int i = 0; names && names[i]; i++) free(names[i]);
   free(names);
   return rc;
+}
+
+/* The application's own run on r's distribution (one, after a warm-up), where the kernels'
+ * functions and the links do not tell: per working process, its computation over what predict()
+ * gives for its share (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, and the
+ * column phase on as many columns), and the 2D-FFT's own copies per byte. Into cal on rank 0;
+ * collective. */
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base) {
+  options one = *o;
+  run_t r;
+  int rank, size, rc;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  one.reps = 1;
+  run_init(&r, base->label, base->dist);
+  r.layout = base->layout;
+  if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s: a run on the %s distribution to calibrate the whole-run model\n", a->name, base->label);
+  rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
+  if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
+  free(cal_buf);
+  cal_buf = rank == 0 && rc == FUPERMOD_SUCCESS ? calloc(3 * (size_t)size, sizeof *cal_buf) : NULL;
+  cal = (fupermod_app_cal){NULL, NULL, NULL, cal.shared};
+  for (int i = 0; cal_buf && i < size; i++) {
+    long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
+    double t = base->dist->parts[i].t; /* one kernel run at d, as predict() gives it */
+    if (d <= 0 || !(t > 0)) continue;
+    if (a->b) cal_buf[i] = r.meas_wall[i] / (t * a->iters);
+    else {
+      cal_buf[i] = r.meas_rows[i] / t;
+      cal_buf[size + i] = c > 0 ? r.meas_cols[i] / (t * (double)c / (double)d) : 0.0;
+      cal_buf[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
+    }
+  }
+  if (cal_buf) cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal.shared};
+  if (rank == 0 && cal_buf && !o->quiet) {
+    fprintf(stderr, "fupermod run: %s: the application over its functions:", a->name);
+    for (int i = 0; i < size; i++)
+      if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
+      else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
+    fprintf(stderr, "\n");
+  }
+  r.dist = NULL;
+  r.layout = NULL;
+  run_free(&r);
+  return rc;
+}
+
+/* The whole-run candidate (whole_partition, on the calibrated model), run where it differs from
+ * every other distribution: put second, its layout realised. Collective. */
+static int add_whole(const options *o, const app_t *a, fupermod_points *all, int size, run_t *runs, int *nruns) {
+  int rc, mode = FUPERMOD_WHOLE_EXACT, rank;
+  fupermod_dist *dw = whole_partition(a, all, size, &rc, &mode);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (rank == 0 && mode == FUPERMOD_WHOLE_NESTED)
+    printf("   whole-run partition: too many processes for every working set; searched the nested sets of the\n"
+           "   fastest processes (a heuristic, docs/algorithms.md)\n");
+  memmove(&runs[2], &runs[1], (size_t)(*nruns - 1) * sizeof *runs);
+  (*nruns)++;
+  run_init(&runs[1], "whole-run", dw);
+  if (a->b && (rc = realise_layouts(o, a, &runs[1], 1, all, size)) != FUPERMOD_SUCCESS) return rc;
+  /* as realised: run only where it differs from every other */
+  for (int k = 0; k < *nruns; k++)
+    if (k != 1 && same_dist(runs[1].dist, runs[k].dist)) {
+      run_free(&runs[1]);
+      memmove(&runs[1], &runs[2], (size_t)(*nruns - 2) * sizeof *runs);
+      (*nruns)--;
+      break;
+    }
+  return FUPERMOD_SUCCESS;
 }
 
 static int run_app(const options *o, app_t *a) {
@@ -956,8 +1140,8 @@ static int run_app(const options *o, app_t *a) {
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
   double *scatter = NULL;
   fupermod_front front = {0, NULL};
-  run_t runs[6];
-  int rank, size, nruns = 0, chosen = -1, rc;
+  run_t runs[7];
+  int rank, size, nruns = 0, chosen = -1, rc, best = 0;
   double el;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
@@ -1024,6 +1208,15 @@ static int run_app(const options *o, app_t *a) {
   }
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
+  cal = (fupermod_app_cal){NULL, NULL, NULL, 0};
+  if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
+  if (rank == 0)
+    for (int k = 0; k < nruns; k++) {
+      predict(&runs[k], all, a, leader);
+      /* the choice: the least predicted whole run (the first on ties) */
+      if (runs[k].pred_run < runs[best].pred_run) best = k;
+    }
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */
   for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {
@@ -1037,7 +1230,7 @@ static int run_app(const options *o, app_t *a) {
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
-    run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads};
+    run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best, links.p == size};
     tool_run_report(&rep);
   }
 done:
@@ -1174,6 +1367,8 @@ int cmd_run(int argc, char **argv) {
     rc = run_app(&o, &a);
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
+  fupermod_comm_free(&links);
+  free(cal_buf);
   tool_exec_close();
   MPI_Finalize();
   return fupermod_exit_status(rc);

@@ -81,18 +81,26 @@ static void print_distributions(const run_report *r) {
            "   to the models for their arrangement (docs/matrix.md)\n");
   }
   if (r->tp->label[0]) printf("   energy: %s%s\n", r->tp->label, r->size > 1 ? " (rank 0's; each rank's in the map above)" : "");
-  printf("   time: predicted the computation (the models), measured the whole application run (mean of %d);\n"
+  printf("   comp t(s): the computation predicted by the models; pred run(s): the whole run predicted by the\n"
+         "   application's cost model (apps/model.h: computation, %s), +- its interval;\n"
+         "   meas run(s): the whole application run measured (mean of %d, +- its Student-t half-width);\n"
          "   energy: both the computation only (pred: the models at the shares; meas: each process's dynamic\n"
          "   energy in its compute phases, the run's energy x its compute time / the run's time; a group that\n"
          "   time-shares its cores: x the group's CPU time, as its models were measured), so that the\n"
          "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
-         "   predicted times (idle processes at 0)\n", r->o->reps);
-  printf("   %-16s %11s %11s %11s %11s %11s %9s %9s %9s %8s\n", "distribution", "pred t(s)", "meas t(s)", "pred E(J)",
-         "meas E(J)", "run E(J)", "speedup", "E saving", "pred sav", "balance");
+         "   predicted times (idle processes at 0); *: the distribution chosen, the least predicted whole run\n",
+         !r->links ? "one process: no messages"
+         : a->b    ? "the pivots' messages by the measured links, step by step"
+                   : "the two transposes by the measured links",
+         r->o->reps);
+  printf("   %-17s %10s %10s %9s %10s %9s %10s %10s %10s %8s %8s %8s %7s\n", "distribution", "comp t(s)", "pred run(s)",
+         "+-", "meas run(s)", "+-", "pred E(J)", "meas E(J)", "run E(J)", "speedup", "E saving", "pred sav", "balance");
   for (int k = 0; k < r->nruns; k++) {
     const run_t *run = &r->runs[k];
-    printf("   %-16s %11.4g %11.4g %11.4g %11.4g %11.4g %9.3f %8.1f%% %8.1f%% %8.3f\n", run->label, run->pred_time,
-           run->meas_time, has_e ? run->pred_energy : NAN, has_e ? run->meas_energy : NAN,
+    char label[64];
+    snprintf(label, sizeof label, "%s%s", run->label, k == r->best ? " *" : "");
+    printf("   %-17s %10.4g %10.4g %9.2g %10.4g %9.2g %10.4g %10.4g %10.4g %8.3f %7.1f%% %7.1f%% %7.3f\n", label,
+           run->pred_time, run->pred_run, run->pred_run_ci, run->meas_time, run->meas_run_ci, has_e ? run->pred_energy : NAN, has_e ? run->meas_energy : NAN,
            has_e ? run->meas_energy_run : NAN, even->meas_time / run->meas_time,
            has_e && even->meas_energy > 0 ? 100.0 * (1.0 - run->meas_energy / even->meas_energy) : NAN,
            has_e && even->pred_energy > 0 ? 100.0 * (1.0 - run->pred_energy / even->pred_energy) : NAN,
@@ -108,33 +116,33 @@ static void print_processes_legend(const run_report *r) {
            "   over the measured sizes near it, --smooth %d, x %g kernel runs) +- its %g %% prediction interval for a new run, vs\n"
            "   measured inside the run (mean of %d +- its Student-t half-width); they agree when the intervals\n"
            "   overlap. The points scatter about the fits by (relative sd, the machine's drift while measuring):",
-           r->runs[0].label, o->smooth, r->a->iters, 100 * o->prec.cl, o->reps);
+           r->runs[r->best].label, o->smooth, r->a->iters, 100 * o->prec.cl, o->reps);
     for (int i = 0; i < r->size; i++) printf(" %.1f %%%s", 100 * r->scatter[i], i + 1 < r->size ? "," : "\n");
   } else
     printf("   per process on the %s distribution: computation predicted by the measured points (benchmark mean\n"
            "   +- its confidence half-width, x %g kernel runs) vs measured inside the run (mean of %d +- the same\n"
            "   for the runs); they agree when the two intervals overlap\n",
-           r->runs[0].label, r->a->iters, o->reps);
+           r->runs[r->best].label, r->a->iters, o->reps);
 }
 
 /* Per process on the chosen distribution: its share, predicted and measured compute times. */
 static void print_processes(const run_report *r) {
   const app_t *a = r->a;
-  const run_t *best = &r->runs[0];
+  const run_t *best = &r->runs[r->best];
   int agree = 0, busy = 0, grouped = 0;
   print_processes_legend(r);
-  printf("   %-6s %-14s %5s %4s %7s %6s %11s %9s %11s %9s %7s %10s %10s\n", "rank", "host", "group", "thr", "share", "d",
-         "pred t(s)", "+-", "meas t(s)", "+-", "agree", "busy t(s)", "cpu t(s)");
+  printf("   %-6s %-14s %5s %4s %7s %6s %11s %9s %11s %9s %7s %10s %10s %11s\n", "rank", "host", "group", "thr", "share", "d",
+         "pred t(s)", "+-", "meas t(s)", "+-", "agree", "busy t(s)", "cpu t(s)", "pred msg(s)");
   for (int i = 0; i < r->size; i++) {
     double pt = best->dist->parts[i].t * a->iters, mt = best->meas_proc[i];
     int in = run_agrees(best, i, a);
     busy += best->dist->parts[i].d > 0;
     agree += best->dist->parts[i].d > 0 && in;
     grouped += r->leader[i] != i;
-    printf("   %-6d %-14s %5d %4d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g %10.4g\n", i, r->hosts[i],
+    printf("   %-6d %-14s %5d %4d %6.1f%% %6ld %11.4g %9.2g %11.4g %9.2g %7s %10.4g %10.4g %11.4g\n", i, r->hosts[i],
            r->leader[i], r->threads[i], 100.0 * best->dist->parts[i].d / a->D, best->dist->parts[i].d, pt,
            best->pred_ci[i], mt, best->meas_ci[i], best->dist->parts[i].d == 0 ? "idle" : in ? "yes" : "no",
-           best->meas_wall[i], best->meas_cpu[i]);
+           best->meas_wall[i], best->meas_cpu[i], best->pred_comm[i]);
   }
   if (grouped)
     printf("   a group of processes time-shares its cores: each member shows the group's prediction (at its\n"
@@ -143,6 +151,8 @@ static void print_processes(const run_report *r) {
   printf("   busy t(s): how long the cores computed (a group: the union of its members' phases), the meas of a\n"
          "   process alone; cpu t(s): the CPU time the computation got (a group's summed); busy above cpu means\n"
          "   the cores were taken by something else part of the time (a co-located process, other load)\n");
+  printf("   pred msg(s): the process's messages (sent, then received) and, in the 2D-FFT, its own copies in\n"
+         "   the whole-run prediction\n");
   printf("   predictions within confidence: %d of %d working processes\n", agree, busy);
 }
 
@@ -154,15 +164,16 @@ static void write_process_csv(const run_report *r) {
   fupermod_atomic_file af;
   snprintf(path, sizeof path, "%s/report-%s.csv", r->o->out, a->name);
   if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
-  fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu,meas_busy,threads\n");
+  fprintf(af.fp, "app,n,distribution,rank,host,d,share,pred_time,meas_time,pred_ci,meas_ci,agree,pred_energy,meas_energy,group,meas_cpu,meas_busy,threads,pred_comp,pred_comm\n");
   for (int k = 0; k < r->nruns; k++) {
     const run_t *run = &r->runs[k];
     for (int i = 0; i < r->size; i++)
-      fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g,%d\n", a->name, a->n,
+      fprintf(af.fp, "%s,%ld,%s,%d,%s,%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g,%d,%.9g,%.9g\n", a->name, a->n,
               run->label, i, r->hosts[i], run->dist->parts[i].d, (double)run->dist->parts[i].d / a->D,
               run->dist->parts[i].t * a->iters, run->meas_proc[i], run->pred_ci[i], run->meas_ci[i],
               run->dist->parts[i].d > 0 && run_agrees(run, i, a), has_e ? run->dist->parts[i].e * a->iters : NAN,
-              run->meas_proc_e[i], r->leader[i], run->meas_cpu[i], run->meas_wall[i], r->threads[i]);
+              run->meas_proc_e[i], r->leader[i], run->meas_cpu[i], run->meas_wall[i], r->threads[i], run->pred_comp[i],
+              run->pred_comm[i]);
   }
   fupermod_atomic_commit(&af);
 }
@@ -175,15 +186,17 @@ static void write_summary_csv(const run_report *r) {
   snprintf(path, sizeof path, "%s/summary-%s.csv", r->o->out, r->a->name);
   if (fupermod_atomic_open(&af, path) != FUPERMOD_SUCCESS) return;
   fprintf(af.fp, "app,size,algorithm,time,energy,even_time,even_energy,pred_time,pred_energy,speedup,energy_saving,"
-                 "pred_energy_saving,run_energy,even_run_energy,balance\n");
+                 "pred_energy_saving,run_energy,even_run_energy,balance,pred_run,pred_run_ci,meas_run_ci,chosen\n");
   for (int k = 0; k < r->nruns - 1; k++) {
     const run_t *run = &r->runs[k];
-    fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g\n", r->a->name, r->a->n,
+    fprintf(af.fp, "%s,%ld,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%.6g,%.6g,%.9g,%.9g,%.6g,%.9g,%.9g,%.9g,%d\n",
+            r->a->name, r->a->n,
             run->label, run->meas_time, run->meas_energy, even->meas_time, even->meas_energy, run->pred_time,
             run->pred_energy, even->meas_time / run->meas_time,
             even->meas_energy > 0 ? 1.0 - run->meas_energy / even->meas_energy : NAN,
             even->pred_energy > 0 ? 1.0 - run->pred_energy / even->pred_energy : NAN, run->meas_energy_run,
-            even->meas_energy_run, fupermod_dist_efficiency(run->dist));
+            even->meas_energy_run, fupermod_dist_efficiency(run->dist), run->pred_run, run->pred_run_ci, run->meas_run_ci,
+            k == r->best);
   }
   fupermod_atomic_commit(&af);
 }
@@ -271,12 +284,26 @@ static void write_plots(const run_report *r) {
 }
 
 void tool_run_report(const run_report *r) {
-  const run_t *even = &r->runs[r->nruns - 1], *best = &r->runs[0];
+  const run_t *even = &r->runs[r->nruns - 1], *best = &r->runs[r->best];
   print_distributions(r);
   run_notes(r->runs, r->nruns, r->measured, r->size);
   print_processes(r);
   printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
-         even->meas_time / best->meas_time, even->pred_time / best->pred_time);
+         even->meas_time / best->meas_time, even->pred_run / best->pred_run);
+  {
+    /* the whole-run predictions against what ran: within 10 %, or the two intervals overlap */
+    int within = 0;
+    double alone = NAN;
+    for (int k = 0; k < r->nruns; k++) {
+      const run_t *run = &r->runs[k];
+      double gap = fabs(run->pred_run - run->meas_time);
+      within += gap <= 0.1 * run->meas_time || gap <= run->pred_run_ci + run->meas_run_ci;
+      if (strcmp(run->label, "fastest-alone") == 0) alone = run->meas_time;
+    }
+    if (r->size == 1) alone = even->meas_time;
+    printf("   whole-run predictions: %d of %d distributions within 10 %%; chosen %.4g s, fastest alone %.4g s, even %.4g s\n",
+           within, r->nruns, best->meas_time, alone, even->meas_time);
+  }
   write_process_csv(r);
   write_summary_csv(r);
   if (write_plot_data(r) == 0) write_plots(r);

@@ -31,6 +31,11 @@ typedef struct {
   double tsum, esum;               /* sums over the timed runs so far (every round); esum: computation */
   double esum_run, meas_energy_run; /* the whole run's dynamic energy, waits included: sum, mean */
   fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
+  double pred_run, pred_run_ci;     /* the whole run predicted by the application's cost model (apps/model.h) */
+  double *pred_comp, *pred_comm;    /* per process: its computation and its messages in that prediction */
+  double tsq, meas_run_ci;          /* the whole runs' sum of squares; the mean's confidence half-width */
+  double *meas_rows, *meas_cols;    /* 2D-FFT, per process: its row and column phases (wall, mean) */
+  double *meas_copy;                /* 2D-FFT, per process: its own copies (its busy time outside the phases) */
 } run_t;
 
 typedef struct {
@@ -59,6 +64,8 @@ typedef struct {
   const tool_proc *tp;
   const char **hosts;              /* per process: host.intra-node rank */
   const int *leader, *threads;     /* per process: the leader of its group sharing cores, its threads */
+  int best;                        /* the run chosen: the least predicted whole run */
+  int links;                       /* 1: messages priced by measured links; 0: one process */
 } run_report;
 
 /* Print the tables; write OUT/report-APP.csv, summary-APP.csv, the plot data and the gnuplot

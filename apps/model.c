@@ -1,0 +1,230 @@
+/* The applications' cost models (apps/model.h). They mirror what apps/summa.c and apps/fft2d.c
+ * send: a change of either's messages must change its model here. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/apps.h"
+#include "apps/model.h"
+#include "apps/summa.h"
+
+/* One message's time and half-width; FUPERMOD_ERR_INPUT for a link not measured. */
+static int msg(const fupermod_comm *cm, int i, int j, double bytes, double *t, double *ci) {
+  double c = 0;
+  *t = *ci = 0;
+  if (!cm || i == j || bytes <= 0) return FUPERMOD_SUCCESS;
+  if ((*t = fupermod_comm_time_ci(cm, i, j, bytes, &c)) < 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "cost model: the link of processes %d and %d was not measured", i, j);
+  *ci = c;
+  return FUPERMOD_SUCCESS;
+}
+
+static int check_comm(const fupermod_comm *cm, int p) {
+  if (cm && cm->p != p)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "cost model: the communication model has %d processes, the distribution %d",
+                          cm->p, p);
+  return FUPERMOD_SUCCESS;
+}
+
+typedef struct {
+  int row0, rows, col0, cols;
+} ext_t;
+
+/* Messages of the pivot starting at column kc0, kb wide: per process the time of what it sends
+ * (s) and receives (r), with their half-widths. */
+static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, int kb, double *s, double *r, double *sci,
+                      double *rci) {
+  int rc = FUPERMOD_SUCCESS;
+  for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = 0;
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+    int have_a = kc0 >= e[i].col0 && kc0 < e[i].col0 + e[i].cols, have_b = kc0 >= e[i].row0 && kc0 < e[i].row0 + e[i].rows;
+    if (e[i].rows == 0 || e[i].cols == 0 || (!have_a && !have_b)) continue;
+    for (int q = 0; q < p && rc == FUPERMOD_SUCCESS; q++) {
+      double t, ci;
+      if (q == i || e[q].rows == 0 || e[q].cols == 0) continue;
+      /* A: my rows of the pivot column to every process overlapping them that lacks it */
+      if (have_a && !(kc0 >= e[q].col0 && kc0 < e[q].col0 + e[q].cols)) {
+        int lo = e[i].row0 > e[q].row0 ? e[i].row0 : e[q].row0;
+        int hi = e[i].row0 + e[i].rows < e[q].row0 + e[q].rows ? e[i].row0 + e[i].rows : e[q].row0 + e[q].rows;
+        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
+          s[i] += t, sci[i] += ci, r[q] += t, rci[q] += ci;
+      }
+      /* B: my columns of the pivot row, likewise along columns */
+      if (rc == FUPERMOD_SUCCESS && have_b && !(kc0 >= e[q].row0 && kc0 < e[q].row0 + e[q].rows)) {
+        int lo = e[i].col0 > e[q].col0 ? e[i].col0 : e[q].col0;
+        int hi = e[i].col0 + e[i].cols < e[q].col0 + e[q].cols ? e[i].col0 + e[i].cols : e[q].col0 + e[q].cols;
+        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
+          s[i] += t, sci[i] += ci, r[q] += t, rci[q] += ci;
+      }
+    }
+  }
+  return rc;
+}
+
+/* cal's factor for process i (1 without one) */
+static double factor(const double *f, int i) { return f && f[i] > 0 && isfinite(f[i]) ? f[i] : 1.0; }
+
+int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_time t, void *ctx,
+                           const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
+  int rc, p, K;
+  ext_t *e;
+  double *g, *gci, *s, *r, *sci, *rci, *c, *cci;
+  if (!l || !t || !out || n < 1 || b < 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa predict: NULL layout, time or output, or n, b < 1");
+  p = l->p;
+  if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
+  K = (n + b - 1) / b;
+  e = calloc((size_t)p, sizeof *e);
+  g = calloc((size_t)p * 8, sizeof *g);
+  if (!e || !g) {
+    free(e), free(g);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "summa predict: out of memory");
+  }
+  gci = g + p, s = g + 2 * p, r = g + 3 * p, sci = g + 4 * p, rci = g + 5 * p, c = g + 6 * p, cci = g + 7 * p;
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++)
+    rc = fupermod_summa_extent(l, i, n, b, &e[i].row0, &e[i].rows, &e[i].col0, &e[i].cols);
+  /* a full-width update's time per process (the last pivot, narrower, scales it) */
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+    double units = (double)e[i].rows * e[i].cols / ((double)b * b);
+    g[i] = gci[i] = 0;
+    if (units > 0) {
+      double f = factor(cal ? cal->comp : NULL, i);
+      g[i] = f * t(i, units, &gci[i], ctx);
+      gci[i] *= f;
+    }
+    if (!(g[i] >= 0) || !isfinite(g[i]))
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "summa predict: no computation time for process %d at %g blocks", i, units);
+  }
+  out->time = out->ci = 0;
+  for (int i = 0; i < p; i++) {
+    if (out->comp) out->comp[i] = 0;
+    if (out->comm) out->comm[i] = 0;
+  }
+  /* pivot 0's messages before the first update */
+  if (rc == FUPERMOD_SUCCESS && (rc = pivot_msgs(cm, p, e, 0, b < n ? b : n, s, r, sci, rci)) == FUPERMOD_SUCCESS) {
+    double first = 0, fci = 0;
+    for (int i = 0; i < p; i++) {
+      c[i] = s[i] + r[i];
+      cci[i] = sci[i] + rci[i];
+      if (out->comm) out->comm[i] += c[i];
+      if (c[i] > first) first = c[i], fci = cci[i];
+    }
+    out->time += first, out->ci += fci;
+  }
+  for (int k = 0; k < K && rc == FUPERMOD_SUCCESS; k++) {
+    int kb = (k + 1) * b <= n ? b : n - k * b;
+    double w = (double)kb / b, step = 0, stci = 0;
+    if (k + 1 < K) {
+      int nkb = (k + 2) * b <= n ? b : n - (k + 1) * b;
+      if ((rc = pivot_msgs(cm, p, e, (k + 1) * b, nkb, s, r, sci, rci)) != FUPERMOD_SUCCESS) break;
+    } else
+      memset(s, 0, 4 * (size_t)p * sizeof *s);
+    for (int i = 0; i < p; i++) {
+      double ci = s[i] + r[i], cic = sci[i] + rci[i];
+      if (out->comp) out->comp[i] += g[i] * w;
+      if (out->comm) out->comm[i] += ci;
+      if (g[i] * w + ci > step) step = g[i] * w + ci, stci = gci[i] * w + cic;
+    }
+    out->time += step, out->ci += stci;
+  }
+  free(e);
+  free(g);
+  return rc;
+}
+
+int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_app_time t, void *ctx,
+                           const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
+  int rc, p;
+  long *R, *col;
+  double *x, *xci, ph[2] = {0, 0}, phci[2] = {0, 0}, xmax = 0, xmaxci = 0;
+  if (!rows || !t || !out || M < 1 || N < 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d predict: NULL distribution, time or output, or M, N < 1");
+  p = rows->size;
+  if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
+  R = calloc((size_t)p + 1, sizeof *R);
+  col = calloc((size_t)p, sizeof *col);
+  x = calloc(2 * (size_t)p, sizeof *x);
+  if (!R || !col || !x) {
+    free(R), free(col), free(x);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d predict: out of memory");
+  }
+  xci = x + p;
+  if ((rc = fupermod_dist_offsets(rows, R)) == FUPERMOD_SUCCESS && R[p] != M)
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "fft2d predict: the rows sum to %ld, not M = %ld", R[p], M);
+  /* the plan's column distribution: proportional to the rows */
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) col[i] = N * R[i + 1] / M - N * R[i] / M;
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+    for (int k = 0; k < 2; k++) {
+      long u = k == 0 ? rows->parts[i].d : col[i];
+      double f = factor(cal ? (k ? cal->cols : cal->comp) : NULL, i), ci = 0, ti = u > 0 ? f * t(i, (double)u, &ci, ctx) : 0.0;
+      ci *= f;
+      if (!(ti >= 0) || !isfinite(ti)) {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "fft2d predict: no computation time for process %d at %ld %s", i, u,
+                            k ? "columns" : "rows");
+        break;
+      }
+      if (out->comp) out->comp[i] = (k ? out->comp[i] : 0) + ti;
+      if (ti > ph[k]) ph[k] = ti, phci[k] = ci;
+    }
+    /* the transpose: i's d_i x c_j block to every j, the d_j x c_i blocks from them; the
+     * transpose back moves the same blocks the other way */
+    double snd = 0, sci = 0, rcv = 0, rci = 0, own = 0;
+    if (cal && cal->copy && cal->copy[i] > 0) own = cal->copy[i] * 16.0 * (double)rows->parts[i].d * N;
+    for (int j = 0; j < p && rc == FUPERMOD_SUCCESS && !(cal && cal->shared); j++) {
+      double tm, cm_ci;
+      if (j == i) continue;
+      if ((rc = msg(cm, i, j, 16.0 * rows->parts[i].d * col[j], &tm, &cm_ci)) != FUPERMOD_SUCCESS) break;
+      snd += tm, sci += cm_ci;
+      if ((rc = msg(cm, j, i, 16.0 * rows->parts[j].d * col[i], &tm, &cm_ci)) != FUPERMOD_SUCCESS) break;
+      rcv += tm, rci += cm_ci;
+    }
+    x[i] = own + snd + rcv;
+    xci[i] = sci + rci;
+    if (out->comm) out->comm[i] = 2 * x[i];
+    if (x[i] > xmax) xmax = x[i], xmaxci = xci[i];
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    out->time = ph[0] + ph[1] + 2 * xmax;
+    out->ci = phci[0] + phci[1] + 2 * xmaxci;
+  }
+  free(R);
+  free(col);
+  free(x);
+  return rc;
+}
+
+/* i's links within the working set: latencies summed, the slowest bandwidth; 0 alone */
+static void links_of(const fupermod_comm *cm, int i, uint64_t working, double *alpha, double *beta) {
+  *alpha = *beta = 0;
+  if (!cm) return;
+  for (int j = 0; j < cm->p && j < 64; j++) {
+    const fupermod_comm_link *l;
+    if (j == i || !(working >> j & 1) || !(l = fupermod_comm_link_of(cm, i, j))) continue;
+    *alpha += l->alpha > 0 ? l->alpha : 0;
+    if (l->beta > *beta) *beta = l->beta;
+  }
+}
+
+double fupermod_summa_share_cost(int n, int b, int i, long d, uint64_t working, double tcomp, const fupermod_comm *cm,
+                                 const fupermod_app_cal *cal) {
+  double alpha, beta, nb = ceil((double)n / b), side = sqrt((double)d) * b;
+  if (d <= 0) return 0.0;
+  tcomp *= factor(cal ? cal->comp : NULL, i);
+  links_of(cm, i, working, &alpha, &beta);
+  if (side > n) side = n;
+  /* each update: a piece of the pivot column (side x b) and of the pivot row (b x side), two
+   * messages at the mean latency */
+  return nb * (tcomp + (alpha > 0 || beta > 0 ? 2 * alpha / (__builtin_popcountll(working) - 1) + beta * 2 * 8.0 * side * b
+                                              : 0.0));
+}
+
+double fupermod_fft2d_share_cost(long M, long N, int i, long d, uint64_t working, double tcomp,
+                                 const fupermod_comm *cm, const fupermod_app_cal *cal) {
+  double alpha, beta, kept = (double)d * N / M, own = 0;
+  if (d <= 0) return 0.0;
+  links_of(cm, i, working, &alpha, &beta);
+  if (cal && cal->copy && cal->copy[i] > 0) own = cal->copy[i] * 16.0 * (double)d * N;
+  if (cal && cal->shared) alpha = beta = 0;
+  /* each transpose: its copies; d x (N - kept) out, as much in */
+  return (factor(cal ? cal->comp : NULL, i) + factor(cal ? cal->cols : NULL, i)) * tcomp +
+         2 * (own + alpha + beta * 16.0 * d * (N - kept));
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# A process that does not pay for its messages is left idle: node2's process sits behind a slow
+# link (Linux traffic control on the loopback, the MPI TCP ports only, 200 Mbit/s) and shares a
+# core with node1's second process. fupermod run measures the links, chooses by the whole-run
+# prediction, and its choice leaves node2 idle and runs at most 1.02x the best of the fastest
+# process alone, even and the computation-only optimum (PARALEPH), measured in the same run.
+# alone: it shapes the loopback's traffic and compares run times
+. "$top_srcdir/tests/tap.sh"
+. "$top_srcdir/tests/cluster/setup.sh"
+if ! command -v tc >/dev/null || ! tc qdisc show dev lo | grep -q '^qdisc noqueue 0: root'; then
+  echo "1..0 # SKIP no tc, or the loopback already has a queueing discipline: $(tc qdisc show dev lo 2>&1 | head -1)"
+  exit 0
+fi
+if ! tc qdisc add dev lo root handle 1: htb default 10 2>"$TMPD/tc"; then
+  echo "1..0 # SKIP the kernel refuses an htb queueing discipline on the loopback: $(head -1 "$TMPD/tc")"
+  exit 0
+fi
+# undo the shaping however the test ends, before setup.sh's own clean-up
+trap 'tc qdisc del dev lo root 2>/dev/null; [ -n "$job" ] && kill "$job" 2>/dev/null; "$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
+# everything else at full speed; MPI's TCP ports 47104-47167 (the only traffic between the
+# nodes: within a node it goes through shared memory) at 200 Mbit/s
+tc class add dev lo parent 1: classid 1:10 htb rate 100gbit 2>/dev/null &&
+  tc class add dev lo parent 1: classid 1:30 htb rate 200mbit ceil 200mbit 2>/dev/null &&
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dport 47104 0xffc0 flowid 1:30 &&
+  tc filter add dev lo parent 1: protocol ip prio 2 u32 match ip sport 47104 0xffc0 flowid 1:30
+ok $? "the slow link: MPI's TCP ports shaped to 200 Mbit/s on the loopback"
+cluster_up node1:0-1 node2:1
+printf 'node1 0 core:0 cpu\nnode1 1 core:1 cpu\nnode2 0 core:0 cpu\n' >c.conf
+timeout 600 "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none --mca btl_tcp_port_min_v4 47104 \
+  --mca btl_tcp_port_range_v4 64 "$FUPERMOD" run --conf c.conf --out out --size 1024 --points 8 --reps 3 \
+  >run.out 2>run.err
+ok $? "fupermod run across the nodes, node2 behind the slow link"
+sed 's/^/# /' run.err | grep -v 'model: size\|round' | tail -4
+grep '^   links' run.out | sed 's/^/# /'
+ok "$(grep '^   links' run.out | awk '{
+    for (i = 1; i <= NF; i++) if ($i ~ /GB\/s/) { bw = $(i - 1) + 0; pair = $(i - 6) " " $(i - 4)
+      if (pair ~ /node2/) slow += bw < 0.1; else fast += bw > 0.5 } }
+    END { exit !(slow == 2 && fast == 1) }'; echo $?)" \
+  "the links measured: node2's two below 0.1 GB/s, node1's within the node above 0.5 GB/s"
+for app in dgemm fft; do
+  # the table of the run: label, predicted and measured whole run; * marks the choice
+  awk -v app="$app" '/^== / { cur = $2 } cur != app":" { next }
+      /^   distribution +comp t/ { intab = 1; next }
+      intab && ($2 ~ /^[0-9]/ || ($2 == "*" && $3 ~ /^[0-9]/)) { star = ($2 == "*"); o = star ? 1 : 0
+        print $1, star, $(3 + o), $(5 + o); next }
+      { intab = 0 }' run.out >"t-$app"
+  sed "s/^/# $app: /" "t-$app"
+  chosen=$(awk '$2 == 1 { print $1 }' "t-$app")
+  # the shares of every distribution, by label (rank order)
+  awk -F, 'NR > 1 { d[$3] = d[$3] " " $6 } END { for (k in d) print k d[k] }' "out/report-$app.csv" >"d-$app"
+  ok "$([ -n "$chosen" ] && awk -v c="$chosen" '$1 == c { exit !($4 == 0) }' "d-$app"; echo $?)" \
+    "$app: the choice ($chosen) leaves node2's process idle"
+  # against each reference: the same shares are the same distribution; otherwise the measured runs
+  ok "$(awk -v c="$chosen" 'NR == FNR { s[$1] = $2 " " $3 " " $4; next } { t[$1] = $4 }
+        END { bad = 0
+              for (r in t) if (r == "fastest-alone" || r == "even" || r == "paraleph")
+                if (s[r] != s[c] && t[c] > 1.02 * t[r]) { bad = 1; print "# " c " " t[c] " s vs " r " " t[r] " s" >"/dev/stderr" }
+              exit bad }' "d-$app" "t-$app"; echo $?)" \
+    "$app: the choice runs at most 1.02x the fastest alone, even and PARALEPH"
+  ok "$(grep -A200 "^== $app" run.out | grep -m1 -q '^   whole-run predictions: [0-9]* of [0-9]* distributions within 10 %; chosen'; echo $?)" \
+    "$app: the report ends with the whole-run predictions line"
+done
+done_testing

@@ -1,0 +1,148 @@
+/* The applications' cost models (apps/model.h) on cases worked out by hand: SUMMA's pivot
+ * messages on column strips and on a general tiling, the 2D-FFT's transposes, processes alone,
+ * links not measured, and the per-share costs the whole-run partitioner minimises. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/model.h"
+#include "fupermod/error.h"
+#include "tests/tap.h"
+
+static const double A_LAT = 1e-5, B_BYTE = 1e-9; /* every link: t = 1e-5 + 1e-9 bytes */
+
+static void set_link(fupermod_comm *c, int i, int j, double a, double b) {
+  static const double bytes[3] = {8, 1e4, 1e7};
+  fupermod_comm_link *l = fupermod_comm_link_of(c, i, j);
+  l->pts = calloc(3, sizeof *l->pts);
+  l->n = 3;
+  for (int k = 0; k < 3; k++) l->pts[k] = (fupermod_comm_point){bytes[k], a + b * bytes[k], 0.1 * (a + b * bytes[k]), 5};
+  fupermod_comm_fit(l);
+}
+
+static double lin(double bytes) { return A_LAT + B_BYTE * bytes; }
+
+/* process i: speed[i] seconds per unit, and a 5 % half-width */
+static double speed[4] = {1e-3, 2e-3, 3e-3, 4e-3};
+static double t_of(int i, double units, double *ci, void *ctx) {
+  (void)ctx;
+  if (ci) *ci = 0.05 * units * speed[i];
+  return units * speed[i];
+}
+
+static int near(double x, double y) { return fabs(x - y) <= 1e-12 * (fabs(y) + 1e-30); }
+
+int main(void) {
+  fupermod_comm cm, cm3;
+  fupermod_layout *l = NULL;
+  fupermod_app_pred pr;
+  double comp[4], comm[4];
+  fupermod_comm_init(&cm, 2);
+  set_link(&cm, 0, 1, A_LAT, B_BYTE);
+
+  /* SUMMA, two column strips of a 2 x 2 block matrix, n = 4, b = 2: pivot 0's column of A is
+   * process 0's (64 bytes to process 1), pivot 1's is process 1's; B's pivot rows lie in both */
+  fupermod_layout_alloc(2, 2, 2, &l);
+  l->rects[0] = (fupermod_rect){0, 0, 2, 1};
+  l->rects[1] = (fupermod_rect){0, 1, 2, 1};
+  pr = (fupermod_app_pred){0, 0, comp, comm};
+  ok(fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_SUCCESS, "summa: predicted");
+  {
+    double g0 = 2 * speed[0], g1 = 2 * speed[1], m = lin(64);
+    double want = m + fmax(g0 + m, g1 + m) + fmax(g0, g1);
+    ok(near(pr.time, want), "summa strips: pivot 0's message, then each step's slowest update + next message (%g, want %g)",
+       pr.time, want);
+    ok(near(comp[0], 2 * g0) && near(comp[1], 2 * g1) && near(comm[0], 2 * m) && near(comm[1], 2 * m),
+       "summa strips: per process two updates and two messages");
+    ok(pr.ci > 0 && near(pr.ci, 0.1 * m + (0.05 * g1 + 0.1 * m) + 0.05 * g1), "summa strips: the critical path's interval (%g)",
+       pr.ci);
+  }
+  {
+    /* the application measured process 0's updates 3 times its function's */
+    double f[2] = {3, 1};
+    fupermod_app_cal cal = {f, NULL, NULL, 0};
+    double g0 = 3 * 2 * speed[0], g1 = 2 * speed[1], m = lin(64);
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
+    ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)) && near(comp[0], 2 * g0), "summa: calibrated updates");
+  }
+  pr = (fupermod_app_pred){0, 0, comp, comm};
+  fupermod_summa_predict(l, 4, 2, t_of, NULL, NULL, NULL, &pr);
+  ok(near(pr.time, 2 * 2 * speed[1]) && comm[0] == 0 && comm[1] == 0, "summa without links: computation alone");
+
+  /* one process owns everything: no messages */
+  l->rects[0] = (fupermod_rect){0, 0, 2, 2};
+  l->rects[1] = (fupermod_rect){0, 0, 0, 0};
+  pr = (fupermod_app_pred){0, 0, comp, comm};
+  fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, NULL, &pr);
+  ok(near(pr.time, 2 * 4 * speed[0]) && comm[0] == 0 && comp[1] == 0, "summa: the owner of all sends nothing");
+
+  /* rows split: process 0 the top block row, process 1 the bottom; A's pivot columns are in both,
+   * B's pivot row 0 is process 0's (2 blocks wide: 4 x 2 x 8 bytes to process 1) */
+  l->rects[0] = (fupermod_rect){0, 0, 1, 2};
+  l->rects[1] = (fupermod_rect){1, 0, 1, 2};
+  pr = (fupermod_app_pred){0, 0, comp, comm};
+  fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, NULL, &pr);
+  {
+    double g0 = 2 * speed[0], g1 = 2 * speed[1], m = lin(64);
+    ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)), "summa rows: the pivot rows of B travel down columns");
+  }
+  fupermod_layout_free(l);
+
+  /* 2D-FFT, M = N = 8, rows 3 and 5 (columns 3 and 5): each transpose 16 x 3 x 5 bytes each way */
+  {
+    fupermod_dist *d = fupermod_dist_alloc(8, 2);
+    d->parts[0].d = 3, d->parts[1].d = 5;
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    ok(fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_SUCCESS, "fft: predicted");
+    ok(near(pr.time, 2 * 5 * speed[1] + 4 * lin(240)), "fft: two phases at the slowest, two transposes (%.12g, want %.12g)", pr.time, 2 * 5 * speed[1] + 4 * lin(240));
+    ok(near(comp[0], 6 * speed[0]) && near(comm[0], 4 * lin(240)), "fft: per process, computation and messages, sent then received");
+    {
+      /* calibrated: row phase x 2 on process 0, column phase x 3 on process 1, own copies, one
+       * node's shared memory (no messages) */
+      double rf[2] = {2, 1}, cf[2] = {1, 3}, cp[2] = {1e-9, 2e-9};
+      fupermod_app_cal cal = {rf, cf, cp, 1};
+      pr = (fupermod_app_pred){0, 0, comp, comm};
+      fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
+      ok(near(pr.time, 5 * speed[1] + 3 * 5 * speed[1] + 2 * 2e-9 * 16 * 40) && near(comm[0], 2 * 1e-9 * 16 * 24) &&
+             near(comp[0], 2 * 3 * speed[0] + 3 * speed[0]),
+         "fft calibrated: the phases' factors, the copies, no messages in shared memory (%g)", pr.time);
+    }
+    d->parts[0].d = 8, d->parts[1].d = 0;
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr);
+    ok(near(pr.time, 16 * speed[0]) && comm[0] == 0, "fft: one process with every row sends nothing");
+    d->parts[0].d = 4;
+    ok(fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_ERR_INPUT &&
+           strstr(fupermod_error_message(), "sum to 4"), "fft: rows that do not sum to M: %s", fupermod_error_message());
+    fupermod_dist_free(d);
+  }
+
+  /* a link not measured; a model of another size */
+  {
+    fupermod_dist *d = fupermod_dist_alloc(9, 3);
+    d->parts[0].d = d->parts[1].d = d->parts[2].d = 3;
+    fupermod_comm_init(&cm3, 3);
+    set_link(&cm3, 0, 1, A_LAT, B_BYTE);
+    set_link(&cm3, 0, 2, A_LAT, B_BYTE);
+    ok(fupermod_fft2d_predict(9, 9, d, t_of, NULL, &cm3, NULL, &pr) == FUPERMOD_ERR_INPUT &&
+           strstr(fupermod_error_message(), "processes 1 and 2"), "a link not measured: %s", fupermod_error_message());
+    ok(fupermod_fft2d_predict(9, 9, d, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_ERR_USAGE, "a model of 2 processes for 3: %s",
+       fupermod_error_message());
+    fupermod_dist_free(d);
+  }
+
+  /* the partitioner's per-share costs: alone, nothing but computation; with others, the slowest
+   * link's bandwidth and the latencies */
+  set_link(&cm3, 1, 2, A_LAT, 10 * B_BYTE);
+  ok(near(fupermod_fft2d_share_cost(8, 8, 0, 8, 1, 0.5, &cm3, NULL), 1.0) &&
+         near(fupermod_fft2d_share_cost(8, 8, 1, 4, 7, 0.5, &cm3, NULL), 1.0 + 2 * (2 * A_LAT + 10 * B_BYTE * 16 * 4 * 4)),
+     "fft share cost: alone 2 phases; in a set, two transposes at the slowest link");
+  ok(near(fupermod_summa_share_cost(8, 2, 0, 4, 1, 0.25, &cm3, NULL), 1.0) &&
+         near(fupermod_summa_share_cost(8, 2, 0, 4, 3, 0.25, &cm3, NULL), 4 * (0.25 + 2 * A_LAT + B_BYTE * 2 * 8 * 4 * 2)),
+     "summa share cost: alone nb updates; with a partner, a square's two pieces each update");
+  ok(fupermod_summa_share_cost(8, 2, 2, 4, 7, 0.25, &cm3, NULL) > fupermod_summa_share_cost(8, 2, 0, 4, 3, 0.25, &cm3, NULL),
+     "summa share cost: a slow link costs more");
+  fupermod_comm_free(&cm3);
+  fupermod_comm_free(&cm);
+  return done_testing();
+}
