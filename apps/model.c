@@ -168,7 +168,8 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
     /* the transpose: i's d_i x c_j block to every j, the d_j x c_i blocks from them; the
      * transpose back moves the same blocks the other way */
     double snd = 0, sci = 0, rcv = 0, rci = 0, own = 0;
-    if (cal && cal->copy && cal->copy[i] > 0) own = cal->copy[i] * 16.0 * (double)rows->parts[i].d * N;
+    if (cal && cal->copy && cal->copy[i] > 0 && !(rows->parts[i].d == M && cal->direct && cal->direct[i]))
+      own = cal->copy[i] * 16.0 * (double)rows->parts[i].d * N;
     for (int j = 0; j < p && rc == FUPERMOD_SUCCESS && !(cal && cal->shared); j++) {
       double tm, cm_ci;
       if (j == i) continue;
@@ -222,7 +223,7 @@ double fupermod_fft2d_share_cost(long M, long N, int i, long d, uint64_t working
   double alpha, beta, kept = (double)d * N / M, own = 0;
   if (d <= 0) return 0.0;
   links_of(cm, i, working, &alpha, &beta);
-  if (cal && cal->copy && cal->copy[i] > 0) own = cal->copy[i] * 16.0 * (double)d * N;
+  if (cal && cal->copy && cal->copy[i] > 0 && !(d == M && cal->direct && cal->direct[i])) own = cal->copy[i] * 16.0 * (double)d * N;
   if (cal && cal->shared) alpha = beta = 0;
   /* each transpose: its copies; d x (N - kept) out, as much in */
   return (factor(cal ? cal->comp : NULL, i) + factor(cal ? cal->cols : NULL, i)) * tcomp +

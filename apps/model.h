@@ -31,6 +31,8 @@ typedef struct fupermod_app_cal {
   const double *cols; /* 2D-FFT: its column phase (panels) over the function at as many columns */
   const double *copy; /* 2D-FFT: seconds per byte of its own copies of its rows into the exchange
                        * and back (16 d N bytes each transpose) */
+  const int *direct;  /* 2D-FFT: 1 where the process, holding the whole signal, transforms it in one
+                       * call without copies (a GPU executor: fupermod_exec_fft2d) */
   int shared;         /* 2D-FFT: the run exchanges through one node's shared memory (copies, no
                        * messages) */
 } fupermod_app_cal;

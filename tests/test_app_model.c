@@ -59,7 +59,7 @@ int main(void) {
   {
     /* the application measured process 0's updates 3 times its function's */
     double f[2] = {3, 1};
-    fupermod_app_cal cal = {f, NULL, NULL, 0};
+    fupermod_app_cal cal = {f, NULL, NULL, NULL, 0};
     double g0 = 3 * 2 * speed[0], g1 = 2 * speed[1], m = lin(64);
     pr = (fupermod_app_pred){0, 0, comp, comm};
     fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
@@ -100,7 +100,7 @@ int main(void) {
       /* calibrated: row phase x 2 on process 0, column phase x 3 on process 1, own copies, one
        * node's shared memory (no messages) */
       double rf[2] = {2, 1}, cf[2] = {1, 3}, cp[2] = {1e-9, 2e-9};
-      fupermod_app_cal cal = {rf, cf, cp, 1};
+      fupermod_app_cal cal = {rf, cf, cp, NULL, 1};
       pr = (fupermod_app_pred){0, 0, comp, comm};
       fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
       ok(near(pr.time, 5 * speed[1] + 3 * 5 * speed[1] + 2 * 2e-9 * 16 * 40) && near(comm[0], 2 * 1e-9 * 16 * 24) &&
@@ -111,6 +111,17 @@ int main(void) {
     pr = (fupermod_app_pred){0, 0, comp, comm};
     fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr);
     ok(near(pr.time, 16 * speed[0]) && comm[0] == 0, "fft: one process with every row sends nothing");
+    {
+      /* holding everything: its own copies, unless it transforms the whole in one call */
+      double cp[2] = {1e-9, 1e-9};
+      int direct[2] = {1, 0};
+      fupermod_app_cal cal = {NULL, NULL, cp, NULL, 1};
+      fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
+      ok(near(pr.time, 16 * speed[0] + 2 * 1e-9 * 16 * 64), "fft: the owner of every row copies them");
+      cal.direct = direct;
+      fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
+      ok(near(pr.time, 16 * speed[0]), "fft: a direct owner does not (a GPU's one 2D transform)");
+    }
     d->parts[0].d = 4;
     ok(fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_ERR_INPUT &&
            strstr(fupermod_error_message(), "sum to 4"), "fft: rows that do not sum to M: %s", fupermod_error_message());

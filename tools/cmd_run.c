@@ -30,6 +30,7 @@ static int simulated; /* fupermod_time_simulated() of any process: 2 when a simu
 static fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one process), measured with the first application */
 /* what the application's own run measured (rank 0, per application): calibrate() */
 static double *cal_buf;
+static int *cal_direct;
 static fupermod_app_cal cal;
 
 static void help(void) {
@@ -1083,8 +1084,15 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
   if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
   free(cal_buf);
+  free(cal_direct);
   cal_buf = rank == 0 && rc == FUPERMOD_SUCCESS ? calloc(3 * (size_t)size, sizeof *cal_buf) : NULL;
-  cal = (fupermod_app_cal){NULL, NULL, NULL, cal.shared};
+  cal_direct = rank == 0 ? calloc((size_t)size, sizeof *cal_direct) : NULL;
+  {
+    /* a GPU holding the whole signal transforms it in one call (apps/fft2d.c) */
+    int mine = tp->exec && fupermod_exec_kind(tp->exec) != FUPERMOD_EXEC_CPU;
+    MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  }
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared};
   for (int i = 0; cal_buf && i < size; i++) {
     long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
     double t = base->dist->parts[i].t; /* one kernel run at d, as predict() gives it */
@@ -1096,7 +1104,8 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       cal_buf[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
     }
   }
-  if (cal_buf) cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal.shared};
+  if (cal_buf)
+    cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared};
   if (rank == 0 && cal_buf && !o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions:", a->name);
     for (int i = 0; i < size; i++)
@@ -1208,7 +1217,7 @@ static int run_app(const options *o, app_t *a) {
   }
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  cal = (fupermod_app_cal){NULL, NULL, NULL, 0};
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0};
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
@@ -1369,6 +1378,7 @@ int cmd_run(int argc, char **argv) {
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
   fupermod_comm_free(&links);
   free(cal_buf);
+  free(cal_direct);
   tool_exec_close();
   MPI_Finalize();
   return fupermod_exit_status(rc);
