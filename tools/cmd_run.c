@@ -823,13 +823,14 @@ typedef struct {
   const app_t *a;
   const fupermod_points *f;
   const fupermod_comm *cm;
+  long unit; /* the partition's step: 1 (every share the application realises) or the granule */
 } whole_ctx;
 
 /* The application's cost of u granules on process i when the processes of working work
  * (fupermod_whole_cost), on the functions as predict() evaluates them. */
 static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   const whole_ctx *w = ctx;
-  long d = u * w->a->g;
+  long d = u * w->unit;
   double t, e, ci;
   value_at(&w->f[i], (double)d, &t, &e, &ci);
   if (!(t > 0) || !isfinite(t)) return INFINITY;
@@ -842,14 +843,18 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
 static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, int *rc, int *mode) {
   int rank;
   long *d = calloc((size_t)size, sizeof *d);
+  /* every share of one unit (a block, a row) while the search stays within its work bound */
+  long unit = ldexp(1.0, size) * size * (double)a->D * (double)a->D <= 2e9 ? 1 : a->g;
   fupermod_dist *out = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   *rc = d ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if (rank == 0 && *rc == FUPERMOD_SUCCESS) {
-    whole_ctx w = {a, f, links.p == size ? &links : NULL};
+    whole_ctx w = {a, f, links.p == size ? &links : NULL, unit};
     fupermod_whole_result res;
-    *rc = fupermod_whole_partition(size, a->D / a->g, whole_cost, &w, 0, d, &res);
+    *rc = fupermod_whole_partition(size, a->D / unit, whole_cost, &w, 0, d, &res);
     *mode = res.mode;
+    if (*rc == FUPERMOD_SUCCESS && unit > 1)
+      printf("   whole-run partition: shares in steps of %ld units (the grid's), as every unit would cost too much\n", unit);
   }
   *rc = tool_agree(SUB, *rc, MPI_COMM_WORLD);
   if (*rc != FUPERMOD_SUCCESS) {
@@ -859,7 +864,7 @@ static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, 
   MPI_Bcast(d, size, MPI_LONG, 0, MPI_COMM_WORLD);
   MPI_Bcast(mode, 1, MPI_INT, 0, MPI_COMM_WORLD);
   out = fupermod_dist_alloc(a->D, size);
-  for (int i = 0; i < size; i++) out->parts[i].d = d[i] * a->g;
+  for (int i = 0; i < size; i++) out->parts[i].d = d[i] * unit;
   free(d);
   return out;
 }
