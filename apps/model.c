@@ -193,6 +193,49 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
   return rc;
 }
 
+int fupermod_jacobi_predict(long D, const fupermod_dist *rows, int iters, fupermod_app_time t, void *ctx,
+                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
+  int rc, p;
+  double comp = 0, compci = 0, x = 0, xci = 0, lat = 0;
+  long total = 0;
+  if (!rows || !t || !out || D < 1 || iters < 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "jacobi predict: NULL distribution, time or output, or D, iters < 1");
+  p = rows->size;
+  if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
+  for (int i = 0; i < p; i++) total += rows->parts[i].d;
+  if (total != D) return fupermod_error(FUPERMOD_ERR_INPUT, "jacobi predict: the rows sum to %ld, not D = %ld", total, D);
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+    long d = rows->parts[i].d;
+    double f = factor(cal ? cal->comp : NULL, i), ci = 0, ti = d > 0 ? f * t(i, (double)d, &ci, ctx) : 0.0;
+    double snd = 0, sci = 0, rcv = 0, rci = 0;
+    if (!(ti >= 0) || !isfinite(ti)) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "jacobi predict: no computation time for process %d at %ld rows", i, d);
+      break;
+    }
+    if (ti > comp) comp = ti, compci = f * ci;
+    for (int j = 0; j < p && rc == FUPERMOD_SUCCESS; j++) {
+      double tm, c;
+      const fupermod_comm_link *l;
+      if (j == i) continue;
+      if ((rc = msg(cm, i, j, 8.0 * d, &tm, &c)) != FUPERMOD_SUCCESS) break;
+      snd += tm, sci += c;
+      if ((rc = msg(cm, j, i, 8.0 * rows->parts[j].d, &tm, &c)) != FUPERMOD_SUCCESS) break;
+      rcv += tm, rci += c;
+      if ((l = fupermod_comm_link_of(cm, i, j)) && l->n > 0 && l->pts[0].t > lat) lat = l->pts[0].t;
+    }
+    if (snd + rcv > x) x = snd + rcv, xci = sci + rci;
+    if (out->comp) out->comp[i] = iters * ti;
+    if (out->comm) out->comm[i] = iters * (snd + rcv);
+  }
+  if (rc == FUPERMOD_SUCCESS) {
+    double rounds = p > 1 ? ceil(log2((double)p)) : 0;
+    out->time = iters * (comp + x + rounds * lat);
+    out->ci = iters * (compci + xci);
+    for (int i = 0; out->comm && i < p; i++) out->comm[i] += iters * rounds * lat;
+  }
+  return rc;
+}
+
 /* i's links within the working set: latencies summed, the slowest bandwidth; 0 alone */
 static void links_of(const fupermod_comm *cm, int i, uint64_t working, double *alpha, double *beta) {
   *alpha = *beta = 0;

@@ -64,6 +64,14 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
 int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_app_time t, void *ctx,
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out);
 
+/* Jacobi (apps/jacobi.h), iters iterations on the row distribution rows of a D x D system: each
+ * iteration, every process's update of its rows, then the exchange of x (MPI_Allgatherv: i's
+ * 8 d_i bytes to every other process, theirs to it) and the agreement on the error (an
+ * allreduce: ceil(log2 p) rounds of the slowest latency), each ending when its slowest process
+ * ends. cal->comp as for SUMMA. */
+int fupermod_jacobi_predict(long D, const fupermod_dist *rows, int iters, fupermod_app_time t, void *ctx,
+                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out);
+
 /* The objective's per-process cost of a share d (> 0) when the processes of the bit mask working
  * work (bit i set), for partitioners/whole.h. tcomp: process i's computation of one kernel run
  * on d units (as fupermod_app_time). Messages: i's links within the working set at their

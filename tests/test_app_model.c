@@ -128,6 +128,21 @@ int main(void) {
     fupermod_dist_free(d);
   }
 
+  /* Jacobi, D = 8, rows 3 and 5, 10 iterations: updates, then x's 24 and 40 bytes both ways,
+   * then one allreduce round at the smallest message's time */
+  {
+    fupermod_dist *d = fupermod_dist_alloc(8, 2);
+    d->parts[0].d = 3, d->parts[1].d = 5;
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    ok(fupermod_jacobi_predict(8, d, 10, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_SUCCESS &&
+           near(pr.time, 10 * (5 * speed[1] + lin(24) + lin(40) + lin(8))) && near(comp[0], 10 * 3 * speed[0]) &&
+           near(comm[1], 10 * (lin(40) + lin(24) + lin(8))),
+       "jacobi: each iteration's slowest update, x exchanged, one allreduce round (%g)", pr.time);
+    d->parts[1].d = 4;
+    ok(fupermod_jacobi_predict(8, d, 10, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_ERR_INPUT, "jacobi: rows that do not sum to D");
+    fupermod_dist_free(d);
+  }
+
   /* a link not measured; a model of another size */
   {
     fupermod_dist *d = fupermod_dist_alloc(9, 3);
