@@ -1,7 +1,9 @@
 /* fupermod run: the main job. Under mpirun, from a process configuration: build (or reuse) the
- * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel,
- * partition with PARALEPH (time and energy) and the Pareto algorithm, run heterogeneous SUMMA
- * and 2D-FFT on the chosen and on the even distribution, and report (table, CSV, plots). */
+ * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel, and the
+ * links between them; partition with PARALEPH (time and energy), the Pareto algorithm and the
+ * whole-run partition; predict every distribution's whole run with the application's cost model
+ * (apps/model.h), calibrated by one run, and choose the least; run heterogeneous SUMMA and 2D-FFT
+ * on every distribution, and report (table, CSV, plots: tools/run_report.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -47,9 +49,13 @@ static void help(void) {
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
          "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
          "     (HiPOPTA: node functions from each node's optimal intra-node distribution);\n"
-         "  3. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution, on the fastest process\n"
+         "  3. measures every pair's links, runs each application once on PARALEPH's distribution to\n"
+         "     calibrate its cost model (apps/model.h), partitions for the whole run (which processes\n"
+         "     work at all), and chooses the distribution of least predicted whole run;\n"
+         "  4. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution, on the fastest process\n"
          "     alone and on the even one;\n"
-         "  4. reports: a table, DIR/report.csv, DIR/summary.csv, DIR/front-APP.csv and plots.\n"
+         "  5. reports: a table with the predicted and measured whole runs, DIR/report-APP.csv,\n"
+         "     DIR/summary-APP.csv, DIR/front-APP.csv and plots.\n"
          "Options:\n"
          "  --out DIR          results (default fupermod-run)\n"
          "  --apps LIST        dgemm,fft (default both)\n"
