@@ -1,10 +1,10 @@
 #!/bin/bash
+# alone: it shapes the loopback's traffic and compares run times
 # A process that does not pay for its messages is left idle: node2's process sits behind a slow
 # link (Linux traffic control on the loopback, the MPI TCP ports only, 200 Mbit/s) and shares a
 # core with node1's second process. fupermod run measures the links, chooses by the whole-run
 # prediction, and its choice leaves node2 idle and runs at most 1.02x the best of the fastest
 # process alone, even and the computation-only optimum (PARALEPH), measured in the same run.
-# alone: it shapes the loopback's traffic and compares run times
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/cluster/setup.sh"
 if ! command -v tc >/dev/null || ! tc qdisc show dev lo | grep -q '^qdisc noqueue 0: root'; then

@@ -1134,9 +1134,14 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
  * every other distribution: put second, its layout realised. Collective. */
 static int add_whole(const options *o, const app_t *a, fupermod_points *all, int size, run_t *runs, int *nruns) {
   int rc, mode = FUPERMOD_WHOLE_EXACT, rank;
-  fupermod_dist *dw = whole_partition(a, all, size, &rc, &mode);
+  fupermod_dist *dw;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (size > 63) {
+    /* the working sets are bit masks of 63 processes at most: the other candidates remain */
+    if (rank == 0) printf("   whole-run partition: not run for %d processes (at most 63)\n", size);
+    return FUPERMOD_SUCCESS;
+  }
+  if (!(dw = whole_partition(a, all, size, &rc, &mode))) return rc;
   if (rank == 0 && mode == FUPERMOD_WHOLE_NESTED)
     printf("   whole-run partition: too many processes for every working set; searched the nested sets of the\n"
            "   fastest processes (a heuristic, docs/algorithms.md)\n");
