@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cblas.h>
 #include <fftw3.h>
+#include <gsl/gsl_statistics_double.h>
 #include <mpi.h>
 #include "apps/fft2d.h"
 #include "apps/model.h"
@@ -49,7 +50,7 @@ static void help(void) {
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
          "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
          "     (HiPOPTA: node functions from each node's optimal intra-node distribution);\n"
-         "  3. measures every pair's links, runs each application once on PARALEPH's distribution to\n"
+         "  3. measures every pair's links, runs each application 3 times on PARALEPH's distribution to\n"
          "     calibrate its cost model (apps/model.h), partitions for the whole run (which processes\n"
          "     work at all), and chooses the distribution of least predicted whole run;\n"
          "  4. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution, on the fastest process\n"
@@ -1077,26 +1078,22 @@ static int measure_links(const options *o, tool_proc *tp) {
   return rc;
 }
 
-/* The application's own run on r's distribution (one, after a warm-up), where the kernels'
- * functions and the links do not tell: per working process, its computation over what predict()
- * gives for its share (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, and the
- * column phase on as many columns), and the 2D-FFT's own copies per byte. Into cal on rank 0;
- * collective. */
+/* The application's own runs on base's distribution (three, each after a warm-up), where the
+ * kernels' functions and the links do not tell: per working process, the median of its
+ * computation over what predict() gives for its share (SUMMA: the updates on its rectangle; the
+ * 2D-FFT: the row phase, and the column phase on as many columns), and of the 2D-FFT's own copies
+ * per byte. Into cal on rank 0; collective. */
 static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base) {
+  enum { RUNS = 3 }; /* the median of three: one slow run (a stall of the host) does not set the factors */
   options one = *o;
-  run_t r;
-  int rank, size, rc;
+  int rank, size, rc = FUPERMOD_SUCCESS;
+  double *f = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   one.reps = 1;
-  run_init(&r, base->label, base->dist);
-  r.layout = base->layout;
-  if (rank == 0 && !o->quiet) fprintf(stderr, "fupermod run: %s: a run on the %s distribution to calibrate the whole-run model\n", a->name, base->label);
-  rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
-  if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
   free(cal_buf);
   free(cal_direct);
-  cal_buf = rank == 0 && rc == FUPERMOD_SUCCESS ? calloc(3 * (size_t)size, sizeof *cal_buf) : NULL;
+  cal_buf = NULL;
   cal_direct = rank == 0 ? calloc((size_t)size, sizeof *cal_direct) : NULL;
   {
     /* a GPU holding the whole signal transforms it in one call (apps/fft2d.c) */
@@ -1104,29 +1101,49 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared};
-  for (int i = 0; cal_buf && i < size; i++) {
-    long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
-    double t = base->dist->parts[i].t; /* one kernel run at d, as predict() gives it */
-    if (d <= 0 || !(t > 0)) continue;
-    if (a->b) cal_buf[i] = r.meas_wall[i] / (t * a->iters);
-    else {
-      cal_buf[i] = r.meas_rows[i] / t;
-      cal_buf[size + i] = c > 0 ? r.meas_cols[i] / (t * (double)c / (double)d) : 0.0;
-      cal_buf[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
+  if (rank == 0 && !(f = calloc(3 * (size_t)size * RUNS, sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  if (rank == 0 && !o->quiet)
+    fprintf(stderr, "fupermod run: %s: %d runs on the %s distribution to calibrate the whole-run model\n", a->name, RUNS,
+            base->label);
+  for (int k = 0; k < RUNS && rc == FUPERMOD_SUCCESS; k++) {
+    run_t r;
+    run_init(&r, base->label, base->dist);
+    r.layout = base->layout;
+    /* each with its warm-up: a run on fresh buffers first touches their pages */
+    rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
+    if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
+    for (int i = 0; f && rc == FUPERMOD_SUCCESS && i < size; i++) {
+      long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
+      double t = base->dist->parts[i].t, *fk = f + 3 * (size_t)size * k; /* one kernel run at d, as predict() gives it */
+      if (d <= 0 || !(t > 0)) continue;
+      if (a->b) fk[i] = r.meas_wall[i] / (t * a->iters);
+      else {
+        fk[i] = r.meas_rows[i] / t;
+        fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
+        fk[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
+      }
     }
+    r.dist = NULL;
+    r.layout = NULL;
+    run_free(&r);
   }
-  if (cal_buf)
+  if (f && rc == FUPERMOD_SUCCESS && (cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) {
+    for (int j = 0; j < 3 * size; j++) {
+      double v[RUNS];
+      for (int k = 0; k < RUNS; k++) v[k] = f[3 * (size_t)size * k + j];
+      cal_buf[j] = gsl_stats_median(v, 1, RUNS);
+    }
     cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared};
+  }
   if (rank == 0 && cal_buf && !o->quiet) {
-    fprintf(stderr, "fupermod run: %s: the application over its functions:", a->name);
+    fprintf(stderr, "fupermod run: %s: the application over its functions (median of %d):", a->name, RUNS);
     for (int i = 0; i < size; i++)
       if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
       else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
     fprintf(stderr, "\n");
   }
-  r.dist = NULL;
-  r.layout = NULL;
-  run_free(&r);
+  free(f);
   return rc;
 }
 
