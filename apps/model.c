@@ -62,6 +62,8 @@ static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, i
 
 /* cal's factor for process i (1 without one) */
 static double factor(const double *f, int i) { return f && f[i] > 0 && isfinite(f[i]) ? f[i] : 1.0; }
+/* cal's factor of the messages */
+static double msgs_of(const fupermod_app_cal *cal) { return cal && cal->msgs > 0 && isfinite(cal->msgs) ? cal->msgs : 1.0; }
 
 int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_time t, void *ctx,
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
@@ -103,8 +105,8 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
   if (rc == FUPERMOD_SUCCESS && (rc = pivot_msgs(cm, p, e, 0, b < n ? b : n, s, r, sci, rci)) == FUPERMOD_SUCCESS) {
     double first = 0, fci = 0;
     for (int i = 0; i < p; i++) {
-      c[i] = s[i] + r[i];
-      cci[i] = sci[i] + rci[i];
+      c[i] = msgs_of(cal) * (s[i] + r[i]);
+      cci[i] = msgs_of(cal) * (sci[i] + rci[i]);
       if (out->comm) out->comm[i] += c[i];
       if (c[i] > first) first = c[i], fci = cci[i];
     }
@@ -119,7 +121,7 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     } else
       memset(s, 0, 4 * (size_t)p * sizeof *s);
     for (int i = 0; i < p; i++) {
-      double ci = s[i] + r[i], cic = sci[i] + rci[i];
+      double ci = msgs_of(cal) * (s[i] + r[i]), cic = msgs_of(cal) * (sci[i] + rci[i]);
       if (out->comp) out->comp[i] += g[i] * w;
       if (out->comm) out->comm[i] += ci;
       if (g[i] * w + ci > step) step = g[i] * w + ci, stci = gci[i] * w + cic;
@@ -178,8 +180,8 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
       if ((rc = msg(cm, j, i, 16.0 * rows->parts[j].d * col[i], &tm, &cm_ci)) != FUPERMOD_SUCCESS) break;
       rcv += tm, rci += cm_ci;
     }
-    x[i] = own + snd + rcv;
-    xci[i] = sci + rci;
+    x[i] = own + msgs_of(cal) * (snd + rcv);
+    xci[i] = msgs_of(cal) * (sci + rci);
     if (out->comm) out->comm[i] = 2 * x[i];
     if (x[i] > xmax) xmax = x[i], xmaxci = xci[i];
   }
@@ -223,6 +225,7 @@ int fupermod_jacobi_predict(long D, const fupermod_dist *rows, int iters, fuperm
       rcv += tm, rci += c;
       if ((l = fupermod_comm_link_of(cm, i, j)) && l->n > 0 && l->pts[0].t > lat) lat = l->pts[0].t;
     }
+    snd *= msgs_of(cal), rcv *= msgs_of(cal), sci *= msgs_of(cal), rci *= msgs_of(cal);
     if (snd + rcv > x) x = snd + rcv, xci = sci + rci;
     if (out->comp) out->comp[i] = iters * ti;
     if (out->comm) out->comm[i] = iters * (snd + rcv);
@@ -257,7 +260,8 @@ double fupermod_summa_share_cost(int n, int b, int i, long d, uint64_t working, 
   if (side > n) side = n;
   /* each update: a piece of the pivot column (side x b) and of the pivot row (b x side), two
    * messages at the mean latency */
-  return nb * (tcomp + (alpha > 0 || beta > 0 ? 2 * alpha / (__builtin_popcountll(working) - 1) + beta * 2 * 8.0 * side * b
+  return nb * (tcomp + (alpha > 0 || beta > 0 ? msgs_of(cal) * (2 * alpha / (__builtin_popcountll(working) - 1) +
+                                                                 beta * 2 * 8.0 * side * b)
                                               : 0.0));
 }
 
@@ -270,5 +274,5 @@ double fupermod_fft2d_share_cost(long M, long N, int i, long d, uint64_t working
   if (cal && cal->shared) alpha = beta = 0;
   /* each transpose: its copies; d x (N - kept) out, as much in */
   return (factor(cal ? cal->comp : NULL, i) + factor(cal ? cal->cols : NULL, i)) * tcomp +
-         2 * (own + alpha + beta * 16.0 * d * (N - kept));
+         2 * (own + msgs_of(cal) * (alpha + beta * 16.0 * d * (N - kept)));
 }

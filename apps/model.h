@@ -35,6 +35,8 @@ typedef struct fupermod_app_cal {
                        * call without copies (a GPU executor: fupermod_exec_fft2d) */
   int shared;         /* 2D-FFT: the run exchanges through one node's shared memory (copies, no
                        * messages) */
+  double msgs;        /* the messages' time over the links' (the application's flows at once,
+                       * where the links were measured a pair at a time); 0: 1 */
 } fupermod_app_cal;
 
 /* A whole-run prediction. comp and comm (p entries each, caller's arrays, may be NULL): per

@@ -59,7 +59,7 @@ int main(void) {
   {
     /* the application measured process 0's updates 3 times its function's */
     double f[2] = {3, 1};
-    fupermod_app_cal cal = {f, NULL, NULL, NULL, 0};
+    fupermod_app_cal cal = {f, NULL, NULL, NULL, 0, 0};
     double g0 = 3 * 2 * speed[0], g1 = 2 * speed[1], m = lin(64);
     pr = (fupermod_app_pred){0, 0, comp, comm};
     fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
@@ -100,7 +100,7 @@ int main(void) {
       /* calibrated: row phase x 2 on process 0, column phase x 3 on process 1, own copies, one
        * node's shared memory (no messages) */
       double rf[2] = {2, 1}, cf[2] = {1, 3}, cp[2] = {1e-9, 2e-9};
-      fupermod_app_cal cal = {rf, cf, cp, NULL, 1};
+      fupermod_app_cal cal = {rf, cf, cp, NULL, 1, 0};
       pr = (fupermod_app_pred){0, 0, comp, comm};
       fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
       ok(near(pr.time, 5 * speed[1] + 3 * 5 * speed[1] + 2 * 2e-9 * 16 * 40) && near(comm[0], 2 * 1e-9 * 16 * 24) &&
@@ -115,7 +115,7 @@ int main(void) {
       /* holding everything: its own copies, unless it transforms the whole in one call */
       double cp[2] = {1e-9, 1e-9};
       int direct[2] = {1, 0};
-      fupermod_app_cal cal = {NULL, NULL, cp, NULL, 1};
+      fupermod_app_cal cal = {NULL, NULL, cp, NULL, 1, 0};
       fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
       ok(near(pr.time, 16 * speed[0] + 2 * 1e-9 * 16 * 64), "fft: the owner of every row copies them");
       cal.direct = direct;
@@ -125,6 +125,18 @@ int main(void) {
     d->parts[0].d = 4;
     ok(fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, NULL, &pr) == FUPERMOD_ERR_INPUT &&
            strstr(fupermod_error_message(), "sum to 4"), "fft: rows that do not sum to M: %s", fupermod_error_message());
+    fupermod_dist_free(d);
+  }
+
+  /* the messages measured twice as slow in the application as on the links */
+  {
+    fupermod_dist *d = fupermod_dist_alloc(8, 2);
+    fupermod_app_cal cal = {NULL, NULL, NULL, NULL, 0, 2.0};
+    d->parts[0].d = 3, d->parts[1].d = 5;
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    fupermod_fft2d_predict(8, 8, d, t_of, NULL, &cm, &cal, &pr);
+    ok(near(pr.time, 2 * 5 * speed[1] + 2 * 2 * 2 * lin(240)) && near(comm[0], 2 * 2 * 2 * lin(240)),
+       "fft: the messages' factor scales the messages");
     fupermod_dist_free(d);
   }
 

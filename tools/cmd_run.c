@@ -1083,11 +1083,11 @@ static int measure_links(const options *o, tool_proc *tp) {
  * computation over what predict() gives for its share (SUMMA: the updates on its rectangle; the
  * 2D-FFT: the row phase, and the column phase on as many columns), and of the 2D-FFT's own copies
  * per byte. Into cal on rank 0; collective. */
-static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base) {
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *base) {
   enum { RUNS = 3 }; /* the median of three: one slow run (a stall of the host) does not set the factors */
   options one = *o;
   int rank, size, rc = FUPERMOD_SUCCESS;
-  double *f = NULL;
+  double *f = NULL, whole[RUNS];
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   one.reps = 1;
@@ -1100,7 +1100,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     int mine = tp->exec && fupermod_exec_kind(tp->exec) != FUPERMOD_EXEC_CPU;
     MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared};
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0};
   if (rank == 0 && !(f = calloc(3 * (size_t)size * RUNS, sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   if (rank == 0 && !o->quiet)
@@ -1113,6 +1113,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     /* each with its warm-up: a run on fresh buffers first touches their pages */
     rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
     if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
+    whole[k] = r.meas_time;
     for (int i = 0; f && rc == FUPERMOD_SUCCESS && i < size; i++) {
       long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
       double t = base->dist->parts[i].t, *fk = f + 3 * (size_t)size * k; /* one kernel run at d, as predict() gives it */
@@ -1134,14 +1135,28 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       for (int k = 0; k < RUNS; k++) v[k] = f[3 * (size_t)size * k + j];
       cal_buf[j] = gsl_stats_median(v, 1, RUNS);
     }
-    cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared};
+    cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
+                             0};
+    /* what the runs took beyond the calibrated prediction goes to the messages, where there are
+     * any: the links were measured a pair at a time, the application sends many at once */
+    if (links.p == size) {
+      fupermod_comm saved = links;
+      double with, without, m = gsl_stats_median(whole, 1, RUNS);
+      predict_run(base, a);
+      with = base->pred_run;
+      links.p = 0;
+      predict_run(base, a);
+      without = base->pred_run;
+      links = saved;
+      if (with > without && m > with) cal.msgs = fmin(1.0 + (m - with) / (with - without), 10.0);
+    }
   }
   if (rank == 0 && cal_buf && !o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median of %d):", a->name, RUNS);
     for (int i = 0; i < size; i++)
       if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
       else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
-    fprintf(stderr, "\n");
+    fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
   }
   free(f);
   return rc;
@@ -1250,7 +1265,7 @@ static int run_app(const options *o, app_t *a) {
   }
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0};
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0};
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
