@@ -2,7 +2,7 @@
  * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel, and the
  * links between them; partition with PARALEPH (time and energy), the Pareto algorithm and the
  * whole-run partition; predict every distribution's whole run with the application's cost model
- * (apps/model.h), calibrated by one run, and choose the least; run heterogeneous SUMMA and 2D-FFT
+ * (apps/model.h), calibrated by three runs, and choose the least; run heterogeneous SUMMA and 2D-FFT
  * on every distribution, and report (table, CSV, plots: tools/run_report.c). */
 #include <errno.h>
 #include <getopt.h>
@@ -833,7 +833,7 @@ typedef struct {
   long unit; /* the partition's step: 1 (every share the application realises) or the granule */
 } whole_ctx;
 
-/* The application's cost of u granules on process i when the processes of working work
+/* The application's cost of u steps (of w->unit) on process i when the processes of working work
  * (fupermod_whole_cost), on the functions as predict() evaluates them. */
 static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   const whole_ctx *w = ctx;
@@ -846,7 +846,7 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
 }
 
 /* The distribution of least whole-run cost over every set of working processes (partitioners/whole.h),
- * in granules; rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
+ * in steps of one unit or of the granule; rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
 static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, int *rc, int *mode) {
   int rank;
   long *d = calloc((size_t)size, sizeof *d);
