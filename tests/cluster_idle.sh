@@ -17,16 +17,16 @@ if ! tc qdisc add dev lo root handle 1: htb default 10 2>"$TMPD/tc"; then
 fi
 # undo the shaping however the test ends, before setup.sh's own clean-up
 trap 'tc qdisc del dev lo root 2>/dev/null; [ -n "$job" ] && kill "$job" 2>/dev/null; "$VC" down "$CL"; rm -rf "$CL" "$TMPD"' EXIT
-# everything else at full speed; MPI's TCP ports 47104-47167 (the only traffic between the
+# everything else at full speed; MPI's TCP ports 30016-30079 (the only traffic between the
 # nodes: within a node it goes through shared memory) at 200 Mbit/s
 tc class add dev lo parent 1: classid 1:10 htb rate 100gbit 2>/dev/null &&
   tc class add dev lo parent 1: classid 1:30 htb rate 200mbit ceil 200mbit 2>/dev/null &&
-  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dport 47104 0xffc0 flowid 1:30 &&
-  tc filter add dev lo parent 1: protocol ip prio 2 u32 match ip sport 47104 0xffc0 flowid 1:30
+  tc filter add dev lo parent 1: protocol ip prio 1 u32 match ip dport 30016 0xffc0 flowid 1:30 &&
+  tc filter add dev lo parent 1: protocol ip prio 2 u32 match ip sport 30016 0xffc0 flowid 1:30
 ok $? "the slow link: MPI's TCP ports shaped to 200 Mbit/s on the loopback"
 cluster_up node1:0-1 node2:1
 printf 'node1 0 core:0 cpu\nnode1 1 core:1 cpu\nnode2 0 core:0 cpu\n' >c.conf
-timeout 600 "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none --mca btl_tcp_port_min_v4 47104 \
+timeout 600 "$VC" mpirun "$CL" -np 3 --host node1:2,node2:1 --bind-to none --mca btl_tcp_port_min_v4 30016 \
   --mca btl_tcp_port_range_v4 64 "$FUPERMOD" run --conf c.conf --out out --size 1024 --points 8 --reps 3 \
   >run.out 2>run.err
 ok $? "fupermod run across the nodes, node2 behind the slow link"
