@@ -113,7 +113,8 @@ int main(void) {
   ok(bad_file("# fupermod comm v1\nprocesses\n", "bad:2: 'processes' needs the names"), "missing names are refused");
   ok(bad_file("# fupermod comm v1\nprocesses a b\nsizes 8 8\n", "bad:3: size '8': sizes are increasing"),
      "sizes that do not increase are refused");
-  remove("test_comm.bad");
+  remove(bad);
   remove(good);
+  rmdir(dir);
   return done_testing();
 }

@@ -6,14 +6,14 @@
 #include "tools/campaign.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
-  static char path[64];
+  static char path[4096];
   campaign c;
   camp_exp *e = NULL;
   int n = 0;
   FILE *fp;
   if (!path[0]) {
     int fd;
-    snprintf(path, sizeof path, "/tmp/fuzz-campaign-XXXXXX");
+    snprintf(path, sizeof path, "%s/fuzz-campaign-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     if ((fd = mkstemp(path)) < 0) abort();
     close(fd);
   }

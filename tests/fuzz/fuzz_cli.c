@@ -11,17 +11,18 @@
 #include <unistd.h>
 #include "tools/tools.h"
 
-static char sandbox[64];
+static char sandbox[4096];
 
 static void setup(void) {
   FILE *fp;
   if (sandbox[0]) return;
-  snprintf(sandbox, sizeof sandbox, "/tmp/fuzz-cli-XXXXXX");
+  /* run.sh points TMPDIR at a directory it removes afterwards */
+  snprintf(sandbox, sizeof sandbox, "%s/fuzz-cli-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(sandbox)) abort();
-  fp = fopen(strcat(strcpy((char[128]){0}, sandbox), "/a.points"), "w");
+  fp = fopen(strcat(strcpy((char[4200]){0}, sandbox), "/a.points"), "w");
   fprintf(fp, "10 0.1 3 0.001 1 0\n20 0.2 3 0.001 2 0\n40 0.5 3 0.001 5 0\n");
   fclose(fp);
-  fp = fopen(strcat(strcpy((char[128]){0}, sandbox), "/b.points"), "w");
+  fp = fopen(strcat(strcpy((char[4200]){0}, sandbox), "/b.points"), "w");
   fprintf(fp, "10 0.2 3 0.001 1 0\n30 0.5 3 0.001 2 0\n");
   fclose(fp);
 }

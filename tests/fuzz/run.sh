@@ -7,7 +7,7 @@ set -u
 secs=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 out=${2:-$src/_build/fuzz}
-mkdir -p "$out" || exit 1
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 1
 command -v clang >/dev/null || { echo "fuzz: clang not installed (apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
 mpiflags=$(mpicc --showme:compile) mpilibs=$(mpicc --showme:link)
 common="$src/fupermod/error.c $src/fupermod/util.c $src/fupermod/lines.c $src/fupermod/point.c"
@@ -34,13 +34,16 @@ one() {
   fi || { echo "fuzz: fuzz_$t: FAIL, cannot build (see $out/build_$t.log)" >&2; return 1; }
   rm -rf "$out/corpus_$t" && cp -r "$src/tests/fuzz/corpus/$t" "$out/corpus_$t"
   # one result line per target: "fuzz: fuzz_T: pass, ..." or "fuzz: fuzz_T: FAIL, why"
+  # the targets' scratch files go to a directory of their own, removed after the run
+  rm -rf "$out/tmp_$t" && mkdir -p "$out/tmp_$t" || return 1
   if [ -d "$src/tests/fuzz/regressions/$t" ]; then
-    "$out/fuzz_$t" -timeout=10 "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
+    TMPDIR="$out/tmp_$t" "$out/fuzz_$t" -timeout=10 "$src"/tests/fuzz/regressions/$t/* >"$out/regress_$t.log" 2>&1 ||
       why="fails on a committed regression input (see $out/regress_$t.log)"
   fi
   [ $t = cli ] && mask=3 # the tools print on every run
-  (cd "$out" && ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1) ||
+  (cd "$out" && TMPDIR="$out/tmp_$t" ./fuzz_$t -max_total_time="$secs" -max_len=4096 -timeout=10 -close_fd_mask=$mask "corpus_$t" >"run_$t.log" 2>&1) ||
     why="${why:+$why; }found a problem (see $out/run_$t.log)"
+  rm -rf "$out/tmp_$t"
   if [ -n "$why" ]; then echo "fuzz: fuzz_$t: FAIL, $why" >&2; return 1; fi
   echo "fuzz: fuzz_$t: pass, $(grep -o 'Done [0-9]* runs.*' "$out/run_$t.log" | head -1), no crash"
 }
