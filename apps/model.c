@@ -6,6 +6,7 @@
 #include "apps/apps.h"
 #include "apps/model.h"
 #include "apps/summa.h"
+#include "apps/summa_pieces.h"
 
 /* One message's time and half-width; FUPERMOD_ERR_INPUT for a link not measured. */
 static int msg(const fupermod_comm *cm, int i, int j, double bytes, double *t, double *ci) {
@@ -60,6 +61,24 @@ static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, i
   return rc;
 }
 
+/* pivot_msgs on a layout with pieces: the transfers apps/summa.c posts for pivot k (one message per
+ * intersection of a receiver's rows, or columns, with a piece holding the pivot; none for its own) */
+static int piece_msgs(const fupermod_comm *cm, fupermod_summa_plan *pl, fupermod_summa_xfer *x, int k, double *s,
+                      double *r, double *sci, double *rci) {
+  int rc = FUPERMOD_SUCCESS, kb = pl->b < pl->n - k * pl->b ? pl->b : pl->n - k * pl->b;
+  for (int i = 0; i < pl->p; i++) s[i] = r[i] = sci[i] = rci[i] = 0;
+  for (int kind = 0; kind < 2 && rc == FUPERMOD_SUCCESS; kind++) {
+    long nx = fupermod_summa_plan_xfers(pl, k, kind, -1, x);
+    for (long t = 0; t < nx && rc == FUPERMOD_SUCCESS; t++) {
+      double tm, ci;
+      if (x[t].from == x[t].to) continue;
+      if ((rc = msg(cm, x[t].from, x[t].to, 8.0 * (x[t].hi - x[t].lo) * kb, &tm, &ci)) == FUPERMOD_SUCCESS)
+        s[x[t].from] += tm, sci[x[t].from] += ci, r[x[t].to] += tm, rci[x[t].to] += ci;
+    }
+  }
+  return rc;
+}
+
 /* cal's factor for process i (1 without one) */
 static double factor(const double *f, int i) { return f && f[i] > 0 && isfinite(f[i]) ? f[i] : 1.0; }
 /* cal's factor of the messages */
@@ -67,25 +86,47 @@ static double msgs_of(const fupermod_app_cal *cal) { return cal && cal->msgs > 0
 
 int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_time t, void *ctx,
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
-  int rc, p, K;
+  int rc, p, K, pieces;
   ext_t *e;
   double *g, *gci, *s, *r, *sci, *rci, *c, *cci;
+  fupermod_summa_plan pl;
+  fupermod_summa_xfer *x = NULL;
   if (!l || !t || !out || n < 1 || b < 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "summa predict: NULL layout, time or output, or n, b < 1");
   p = l->p;
+  pieces = l->npieces > 0;
   if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
   K = (n + b - 1) / b;
+  memset(&pl, 0, sizeof pl);
+  if (pieces) {
+    /* the messages of every pivot, as apps/summa.c enumerates them */
+    long xmax = 1;
+    if ((rc = fupermod_summa_local(l, 0, n, b, NULL)) != FUPERMOD_SUCCESS ||
+        (rc = fupermod_layout_check(l)) != FUPERMOD_SUCCESS)
+      return fupermod_error_prefix(rc, "summa predict");
+    if ((rc = fupermod_summa_plan_make(l, n, b, &pl)) != FUPERMOD_SUCCESS) return rc;
+    for (int k = 0; k < K; k++)
+      for (int kind = 0; kind < 2; kind++) {
+        long nx = fupermod_summa_plan_xfers(&pl, k, kind, -1, NULL);
+        if (nx > xmax) xmax = nx;
+      }
+    if (!(x = malloc((size_t)xmax * sizeof *x))) {
+      fupermod_summa_plan_free(&pl);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "summa predict: out of memory");
+    }
+  }
   e = calloc((size_t)p, sizeof *e);
   g = calloc((size_t)p * 8, sizeof *g);
   if (!e || !g) {
-    free(e), free(g);
+    free(e), free(g), free(x);
+    fupermod_summa_plan_free(&pl);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "summa predict: out of memory");
   }
   gci = g + p, s = g + 2 * p, r = g + 3 * p, sci = g + 4 * p, rci = g + 5 * p, c = g + 6 * p, cci = g + 7 * p;
-  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++)
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS && !pieces; i++)
     rc = fupermod_summa_extent(l, i, n, b, &e[i].row0, &e[i].rows, &e[i].col0, &e[i].cols);
   /* a full-width update's time per process (the last pivot, narrower, scales it) */
-  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS && !pieces; i++) {
     double units = (double)e[i].rows * e[i].cols / ((double)b * b);
     g[i] = gci[i] = 0;
     if (units > 0) {
@@ -96,13 +137,24 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     if (!(g[i] >= 0) || !isfinite(g[i]))
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "summa predict: no computation time for process %d at %g blocks", i, units);
   }
+  /* with pieces: one update per piece, each at its own area */
+  for (int j = 0; j < pl.np && rc == FUPERMOD_SUCCESS; j++) {
+    int i = pl.owner[j];
+    double units = (double)pl.rows[j] * pl.cols[j] / ((double)b * b), f = factor(cal ? cal->comp : NULL, i), ci = 0,
+           tj = f * t(i, units, &ci, ctx);
+    if (!(tj >= 0) || !isfinite(tj))
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "summa predict: no computation time for process %d at %g blocks (piece %d)",
+                          i, units, j);
+    g[i] += tj, gci[i] += f * ci;
+  }
   out->time = out->ci = 0;
   for (int i = 0; i < p; i++) {
     if (out->comp) out->comp[i] = 0;
     if (out->comm) out->comm[i] = 0;
   }
   /* pivot 0's messages before the first update */
-  if (rc == FUPERMOD_SUCCESS && (rc = pivot_msgs(cm, p, e, 0, b < n ? b : n, s, r, sci, rci)) == FUPERMOD_SUCCESS) {
+  if (rc == FUPERMOD_SUCCESS && (rc = pieces ? piece_msgs(cm, &pl, x, 0, s, r, sci, rci)
+                                             : pivot_msgs(cm, p, e, 0, b < n ? b : n, s, r, sci, rci)) == FUPERMOD_SUCCESS) {
     double first = 0, fci = 0;
     for (int i = 0; i < p; i++) {
       c[i] = msgs_of(cal) * (s[i] + r[i]);
@@ -117,7 +169,9 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     double w = (double)kb / b, step = 0, stci = 0;
     if (k + 1 < K) {
       int nkb = (k + 2) * b <= n ? b : n - (k + 1) * b;
-      if ((rc = pivot_msgs(cm, p, e, (k + 1) * b, nkb, s, r, sci, rci)) != FUPERMOD_SUCCESS) break;
+      if ((rc = pieces ? piece_msgs(cm, &pl, x, k + 1, s, r, sci, rci)
+                       : pivot_msgs(cm, p, e, (k + 1) * b, nkb, s, r, sci, rci)) != FUPERMOD_SUCCESS)
+        break;
     } else
       memset(s, 0, 4 * (size_t)p * sizeof *s);
     for (int i = 0; i < p; i++) {
@@ -130,6 +184,8 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
   }
   free(e);
   free(g);
+  free(x);
+  fupermod_summa_plan_free(&pl);
   return rc;
 }
 

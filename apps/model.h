@@ -53,8 +53,10 @@ typedef struct fupermod_app_pred {
  * update on its rectangle and its messages of the next pivot (pieces of the pivot column of A
  * along rows, of the pivot row of B along columns, as the run posts them); a pivot step lasts as
  * long as its slowest process's update plus messages (MPI progresses inside the update only in
- * its calls between chunks, on the same core). cm NULL: communication costs nothing; a link not
- * measured is FUPERMOD_ERR_INPUT. */
+ * its calls between chunks, on the same core). On a layout with pieces a process's update is the
+ * sum over its pieces of t at the piece's area, and its messages those SUMMA sends on pieces (one
+ * per intersection of a receiver's rows, or columns, with a piece holding the pivot). cm NULL:
+ * communication costs nothing; a link not measured is FUPERMOD_ERR_INPUT. */
 int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_time t, void *ctx,
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out);
 

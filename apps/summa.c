@@ -1,4 +1,4 @@
-/* Heterogeneous SUMMA over any exact tiling (docs/matrix.md). */
+/* Heterogeneous SUMMA over any exact tiling, rectangles or pieces (docs/matrix.md). */
 #include <cblas.h>
 #include <float.h>
 #include <pthread.h>
@@ -12,6 +12,7 @@
 
 #include "apps/apps.h"
 #include "apps/summa.h"
+#include "apps/summa_pieces.h"
 
 typedef struct {
   int row0, rows, col0, cols;
@@ -19,8 +20,7 @@ typedef struct {
 
 static int ceil_div(int n, int b) { return (int)(((long)n + b - 1) / b); }
 
-static void extent_of(const fupermod_layout *l, int i, int n, int b, extent *e) {
-  const fupermod_rect *r = &l->rects[i];
+static void rect_extent(const fupermod_rect *r, int n, int b, extent *e) {
   long r1, c1;
   if (r->height == 0 || r->width == 0) {
     *e = (extent){0, 0, 0, 0};
@@ -32,6 +32,32 @@ static void extent_of(const fupermod_layout *l, int i, int n, int b, extent *e) 
   e->col0 = r->col * b;
   e->rows = (int)((r1 < n ? r1 : n) - e->row0);
   e->cols = (int)((c1 < n ? c1 : n) - e->col0);
+}
+
+static void extent_of(const fupermod_layout *l, int i, int n, int b, extent *e) { rect_extent(&l->rects[i], n, b, e); }
+
+/* The tiles of l: its pieces, or (a plain layout) its processes' rectangles, tile j of process j.
+ * A process stores its tiles one after another in increasing j. */
+static int tiles(const fupermod_layout *l) { return l->npieces > 0 ? l->npieces : l->p; }
+static int tile_owner(const fupermod_layout *l, int j) { return l->npieces > 0 ? l->owner[j] : j; }
+static void tile_extent(const fupermod_layout *l, int j, int n, int b, extent *e) {
+  rect_extent(l->npieces > 0 ? &l->pieces[j] : &l->rects[j], n, b, e);
+}
+
+/* Elements process i stores. */
+static long local_of(const fupermod_layout *l, int i, int n, int b) {
+  long c = 0;
+  extent e;
+  if (l->npieces <= 0) {
+    extent_of(l, i, n, b, &e);
+    return (long)e.rows * e.cols;
+  }
+  for (int j = 0; j < l->npieces; j++)
+    if (l->owner[j] == i) {
+      tile_extent(l, j, n, b, &e);
+      c += (long)e.rows * e.cols;
+    }
+  return c;
 }
 
 static int check_shape(const fupermod_layout *l, int n, int b) {
@@ -54,11 +80,25 @@ int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int 
   if (rc != FUPERMOD_SUCCESS) return rc;
   if (rank < 0 || rank >= l->p)
     return fupermod_error(FUPERMOD_ERR_USAGE, "summa: rank %d out of range 0..%d", rank, l->p - 1);
+  if (fupermod_layout_npieces(l, rank) > 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa: rank %d owns %d pieces, not one rectangle (its storage: "
+                          "fupermod_summa_local)", rank, fupermod_layout_npieces(l, rank));
   extent_of(l, rank, n, b, &e);
   if (row0) *row0 = e.row0;
   if (rows) *rows = e.rows;
   if (col0) *col0 = e.col0;
   if (cols) *cols = e.cols;
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_summa_local(const fupermod_layout *l, int rank, int n, int b, long *count) {
+  int rc = check_shape(l, n, b);
+  if (rc != FUPERMOD_SUCCESS) return rc;
+  if (rank < 0 || rank >= l->p)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa: rank %d out of range 0..%d", rank, l->p - 1);
+  if (l->npieces > 0 && (!l->pieces || !l->owner))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "summa: a layout of %d pieces without its pieces", l->npieces);
+  if (count) *count = local_of(l, rank, n, b);
   return FUPERMOD_SUCCESS;
 }
 
@@ -73,6 +113,14 @@ static uint64_t layout_hash(const fupermod_layout *l) {
   for (size_t k = 0; k < sizeof head; k++) h = (h ^ s[k]) * 1099511628211ULL;
   s = (const unsigned char *)l->rects;
   for (size_t k = 0; k < (size_t)l->p * sizeof *l->rects; k++) h = (h ^ s[k]) * 1099511628211ULL;
+  if (l->npieces > 0) { /* the pieces are the truth: rects alone cannot tell two piece layouts apart */
+    s = (const unsigned char *)&l->npieces;
+    for (size_t k = 0; k < sizeof l->npieces; k++) h = (h ^ s[k]) * 1099511628211ULL;
+    s = (const unsigned char *)l->pieces;
+    for (size_t k = 0; k < (size_t)l->npieces * sizeof *l->pieces; k++) h = (h ^ s[k]) * 1099511628211ULL;
+    s = (const unsigned char *)l->owner;
+    for (size_t k = 0; k < (size_t)l->npieces * sizeof *l->owner; k++) h = (h ^ s[k]) * 1099511628211ULL;
+  }
   return h;
 }
 
@@ -87,7 +135,13 @@ static int agree_args(MPI_Comm comm, const fupermod_layout *l, int n, int b, con
     fupermod_error_prefix(rc, "summa");
   if (rc == FUPERMOD_SUCCESS && l->p != size)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: the layout has %d processes, the communicator %d", l->p, size);
-  if (rc == FUPERMOD_SUCCESS) {
+  if (rc == FUPERMOD_SUCCESS && l->npieces > 0) {
+    long cnt = local_of(l, rank, n, b);
+    for (int k = 0; k < nptrs && rc == FUPERMOD_SUCCESS; k++)
+      if (cnt > 0 && !ptrs[k])
+        rc = fupermod_error(FUPERMOD_ERR_USAGE, "summa: %s is NULL on rank %d, which owns %ld elements in %d pieces",
+                            names[k], rank, cnt, fupermod_layout_npieces(l, rank));
+  } else if (rc == FUPERMOD_SUCCESS) {
     extent e;
     extent_of(l, rank, n, b, &e);
     for (int k = 0; k < nptrs && rc == FUPERMOD_SUCCESS; k++)
@@ -106,7 +160,7 @@ static int agree_args(MPI_Comm comm, const fupermod_layout *l, int n, int b, con
 }
 
 int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout **l) {
-  int me, rc, head[4] = {0, 0, 0, 0};
+  int me, rc, head[5] = {0, 0, 0, 0, 0};
   if (comm == MPI_COMM_NULL || !l) return fupermod_error(FUPERMOD_ERR_USAGE, "layout bcast: NULL argument");
   MPI_Comm_rank(comm, &me);
   rc = me == root ? rc_root : FUPERMOD_SUCCESS;
@@ -117,12 +171,23 @@ int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout 
     head[1] = (*l)->M;
     head[2] = (*l)->N;
     head[3] = (*l)->ncols;
+    head[4] = (*l)->npieces > 0 ? (*l)->npieces : 0;
   }
-  if (MPI_Bcast(head, 4, MPI_INT, root, comm) != MPI_SUCCESS)
+  if (MPI_Bcast(head, 5, MPI_INT, root, comm) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "layout bcast: MPI_Bcast failed");
   if (me != root) {
     *l = NULL;
-    if ((rc = fupermod_layout_alloc(head[0], head[1], head[2], l)) == FUPERMOD_SUCCESS) (*l)->ncols = head[3];
+    if ((rc = fupermod_layout_alloc(head[0], head[1], head[2], l)) == FUPERMOD_SUCCESS) {
+      (*l)->ncols = head[3];
+      if (head[4] > 0) {
+        (*l)->pieces = malloc((size_t)head[4] * sizeof *(*l)->pieces);
+        (*l)->owner = malloc((size_t)head[4] * sizeof *(*l)->owner);
+        if (!(*l)->pieces || !(*l)->owner)
+          rc = fupermod_error(FUPERMOD_ERR_NOMEM, "layout bcast: out of memory for %d pieces", head[4]);
+        else
+          (*l)->npieces = head[4];
+      }
+    }
   }
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) {
     if (me != root) {
@@ -132,7 +197,9 @@ int fupermod_layout_bcast(MPI_Comm comm, int root, int rc_root, fupermod_layout 
     return rc;
   }
   if (MPI_Bcast((*l)->rects, 4 * head[0], MPI_INT, root, comm) != MPI_SUCCESS ||
-      MPI_Bcast((*l)->column, head[0], MPI_INT, root, comm) != MPI_SUCCESS)
+      MPI_Bcast((*l)->column, head[0], MPI_INT, root, comm) != MPI_SUCCESS ||
+      (head[4] > 0 && (MPI_Bcast((*l)->pieces, 4 * head[4], MPI_INT, root, comm) != MPI_SUCCESS ||
+                       MPI_Bcast((*l)->owner, head[4], MPI_INT, root, comm) != MPI_SUCCESS)))
     return fupermod_error(FUPERMOD_ERR_MPI, "layout bcast: MPI_Bcast failed");
   return FUPERMOD_SUCCESS;
 }
@@ -290,6 +357,21 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
   return fupermod_summa_dgemm_exec(comm, l, n, b, A, B, C, accumulate, NULL, compute);
 }
 
+/* The end of a product on this rank: an MPI failure or a trace's failure becomes the status, then a
+ * process without data waits for the others without taking a core one may share. */
+static int step_end(MPI_Comm work, int me, int mpi_err, int rc, int trace_rc, int idle) {
+  if (mpi_err != MPI_SUCCESS) {
+    char es[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(mpi_err, es, &len);
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
+  }
+  if (rc == FUPERMOD_SUCCESS && trace_rc != FUPERMOD_SUCCESS) rc = trace_rc;
+  if (work != MPI_COMM_NULL && fupermod_barrier_idle(work, idle) != FUPERMOD_SUCCESS && rc == FUPERMOD_SUCCESS)
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: the final barrier failed on rank %d", me);
+  return rc;
+}
+
 /* The product over the pivots seg[0] = 0 < seg[1] < ... < seg[K] = n, each at most kbmax wide and
  * inside one owner's columns of A and one owner's rows of B for every process (every extent's
  * edges are pivot edges). The arguments are agreed already. */
@@ -433,17 +515,7 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
       if (rc == FUPERMOD_SUCCESS) rc = erc;
     }
   }
-  if (mpi_err != MPI_SUCCESS) {
-    char es[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(mpi_err, es, &len);
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: communication failed on rank %d: %s", me, es);
-  }
-  if (rc == FUPERMOD_SUCCESS && trace_rc != FUPERMOD_SUCCESS) rc = trace_rc;
-  /* a process without a rectangle waits for the others without taking a core one may share */
-  if (work != MPI_COMM_NULL && fupermod_barrier_idle(work, ext[me].rows == 0 || ext[me].cols == 0) != FUPERMOD_SUCCESS &&
-      rc == FUPERMOD_SUCCESS)
-    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: the final barrier failed on rank %d", me);
+  rc = step_end(work, me, mpi_err, rc, trace_rc, ext[me].rows == 0 || ext[me].cols == 0);
   rc = agree(comm, rc);
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
@@ -457,6 +529,189 @@ done:
   return rc;
 }
 
+/* ---- the multiplication on a layout with pieces ---- */
+
+/* One pivot step on pieces (two of them, as in summa_run): my panels, A's transposed (kb x rows,
+ * ld kb) and B's (kb x columns, ld kb), each over the rows or columns my pieces cover, in
+ * increasing global order, so every piece's part is one contiguous slice. */
+typedef struct {
+  MPI_Request *req;
+  int count;
+  double *apan, *bpan;
+} piece_step;
+
+/* Post pivot k on pieces: my parts of the pivot go into my own panels first (my pieces' rows are
+ * rows I need), then every receive and every send is a slice of a panel. Sender and receiver take
+ * the transfers from the same enumeration (apps/summa_pieces.c), so between two ranks the
+ * messages of one tag are posted in the same order on both sides. */
+static int post_pieces(MPI_Comm comm, fupermod_summa_plan *pl, int me, int k, const double *A, const double *B,
+                       fupermod_summa_xfer *x, piece_step *s) {
+  int kc0 = k * pl->b, kb = pl->b < pl->n - kc0 ? pl->b : pl->n - kc0, err;
+  s->count = 0;
+  for (int kind = 0; kind < 2; kind++) {
+    long nx = fupermod_summa_plan_xfers(pl, k, kind, me, x);
+    double *pan = kind ? s->bpan : s->apan;
+    int tag = 2 * (k & 0x3fff) + kind;
+    for (long t = 0; t < nx; t++) {
+      const fupermod_summa_xfer *y = &x[t];
+      int j = y->piece, rows = pl->rows[j];
+      if (y->from != me || y->to != me) continue;
+      if (kind == 0) {
+        /* rows lo..hi of the pivot column of my piece j, transposed; tiles keep both in cache */
+        const double *src = A + pl->off[j] + (size_t)(kc0 - pl->col0[j]) * rows + (y->lo - pl->row0[j]);
+        double *dst = pan + (size_t)y->at_to * kb;
+        int h = y->hi - y->lo;
+        for (int i0 = 0; i0 < h; i0 += 64)
+          for (int c0 = 0; c0 < kb; c0 += 64)
+            for (int c = c0; c < kb && c < c0 + 64; c++)
+              for (int i = i0; i < h && i < i0 + 64; i++) dst[(size_t)i * kb + c] = src[(size_t)c * rows + i];
+      } else {
+        /* columns lo..hi of the pivot row of my piece j: kb contiguous elements a column */
+        const double *src = B + pl->off[j] + (size_t)(y->lo - pl->col0[j]) * rows + (kc0 - pl->row0[j]);
+        for (int c = 0; c < y->hi - y->lo; c++)
+          memcpy(pan + (size_t)(y->at_to + c) * kb, src + (size_t)c * rows, (size_t)kb * sizeof *pan);
+      }
+    }
+    for (long t = 0; t < nx; t++)
+      if (x[t].to == me && x[t].from != me &&
+          (err = MPI_Irecv(pan + (size_t)x[t].at_to * kb, (x[t].hi - x[t].lo) * kb, MPI_DOUBLE, x[t].from, tag, comm,
+                           &s->req[s->count++])) != MPI_SUCCESS)
+        return err;
+    for (long t = 0; t < nx; t++)
+      if (x[t].from == me && x[t].to != me &&
+          (err = MPI_Isend(pan + (size_t)x[t].at_from * kb, (x[t].hi - x[t].lo) * kb, MPI_DOUBLE, x[t].to, tag, comm,
+                           &s->req[s->count++])) != MPI_SUCCESS)
+        return err;
+  }
+  return MPI_SUCCESS;
+}
+
+/* The product on a layout with pieces (the arguments are agreed already): per pivot, each of my
+ * pieces' update C_j += A(rows_j, k) B(k, cols_j) from the panels, through cblas_dgemm or the
+ * executor's one-call GEMM (no GEMM session: a session holds one C). The next pivot's messages
+ * travel during the updates, as in summa_run. */
+static int summa_pieces_run(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
+                            double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
+  fupermod_summa_plan pl;
+  fupermod_summa_xfer *x = NULL;
+  MPI_Request *reqbuf = NULL;
+  MPI_Comm work = MPI_COMM_NULL;
+  piece_step st[2];
+  int rc, me, K, kbmax = b < n ? b : n, mpi_err = MPI_SUCCESS, trace_rc = FUPERMOD_SUCCESS, *mine = NULL, nmine = 0,
+          active;
+  long xmax = 1, rmax = 1;
+  double g0, c0;
+  MPI_Comm_rank(comm, &me);
+  memset(st, 0, sizeof st);
+  if ((rc = agree(comm, fupermod_summa_plan_make(l, n, b, &pl))) != FUPERMOD_SUCCESS) {
+    fupermod_summa_plan_free(&pl); /* built on the ranks where it did not fail */
+    return rc;
+  }
+  K = pl.K;
+  active = pl.local[me] > 0;
+  /* the most transfers and messages of mine in one pivot: the request arrays' size */
+  for (int k = 0; k < K; k++)
+    for (int kind = 0; kind < 2; kind++) {
+      long c = fupermod_summa_plan_xfers(&pl, k, kind, me, NULL);
+      if (c > xmax) xmax = c;
+    }
+  if (!(x = malloc((size_t)xmax * sizeof *x)) || !(mine = malloc((size_t)(pl.np ? pl.np : 1) * sizeof *mine))) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
+    goto allocated;
+  }
+  for (int j = 0; j < pl.np; j++)
+    if (pl.owner[j] == me) mine[nmine++] = j;
+  for (int k = 0; k < K; k++) {
+    long c = 0;
+    for (int kind = 0; kind < 2; kind++) {
+      long nx = fupermod_summa_plan_xfers(&pl, k, kind, me, x);
+      for (long t = 0; t < nx; t++) c += (x[t].from == me) != (x[t].to == me);
+    }
+    if (c > rmax) rmax = c;
+  }
+  if (!(reqbuf = malloc((size_t)2 * rmax * sizeof *reqbuf))) {
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for %ld requests on rank %d", 2 * rmax, me);
+    goto allocated;
+  }
+  for (int s = 0; s < 2 && active && rc == FUPERMOD_SUCCESS; s++) {
+    size_t by[2] = {(size_t)pl.arows[me] * kbmax * sizeof(double), (size_t)pl.bcols[me] * kbmax * sizeof(double)};
+    double **bufs[2] = {&st[s].apan, &st[s].bpan};
+    for (int i = 0; i < 2 && rc == FUPERMOD_SUCCESS; i++)
+      if (exec) rc = fupermod_exec_host_alloc(exec, by[i], (void **)bufs[i]);
+      else if (!(*bufs[i] = malloc(by[i])))
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%ld rows, %ld columns, "
+                            "b = %d)", me, pl.arows[me], pl.bcols[me], kbmax);
+  }
+allocated:
+  if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
+  if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
+    rc = fupermod_error(FUPERMOD_ERR_MPI, "summa: MPI_Comm_dup failed");
+    goto done;
+  }
+  MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
+  {
+    int use_thread = serialized_mpi();
+    st[0].req = reqbuf;
+    st[1].req = reqbuf + rmax;
+    if (active && !accumulate) memset(C, 0, (size_t)pl.local[me] * sizeof *C);
+    mpi_err = post_pieces(work, &pl, me, 0, A, B, x, &st[0]);
+    for (int k = 0; k < K; k++) {
+      piece_step *cur = &st[k & 1], *nxt = &st[(k + 1) & 1];
+      int kb = pl.b < n - k * pl.b ? pl.b : n - k * pl.b, err, started;
+      progress_arg pa;
+      pthread_t th;
+      if ((err = polite_waitall(cur->count, cur->req)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = err;
+      cur->count = 0;
+      nxt->count = 0;
+      if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_pieces(work, &pl, me, k + 1, A, B, x, nxt);
+      if (!active || mpi_err != MPI_SUCCESS) continue;
+      pa = (progress_arg){nxt->req, nxt->count, MPI_SUCCESS, 0};
+      /* only where another thread may call MPI; otherwise tests between the pieces' updates */
+      started = use_thread && nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
+      for (int t = 0; t < nmine; t++) {
+        int j = mine[t], flag;
+        const double *ap = cur->apan + (size_t)pl.prow[j] * kb, *bp = cur->bpan + (size_t)pl.pcol[j] * kb;
+        double *cp = C + pl.off[j];
+        g0 = fupermod_time();
+        c0 = fupermod_cpu_time();
+        if (!exec)
+          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, pl.rows[j], pl.cols[j], kb, 1.0, ap, kb, bp, kb, 1.0, cp,
+                      pl.rows[j]);
+        else if (rc == FUPERMOD_SUCCESS)
+          rc = fupermod_exec_dgemm(exec, FUPERMOD_EXEC_DGEMM_TRANS, pl.rows[j], pl.cols[j], kb, 1.0, ap, kb, bp, kb, 1.0,
+                                   cp, pl.rows[j], NULL);
+        note_gemm(compute, &trace_rc, g0, c0);
+        if (!started && nxt->count > 0 && t + 1 < nmine &&
+            (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS)
+          mpi_err = err;
+      }
+      if (started) {
+        atomic_store(&pa.stop, 1);
+        pthread_join(th, NULL);
+        if (pa.err != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = pa.err;
+      }
+    }
+    /* requests left by a failed step must not outlive the buffers */
+    for (int s = 0; s < 2; s++)
+      if (st[s].count > 0) MPI_Waitall(st[s].count, st[s].req, MPI_STATUSES_IGNORE);
+  }
+  rc = step_end(work, me, mpi_err, rc, trace_rc, !active);
+  rc = agree(comm, rc);
+done:
+  if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
+  for (int s = 0; s < 2; s++) {
+    double *bufs[2] = {st[s].apan, st[s].bpan};
+    for (int i = 0; i < 2; i++)
+      if (exec) fupermod_exec_host_free(exec, bufs[i]);
+      else free(bufs[i]);
+  }
+  free(reqbuf);
+  free(x);
+  free(mine);
+  fupermod_summa_plan_free(&pl);
+  return rc;
+}
+
 int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A, const double *B,
                               double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute) {
   const double *ptrs[3] = {A, B, C};
@@ -465,6 +720,7 @@ int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, in
   int *seg = NULL, rc, K;
   if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa: communicator is MPI_COMM_NULL");
   if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
+  if (l->npieces > 0) return summa_pieces_run(comm, l, n, b, A, B, C, accumulate, exec, compute);
   K = l->M;
   ext = malloc((size_t)l->p * sizeof *ext);
   seg = malloc((size_t)(K + 1) * sizeof *seg);
@@ -578,24 +834,28 @@ double fupermod_summa_value(uint64_t seed, int kind, long i, long j) { return va
 
 int fupermod_summa_fill(const fupermod_layout *l, int rank, int n, int b, uint64_t seed, int kind, double *X) {
   extent e;
+  size_t off = 0;
   int rc = check_shape(l, n, b);
   if (rc != FUPERMOD_SUCCESS) return rc;
   if (rank < 0 || rank >= l->p)
     return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: rank %d out of range 0..%d", rank, l->p - 1);
   if (kind != FUPERMOD_SUMMA_INTEGER && kind != FUPERMOD_SUMMA_UNIFORM)
     return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: unknown kind %d", kind);
-  extent_of(l, rank, n, b, &e);
-  if (e.rows > 0 && e.cols > 0 && !X) return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: X is NULL");
-  for (int j = 0; j < e.cols; j++)
-    for (int i = 0; i < e.rows; i++)
-      X[(size_t)j * e.rows + i] = value_at(seed, kind, e.row0 + i, e.col0 + j);
+  if (local_of(l, rank, n, b) > 0 && !X) return fupermod_error(FUPERMOD_ERR_USAGE, "summa fill: X is NULL");
+  for (int t = 0; t < tiles(l); t++) {
+    if (tile_owner(l, t) != rank) continue;
+    tile_extent(l, t, n, b, &e);
+    for (int j = 0; j < e.cols; j++)
+      for (int i = 0; i < e.rows; i++) X[off + (size_t)j * e.rows + i] = value_at(seed, kind, e.row0 + i, e.col0 + j);
+    off += (size_t)e.rows * e.cols;
+  }
   return FUPERMOD_SUCCESS;
 }
 
 /* Whether C0 is given: decided by the ranks that own data; they must agree. */
-static int agree_c0(MPI_Comm comm, const extent *my, const double *C0, int *has) {
+static int agree_c0(MPI_Comm comm, long local, const double *C0, int *has) {
   int in[2], out[2];
-  int owns = my->rows > 0 && my->cols > 0;
+  int owns = local > 0;
   in[0] = owns ? C0 != NULL : 0;     /* max */
   in[1] = owns ? -(C0 != NULL) : -1; /* max of negated: -min */
   if (MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
@@ -613,16 +873,16 @@ int fupermod_summa_check_exact(MPI_Comm comm, const fupermod_layout *l, int n, i
   const char *names[3] = {"A", "B", "C"};
   double *full[4] = {NULL, NULL, NULL, NULL}, *ref = NULL, *tmp = NULL, res[2] = {0.0, 0.0};
   int rc, me, has_c0 = 0, nmat;
-  extent *ext = NULL;
+  long *loc = NULL;
   if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: communicator is MPI_COMM_NULL");
   if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
   if (n > 4096) return fupermod_error(FUPERMOD_ERR_USAGE, "summa exact check: n = %d is too large (at most 4096; use the randomised check)", n);
   MPI_Comm_rank(comm, &me);
-  rc = (ext = malloc((size_t)l->p * sizeof *ext)) ? FUPERMOD_SUCCESS
+  rc = (loc = malloc((size_t)l->p * sizeof *loc)) ? FUPERMOD_SUCCESS
                                                    : fupermod_error(FUPERMOD_ERR_NOMEM, "summa check: out of memory");
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
-  for (int i = 0; i < l->p; i++) extent_of(l, i, n, b, &ext[i]);
-  if ((rc = agree_c0(comm, &ext[me], C0, &has_c0)) != FUPERMOD_SUCCESS) goto done;
+  for (int i = 0; i < l->p; i++) loc[i] = local_of(l, i, n, b);
+  if ((rc = agree_c0(comm, loc[me], C0, &has_c0)) != FUPERMOD_SUCCESS) goto done;
   nmat = has_c0 ? 4 : 3;
   if (me == 0) {
     for (int m = 0; m < nmat && rc == FUPERMOD_SUCCESS; m++)
@@ -630,30 +890,32 @@ int fupermod_summa_check_exact(MPI_Comm comm, const fupermod_layout *l, int n, i
         rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa exact check: out of memory for %d x %d matrices", n, n);
     size_t most = 1;
     for (int q = 1; q < l->p; q++)
-      if ((size_t)ext[q].rows * ext[q].cols > most) most = (size_t)ext[q].rows * ext[q].cols;
+      if ((size_t)loc[q] > most) most = (size_t)loc[q];
     if (rc == FUPERMOD_SUCCESS && (!(ref = calloc((size_t)n * n, sizeof *ref)) || !(tmp = malloc(most * sizeof *tmp))))
       rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa exact check: out of memory");
   }
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
   {
     const double *mine[4] = {A, B, C, C0};
-    const extent *my = &ext[me];
     int err = MPI_SUCCESS;
     for (int m = 0; m < nmat; m++) {
       if (me != 0) {
-        if (my->rows > 0 && my->cols > 0 && err == MPI_SUCCESS)
-          err = MPI_Send(mine[m], my->rows * my->cols, MPI_DOUBLE, 0, m, comm);
+        if (loc[me] > 0 && err == MPI_SUCCESS) err = MPI_Send(mine[m], (int)loc[me], MPI_DOUBLE, 0, m, comm);
         continue;
       }
       for (int q = 0; q < l->p; q++) {
-        const extent *e = &ext[q];
         const double *src = q == 0 ? mine[m] : tmp;
-        if (e->rows == 0 || e->cols == 0) continue;
-        if (q != 0 && err == MPI_SUCCESS)
-          err = MPI_Recv(tmp, e->rows * e->cols, MPI_DOUBLE, q, m, comm, MPI_STATUS_IGNORE);
-        for (int j = 0; j < e->cols; j++)
-          memcpy(full[m] + (size_t)(e->col0 + j) * n + e->row0, src + (size_t)j * e->rows,
-                 (size_t)e->rows * sizeof *src);
+        if (loc[q] == 0) continue;
+        if (q != 0 && err == MPI_SUCCESS) err = MPI_Recv(tmp, (int)loc[q], MPI_DOUBLE, q, m, comm, MPI_STATUS_IGNORE);
+        /* q's tiles one after another */
+        for (int t = 0; t < tiles(l); t++) {
+          extent e;
+          if (tile_owner(l, t) != q) continue;
+          tile_extent(l, t, n, b, &e);
+          for (int j = 0; j < e.cols; j++)
+            memcpy(full[m] + (size_t)(e.col0 + j) * n + e.row0, src + (size_t)j * e.rows, (size_t)e.rows * sizeof *src);
+          src += (size_t)e.rows * e.cols;
+        }
       }
     }
     if (err != MPI_SUCCESS) rc = fupermod_error(FUPERMOD_ERR_MPI, "summa exact check: gathering failed");
@@ -682,7 +944,7 @@ done:
   for (int m = 0; m < 4; m++) free(full[m]);
   free(ref);
   free(tmp);
-  free(ext);
+  free(loc);
   return rc;
 }
 
@@ -698,6 +960,19 @@ static void matvec(const extent *e, const double *X, const double *x, const doub
   }
 }
 
+/* matvec over each of rank's tiles, stored one after another */
+static void matvecs(const fupermod_layout *l, int rank, int n, int b, const double *X, const double *x, const double *ax,
+                    double *acc, double *absacc) {
+  for (int t = 0; t < tiles(l); t++) {
+    extent e;
+    if (tile_owner(l, t) != rank) continue;
+    tile_extent(l, t, n, b, &e);
+    if (e.rows == 0 || e.cols == 0) continue;
+    matvec(&e, X, x, ax, acc, absacc);
+    X += (size_t)e.rows * e.cols;
+  }
+}
+
 int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
                                 const double *B, const double *C0, const double *C, uint64_t seed,
                                 double *ratio) {
@@ -705,13 +980,11 @@ int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, 
   const char *names[3] = {"A", "B", "C"};
   double *v = NULL, *x, *ax, *u, *w;
   int rc, me, has_c0 = 0;
-  extent my;
   if (comm == MPI_COMM_NULL) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: communicator is MPI_COMM_NULL");
   if (!ratio) return fupermod_error(FUPERMOD_ERR_USAGE, "summa check: ratio is NULL");
   if ((rc = agree_args(comm, l, n, b, ptrs, 3, names)) != FUPERMOD_SUCCESS) return rc;
   MPI_Comm_rank(comm, &me);
-  extent_of(l, me, n, b, &my);
-  if ((rc = agree_c0(comm, &my, C0, &has_c0)) != FUPERMOD_SUCCESS) return rc;
+  if ((rc = agree_c0(comm, local_of(l, me, n, b), C0, &has_c0)) != FUPERMOD_SUCCESS) return rc;
   /* x, |x|, then [B x, |B| |x|] and [A (B x), |A| |B| |x|, C x, C0 x, |C0| |x|] */
   v = calloc((size_t)11 * n, sizeof *v);
   rc = v ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "summa check: out of memory (n = %d)", n);
@@ -724,14 +997,14 @@ int fupermod_summa_check_random(MPI_Comm comm, const fupermod_layout *l, int n, 
     x[j] = value_at(seed ^ 0x5851f42d4c957f2dULL, FUPERMOD_SUMMA_UNIFORM, -1, j);
     ax[j] = fabs(x[j]);
   }
-  matvec(&my, B, x, ax, u, u + n);
+  matvecs(l, me, n, b, B, x, ax, u, u + n);
   if (MPI_Allreduce(MPI_IN_PLACE, u, 2 * n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
     rc = fupermod_error(FUPERMOD_ERR_MPI, "summa check: MPI_Allreduce failed");
     goto done;
   }
-  matvec(&my, A, u, u + n, w, w + n);
-  matvec(&my, C, x, NULL, w + 2 * (size_t)n, NULL);
-  if (has_c0) matvec(&my, C0, x, ax, w + 3 * (size_t)n, w + 4 * (size_t)n);
+  matvecs(l, me, n, b, A, u, u + n, w, w + n);
+  matvecs(l, me, n, b, C, x, NULL, w + 2 * (size_t)n, NULL);
+  if (has_c0) matvecs(l, me, n, b, C0, x, ax, w + 3 * (size_t)n, w + 4 * (size_t)n);
   if (MPI_Allreduce(MPI_IN_PLACE, w, 5 * n, MPI_DOUBLE, MPI_SUM, comm) != MPI_SUCCESS) {
     rc = fupermod_error(FUPERMOD_ERR_MPI, "summa check: MPI_Allreduce failed");
     goto done;

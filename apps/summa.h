@@ -1,7 +1,9 @@
 /* Heterogeneous SUMMA: C = A B (+ C) for n x n matrices distributed by a layout of b x b blocks
  * (partitioners/matrix.h): A, B and C share the rectangles, process i stores its rectangle of
- * each column-major with leading dimension = its number of rows. Works with any exact tiling,
- * zero-area processes and b not dividing n (the last block row and column are partial). */
+ * each column-major with leading dimension = its number of rows. On a layout with pieces, process
+ * i stores its pieces one after another in piece order, each column-major with leading dimension
+ * = its number of rows. Works with any exact tiling, zero-area processes and b not dividing n
+ * (the last block row and column are partial). */
 #ifndef FUPERMOD_SUMMA_H
 #define FUPERMOD_SUMMA_H
 
@@ -16,11 +18,16 @@ extern "C" {
 #pragma GCC visibility push(default) /* the public API; the libraries build with -fvisibility=hidden */
 
 /* Element extent of process rank: rows [*row0, *row0 + *rows), columns [*col0, *col0 + *cols);
- * rows or cols is 0 for a process without data. The layout must have M = N = ceil(n/b). */
+ * rows or cols is 0 for a process without data. The layout must have M = N = ceil(n/b).
+ * FUPERMOD_ERR_USAGE for a process with several pieces (fupermod_summa_local gives its storage). */
 int fupermod_summa_extent(const fupermod_layout *l, int rank, int n, int b, int *row0, int *rows, int *col0,
                           int *cols);
 
-/* Collective over comm (size l->p, rank i owns l->rects[i]). accumulate = 0: C = A B;
+/* Elements process rank stores of each matrix: the sum over its pieces (its rectangle in a plain
+ * layout), each clipped at n. */
+int fupermod_summa_local(const fupermod_layout *l, int rank, int n, int b, long *count);
+
+/* Collective over comm (size l->p, rank i owns l->rects[i], or its pieces). accumulate = 0: C = A B;
  * accumulate = 1: C += A B. Pivot block column k of A goes along rows, pivot block row k of B
  * along columns, to every process whose rectangle overlaps it; the next pivot's messages are in
  * flight during the local GEMM (OpenBLAS). Arguments are agreed between the ranks first: when
@@ -37,7 +44,8 @@ int fupermod_summa_dgemm_timed(MPI_Comm comm, const fupermod_layout *l, int n, i
 /* The same computed through this process's executor (fupermod/exec.h; NULL: OpenBLAS in this
  * thread): a GEMM session on its rectangle of C from the first pivot to the last, so a GPU keeps
  * C on the device; each pivot's panels are its updates. The session's end (C back in host memory)
- * counts as computation. Processes may pass executors of different kinds. */
+ * counts as computation. Processes may pass executors of different kinds. On a layout with pieces
+ * every update of every piece is one fupermod_exec_dgemm (no session: a session holds one C). */
 int fupermod_summa_dgemm_exec(MPI_Comm comm, const fupermod_layout *l, int n, int b, const double *A,
                               const double *B, double *C, int accumulate, fupermod_exec *exec, fupermod_trace *compute);
 
@@ -62,7 +70,7 @@ enum fupermod_summa_fill_kind {
  * e.g. ScaLAPACK's, holding the same matrix). */
 double fupermod_summa_value(uint64_t seed, int kind, long i, long j);
 
-/* Fill process rank's part of a matrix with values that depend only on (seed, global i, j), so
+/* Fill process rank's part of a matrix (all its pieces) with values that depend only on (seed, global i, j), so
  * any layout of the same seed holds the same matrix. */
 int fupermod_summa_fill(const fupermod_layout *l, int rank, int n, int b, uint64_t seed, int kind, double *X);
 

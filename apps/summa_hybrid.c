@@ -50,6 +50,8 @@ int fupermod_hybrid_layout_make(const fupermod_hier_comm *hc, const fupermod_lay
     return fupermod_error(FUPERMOD_ERR_USAGE, "hybrid layout: %d node rectangles on %d x %d blocks, need %d on %d x %d",
                           nodes->p, nodes->M, nodes->N, hc->nodes, K, K);
   if ((rc = fupermod_layout_check(nodes)) != FUPERMOD_SUCCESS) return rc;
+  if (nodes->npieces > 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "hybrid layout: the node layout has pieces; each node needs one rectangle");
   p = hc->node_first[hc->nodes];
   if (!(hl = layout_alloc(p, n, b))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   for (int k = 0; k < hc->nodes; k++) {

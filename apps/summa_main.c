@@ -15,9 +15,10 @@ static void help(void) {
   printf("usage: mpirun -np P fupermod-summa [options] [POINTS...]\n\n"
          "  -n N        matrix order in elements (default 1024)\n"
          "  -b B        block size: the layout's unit and the pivot width (default 128)\n"
-         "  -l ALG      layout: even | kl | br | 15d (default even; see -a, -d and POINTS)\n"
-         "  -a LIST     relative areas or speeds for kl/br, one per process: 1,2,2.5\n"
-         "  -d FILE     distribution file whose d_i are the areas for kl/br\n"
+         "  -l ALG      layout: even | kl | br | sc | 15d (default even; see -a, -d and POINTS;\n"
+         "              sc: square-corner, a square per slow process, the rest to the fastest)\n"
+         "  -a LIST     relative areas or speeds for kl/br/sc, one per process: 1,2,2.5\n"
+         "  -d FILE     distribution file whose d_i are the areas for kl/br/sc\n"
          "  -L FILE     use this layout file (overrides -l)\n"
          "  -p PART     1D partitioner for 15d (default geometric); POINTS are the point files of\n"
          "              the 1D models (time of d blocks of area), one per process in rank order\n"
@@ -126,7 +127,7 @@ int main(int argc, char **argv) {
   int accumulate = 0, rank, size, c, rc, status = 0, K;
   fupermod_layout *l = NULL;
   double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL;
-  int row0, rows, col0, cols;
+  long loc = 0;
   if ((status = driver_mpi_start(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa", NULL, &rank, &size)) != 0)
     return status;
   opterr = 0;
@@ -150,8 +151,8 @@ int main(int argc, char **argv) {
     }
     if (status) break;
   }
-  if (!status && strcmp(alg, "even") && strcmp(alg, "kl") && strcmp(alg, "br") && strcmp(alg, "15d"))
-    status = usage(rank, "-l: unknown layout '%s' (even, kl, br, 15d)", alg);
+  if (!status && strcmp(alg, "even") && strcmp(alg, "kl") && strcmp(alg, "br") && strcmp(alg, "sc") && strcmp(alg, "15d"))
+    status = usage(rank, "-l: unknown layout '%s' (even, kl, br, sc, 15d)", alg);
   if (!status && strcmp(verify, "none") && strcmp(verify, "exact") && strcmp(verify, "random") && strcmp(verify, "auto"))
     status = usage(rank, "-v: unknown verification '%s' (none, exact, random, auto)", verify);
   if (!status && strcmp(verify, "exact") == 0 && n > 4096)
@@ -169,9 +170,8 @@ int main(int argc, char **argv) {
     if (rc == FUPERMOD_SUCCESS && out_file) rc = fupermod_layout_save(out_file, l, "written by fupermod-summa");
   }
   if ((rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &l)) != FUPERMOD_SUCCESS) goto fail;
-  if ((rc = fupermod_summa_extent(l, rank, (int)n, (int)b, &row0, &rows, &col0, &cols)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = fupermod_summa_local(l, rank, (int)n, (int)b, &loc)) != FUPERMOD_SUCCESS) goto fail;
   {
-    size_t loc = (size_t)rows * cols;
     int kind = strcmp(verify, "exact") == 0 ? FUPERMOD_SUMMA_INTEGER : FUPERMOD_SUMMA_UNIFORM, bad;
     A = malloc((loc ? loc : 1) * sizeof *A);
     B = malloc((loc ? loc : 1) * sizeof *B);
@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
     bad = !A || !B || !C || !C0 || !times;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (bad) {
-      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory for the local %d x %d matrices", rows, cols);
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory for the local matrices (%ld elements)", loc);
       goto fail;
     }
     fupermod_summa_fill(l, rank, (int)n, (int)b, (uint64_t)seed * 3 + 0, kind, A);
@@ -230,10 +230,19 @@ int main(int argc, char **argv) {
         const fupermod_rect *r = &l->rects[i];
         if (fupermod_layout_area(l, i) == 0)
           printf("  rank %d: no data\n", i);
-        else
+        else if (fupermod_layout_npieces(l, i) == 1)
           printf("  rank %d: blocks rows %d..%d, columns %d..%d (%.1f%% of the area)\n", i, r->row,
                  r->row + r->height - 1, r->col, r->col + r->width - 1,
                  100.0 * (double)fupermod_layout_area(l, i) / ((double)K * K));
+        else {
+          printf("  rank %d: %d pieces (%.1f%% of the area):", i, fupermod_layout_npieces(l, i),
+                 100.0 * (double)fupermod_layout_area(l, i) / ((double)K * K));
+          for (int j = 0; j < l->npieces; j++)
+            if (l->owner[j] == i)
+              printf(" rows %d..%d x columns %d..%d;", l->pieces[j].row, l->pieces[j].row + l->pieces[j].height - 1,
+                     l->pieces[j].col, l->pieces[j].col + l->pieces[j].width - 1);
+          printf("\n");
+        }
       }
     }
   }

@@ -116,9 +116,9 @@ typedef struct {
 } summa_data;
 
 static void summa_setup(summa_data *s, int n, int b) {
-  int rows, cols;
-  check_all(fupermod_summa_extent(s->l, rank, n, b, NULL, &rows, NULL, &cols));
-  s->loc = (size_t)rows * cols;
+  long loc = 0;
+  check_all(fupermod_summa_local(s->l, rank, n, b, &loc));
+  s->loc = (size_t)loc;
   s->A = malloc((s->loc ? s->loc : 1) * sizeof(double));
   s->B = malloc((s->loc ? s->loc : 1) * sizeof(double));
   s->C = malloc((s->loc ? s->loc : 1) * sizeof(double));

@@ -108,6 +108,9 @@ int fupermod_inpa(const fupermod_hier_comm *hc, const fupermod_inpa_opts *o, fup
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "inpa: N = %ld must be a positive multiple of b = %ld", o->N, o->b);
   else if (!(o->eps1 >= 0) || !(o->eps2 >= 0) || o->max_inpa < 1 || o->max_idpa < 1)
     rc = fupermod_error(FUPERMOD_ERR_USAGE, "inpa: need eps1, eps2 >= 0 and iteration caps >= 1");
+  else if (o->layout && strcmp(o->layout, "sc") == 0)
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "inpa: layout 'sc' gives the fast node several pieces; the nodes need one "
+                        "rectangle each (br, kl)");
   else {
     M = o->N / o->b;
     W = M * M;
@@ -162,6 +165,9 @@ int fupermod_inpa(const fupermod_hier_comm *hc, const fupermod_inpa_opts *o, fup
     MPI_Bcast(w, q, MPI_LONG, 0, hc->comm);
     for (int k = 0; k < q; k++) areas[k] = (double)w[k];
     rc = fupermod_layout_by_name(o->layout ? o->layout : "br", areas, q, (int)M, (int)M, &next);
+    if (rc == FUPERMOD_SUCCESS && next->npieces > 0) /* the node rectangles below are rects */
+      rc = fupermod_error(FUPERMOD_ERR_USAGE, "inpa: layout '%s' gives a node several pieces; the nodes need one "
+                          "rectangle each (br, kl)", o->layout);
     if ((rc = fupermod_agree(rc, hc->comm)) != FUPERMOD_SUCCESS) goto out;
     if (res->layout && same_layout(res->layout, next)) {
       /* the shares map to the rectangles just measured: the block granularity of the CMA

@@ -1,5 +1,5 @@
-/* Matrix layouts (docs/matrix.md): allocation, the tiling check, the volume H, the choice of a
- * layout by name, and the pieces shared by the column-based layouts KL and BR. */
+/* Matrix layouts (docs/matrix.md): allocation, layouts with pieces, the tiling check, the volume
+ * H, the choice of a layout by name, and the parts shared by the column-based layouts KL and BR. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,8 @@ void fupermod_layout_free(fupermod_layout *l) {
   if (!l) return;
   free(l->rects);
   free(l->column);
+  free(l->pieces);
+  free(l->owner);
   free(l);
 }
 
@@ -42,22 +44,93 @@ int fupermod_layout_copy(const fupermod_layout *src, fupermod_layout **out) {
   (*out)->ncols = src->ncols;
   memcpy((*out)->rects, src->rects, (size_t)src->p * sizeof *src->rects);
   memcpy((*out)->column, src->column, (size_t)src->p * sizeof *src->column);
+  if (src->npieces > 0) {
+    fupermod_layout *l = *out;
+    if (!(l->pieces = malloc((size_t)src->npieces * sizeof *l->pieces)) ||
+        !(l->owner = malloc((size_t)src->npieces * sizeof *l->owner))) {
+      fupermod_layout_free(l);
+      *out = NULL;
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "layout copy: out of memory for %d pieces", src->npieces);
+    }
+    memcpy(l->pieces, src->pieces, (size_t)src->npieces * sizeof *l->pieces);
+    memcpy(l->owner, src->owner, (size_t)src->npieces * sizeof *l->owner);
+    l->npieces = src->npieces;
+  }
   return FUPERMOD_SUCCESS;
 }
 
 static int rect_empty(const fupermod_rect *r) { return r->height == 0 || r->width == 0; }
 
+int fupermod_layout_set_pieces(fupermod_layout *l, int n, const fupermod_rect *pieces, const int *owner) {
+  int *count, m = 0, several = 0;
+  fupermod_rect *pc = NULL;
+  int *ow = NULL;
+  if (!l || !l->rects || !l->column) return fupermod_error(FUPERMOD_ERR_USAGE, "layout pieces: NULL layout");
+  if (n < 0 || (n > 0 && (!pieces || !owner)))
+    return fupermod_error(FUPERMOD_ERR_USAGE, "layout pieces: %d pieces%s", n, n < 0 ? "" : " but NULL arrays");
+  for (int j = 0; j < n; j++)
+    if (owner[j] < 0 || owner[j] >= l->p)
+      return fupermod_error(FUPERMOD_ERR_USAGE, "layout pieces: piece %d has owner %d (must be 0..%d)", j, owner[j],
+                            l->p - 1);
+  if (!(count = calloc((size_t)l->p, sizeof *count)) ||
+      (n > 0 && (!(pc = malloc((size_t)n * sizeof *pc)) || !(ow = malloc((size_t)n * sizeof *ow))))) {
+    free(count), free(pc), free(ow);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "layout pieces: out of memory for %d pieces", n);
+  }
+  for (int j = 0; j < n; j++) {
+    if (rect_empty(&pieces[j])) continue;
+    pc[m] = pieces[j];
+    ow[m++] = owner[j];
+    if (++count[owner[j]] > 1) several = 1;
+  }
+  free(l->pieces);
+  free(l->owner);
+  l->pieces = NULL;
+  l->owner = NULL;
+  l->npieces = 0;
+  l->ncols = 0;
+  for (int i = 0; i < l->p; i++) {
+    l->rects[i] = (fupermod_rect){0, 0, 0, 0};
+    l->column[i] = -1;
+  }
+  for (int j = 0; j < m; j++)
+    if (count[ow[j]] == 1) l->rects[ow[j]] = pc[j];
+  if (several) {
+    l->pieces = pc;
+    l->owner = ow;
+    l->npieces = m;
+  } else
+    free(pc), free(ow);
+  free(count);
+  return FUPERMOD_SUCCESS;
+}
+
 long fupermod_layout_area(const fupermod_layout *l, int i) {
-  if (!l || i < 0 || i >= l->p) return 0;
-  return (long)l->rects[i].height * l->rects[i].width;
+  long a = 0;
+  if (!l || i < 0 || i >= l->p || (l->npieces > 0 && (!l->owner || !l->pieces))) return 0;
+  if (l->npieces <= 0) return (long)l->rects[i].height * l->rects[i].width;
+  for (int j = 0; j < l->npieces; j++)
+    if (l->owner[j] == i) a += (long)l->pieces[j].height * l->pieces[j].width;
+  return a;
+}
+
+int fupermod_layout_npieces(const fupermod_layout *l, int i) {
+  int c = 0;
+  if (!l || i < 0 || i >= l->p || (l->npieces > 0 && !l->owner)) return 0;
+  if (l->npieces <= 0) return !rect_empty(&l->rects[i]);
+  for (int j = 0; j < l->npieces; j++) c += l->owner[j] == i;
+  return c;
 }
 
 double fupermod_layout_volume(const fupermod_layout *l) {
   double H = 0.0;
-  if (!l) return NAN;
-  for (int i = 0; i < l->p; i++)
-    if (!rect_empty(&l->rects[i]))
-      H += (double)l->rects[i].height / l->M + (double)l->rects[i].width / l->N;
+  const fupermod_rect *r;
+  int n;
+  if (!l || (l->npieces > 0 && !l->pieces)) return NAN;
+  r = l->npieces > 0 ? l->pieces : l->rects;
+  n = l->npieces > 0 ? l->npieces : l->p;
+  for (int i = 0; i < n; i++)
+    if (!rect_empty(&r[i])) H += (double)r[i].height / l->M + (double)r[i].width / l->N;
   return H;
 }
 
@@ -73,15 +146,92 @@ static int by_col_row(const void *a, const void *b) {
   return 0;
 }
 
+int fupermod_lay_overlap(const fupermod_rect *r, int n, int *x, int *y) {
+  int q = 0;
+  rect_ref *refs;
+  *x = *y = -1;
+  if (!(refs = malloc((size_t)(n > 0 ? n : 1) * sizeof *refs)))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "layout check: out of memory");
+  for (int i = 0; i < n; i++)
+    if (!rect_empty(&r[i])) refs[q++] = (rect_ref){i, &r[i]};
+  /* sorted by column start, a rectangle can only overlap those that start before its right edge:
+   * the scan stops there */
+  qsort(refs, (size_t)q, sizeof *refs, by_col_row);
+  for (int a = 0; a < q && *x < 0; a++) {
+    const fupermod_rect *u = refs[a].r;
+    for (int c = a + 1; c < q && refs[c].r->col < u->col + u->width; c++) {
+      const fupermod_rect *v = refs[c].r;
+      if (v->row < u->row + u->height && u->row < v->row + v->height) {
+        *x = refs[a].i < refs[c].i ? refs[a].i : refs[c].i;
+        *y = refs[a].i < refs[c].i ? refs[c].i : refs[a].i;
+        break;
+      }
+    }
+  }
+  free(refs);
+  return FUPERMOD_SUCCESS;
+}
+
+static int inside(const fupermod_layout *l, const fupermod_rect *r) {
+  return r->row >= 0 && r->col >= 0 && r->height <= l->M - r->row && r->width <= l->N - r->col;
+}
+
+/* A tiling by pieces: each inside and not empty, owners in range, no overlap, areas summing to
+ * M*N; rects, column and ncols as the pieces make them. */
+static int check_pieces(const fupermod_layout *l) {
+  long total = 0;
+  int rc, x, y, *count;
+  if (!l->pieces || !l->owner)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "layout: %d pieces, but no piece or owner array", l->npieces);
+  if (l->ncols != 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "layout: a layout with pieces has ncols = %d (must be 0)", l->ncols);
+  for (int j = 0; j < l->npieces; j++) {
+    const fupermod_rect *r = &l->pieces[j];
+    if (l->owner[j] < 0 || l->owner[j] >= l->p)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "layout: piece %d has owner %d (must be 0..%d)", j, l->owner[j],
+                            l->p - 1);
+    if (r->height < 1 || r->width < 1)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "layout: piece %d of process %d is empty or negative (%d x %d)", j,
+                            l->owner[j], r->height, r->width);
+    if (!inside(l, r))
+      return fupermod_error(FUPERMOD_ERR_INPUT,
+                            "layout: piece %d of process %d (row %d, col %d, %d x %d) lies outside the %d x %d matrix",
+                            j, l->owner[j], r->row, r->col, r->height, r->width, l->M, l->N);
+    total += (long)r->height * r->width;
+  }
+  if (total != (long)l->M * l->N)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "layout: pieces cover %ld blocks, the matrix has %ld", total,
+                          (long)l->M * l->N);
+  if ((rc = fupermod_lay_overlap(l->pieces, l->npieces, &x, &y)) != FUPERMOD_SUCCESS) return rc;
+  if (x >= 0)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "layout: pieces %d and %d (of processes %d and %d) overlap", x, y,
+                          l->owner[x], l->owner[y]);
+  if (!(count = calloc((size_t)l->p, sizeof *count))) return fupermod_error(FUPERMOD_ERR_NOMEM, "layout check: out of memory");
+  for (int j = 0; j < l->npieces; j++) count[l->owner[j]]++;
+  for (int i = 0; i < l->p && rc == FUPERMOD_SUCCESS; i++) {
+    fupermod_rect want = {0, 0, 0, 0};
+    if (count[i] == 1)
+      for (int j = 0; j < l->npieces; j++)
+        if (l->owner[j] == i) want = l->pieces[j];
+    if (memcmp(&want, &l->rects[i], sizeof want) != 0 || l->column[i] != -1)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT,
+                          "layout: process %d's rectangle or column does not match its %d pieces (its piece when it "
+                          "owns exactly one, else empty; column -1)", i, count[i]);
+  }
+  free(count);
+  return rc;
+}
+
 int fupermod_layout_check(const fupermod_layout *l) {
   long total = 0;
-  int q = 0, rc = FUPERMOD_SUCCESS;
-  rect_ref *refs;
+  int rc = FUPERMOD_SUCCESS, x, y;
   if (!l || !l->rects || !l->column) return fupermod_error(FUPERMOD_ERR_USAGE, "layout check: NULL layout");
   if (l->p < 1 || l->M < 1 || l->N < 1)
     return fupermod_error(FUPERMOD_ERR_INPUT, "layout: p = %d, M = %d, N = %d (all must be >= 1)", l->p,
                           l->M, l->N);
   if (l->ncols < 0) return fupermod_error(FUPERMOD_ERR_INPUT, "layout: ncols = %d is negative", l->ncols);
+  if (l->npieces < 0) return fupermod_error(FUPERMOD_ERR_INPUT, "layout: npieces = %d is negative", l->npieces);
+  if (l->npieces > 0) return check_pieces(l);
   for (int i = 0; i < l->p; i++) {
     const fupermod_rect *r = &l->rects[i];
     if (r->height < 0 || r->width < 0)
@@ -93,7 +243,7 @@ int fupermod_layout_check(const fupermod_layout *l) {
                               i, l->column[i]);
       continue;
     }
-    if (r->row < 0 || r->col < 0 || r->height > l->M - r->row || r->width > l->N - r->col)
+    if (!inside(l, r))
       return fupermod_error(FUPERMOD_ERR_INPUT,
                             "layout: rectangle of process %d (row %d, col %d, %d x %d) lies outside the %d x %d matrix",
                             i, r->row, r->col, r->height, r->width, l->M, l->N);
@@ -101,33 +251,13 @@ int fupermod_layout_check(const fupermod_layout *l) {
       return fupermod_error(FUPERMOD_ERR_INPUT, "layout: process %d has column %d (must be %s)", i,
                             l->column[i], l->ncols == 0 ? "-1 in a general tiling" : "0..ncols-1");
     total += (long)r->height * r->width;
-    q++;
   }
   if (total != (long)l->M * l->N)
     return fupermod_error(FUPERMOD_ERR_INPUT, "layout: rectangles cover %ld blocks, the matrix has %ld", total,
                           (long)l->M * l->N);
-  /* areas sum to M*N, so no overlap means an exact cover. Sorted by column start, a rectangle
-   * can only overlap those that start before its right edge: the scan stops there. */
-  if (!(refs = malloc((size_t)q * sizeof *refs)))
-    return fupermod_error(FUPERMOD_ERR_NOMEM, "layout check: out of memory");
-  q = 0;
-  for (int i = 0; i < l->p; i++)
-    if (!rect_empty(&l->rects[i])) refs[q++] = (rect_ref){i, &l->rects[i]};
-  qsort(refs, (size_t)q, sizeof *refs, by_col_row);
-  for (int a = 0; a < q && rc == FUPERMOD_SUCCESS; a++) {
-    const fupermod_rect *x = refs[a].r;
-    for (int c = a + 1; c < q && refs[c].r->col < x->col + x->width; c++) {
-      const fupermod_rect *y = refs[c].r;
-      if (y->row < x->row + x->height && x->row < y->row + y->height) {
-        rc = fupermod_error(FUPERMOD_ERR_INPUT, "layout: rectangles of processes %d and %d overlap",
-                            refs[a].i < refs[c].i ? refs[a].i : refs[c].i,
-                            refs[a].i < refs[c].i ? refs[c].i : refs[a].i);
-        break;
-      }
-    }
-  }
-  free(refs);
-  if (rc != FUPERMOD_SUCCESS) return rc;
+  /* areas sum to M*N, so no overlap means an exact cover */
+  if ((rc = fupermod_lay_overlap(l->rects, l->p, &x, &y)) != FUPERMOD_SUCCESS) return rc;
+  if (x >= 0) return fupermod_error(FUPERMOD_ERR_INPUT, "layout: rectangles of processes %d and %d overlap", x, y);
   /* column-based: a processor column is one vertical slice */
   if (l->ncols > 0) {
     int *first = malloc((size_t)l->ncols * sizeof *first);
@@ -152,6 +282,7 @@ int fupermod_layout_by_name(const char *alg, const double *areas, int p, int M, 
   if (!alg) return fupermod_error(FUPERMOD_ERR_USAGE, "layout: algorithm name is NULL");
   if (strcmp(alg, "kl") == 0) return fupermod_layout_kl(areas, p, 0, NULL, M, N, out);
   if (strcmp(alg, "br") == 0) return fupermod_layout_br(areas, p, 0, M, N, out);
+  if (strcmp(alg, "sc") == 0) return fupermod_layout_sc(areas, p, M, N, out);
   if (strcmp(alg, "even") == 0) {
     double *ones;
     int rc;
@@ -164,10 +295,10 @@ int fupermod_layout_by_name(const char *alg, const double *areas, int p, int M, 
     free(ones);
     return rc;
   }
-  return fupermod_error(FUPERMOD_ERR_USAGE, "layout: unknown algorithm '%s' (kl, br, even)", alg);
+  return fupermod_error(FUPERMOD_ERR_USAGE, "layout: unknown algorithm '%s' (kl, br, even, sc)", alg);
 }
 
-/* ---- shared pieces of the column-based layouts ---- */
+/* ---- shared parts of the column-based layouts ---- */
 
 int fupermod_lay_check_areas(const char *alg, const double *areas, int p, int M, int N, double *total) {
   double s = 0.0;

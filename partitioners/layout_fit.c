@@ -115,6 +115,9 @@ int fupermod_layout_fit(const fupermod_layout *l, fupermod_area_time time, void 
   if (!out) return fupermod_error(FUPERMOD_ERR_USAGE, "layout fit: out is NULL");
   *out = NULL;
   if (!l || !time) return fupermod_error(FUPERMOD_ERR_USAGE, "layout fit: %s is NULL", l ? "the time function" : "the layout");
+  if (l->npieces > 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "layout fit: the layout has pieces and is not column-based (kl and br "
+                          "are; fupermod_layout_sc_fit fits a square-corner layout)");
   if (l->ncols < 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "layout fit: the layout is not column-based (kl and br are)");
   if ((rc = fupermod_layout_check(l)) != FUPERMOD_SUCCESS) return rc;

@@ -3,6 +3,8 @@
  * general tiling that is not column-based, 1.5D from models), b dividing n or not and b > n,
  * C = A B and C += A B; exact comparison with a serial GEMM on integer data, the randomised
  * check on larger n (and that it catches one wrong element), and bad input agreed by every rank.
+ * Layouts with pieces: square-corner layouts and a hand-made one with a process owning scattered
+ * pieces, exact and randomised.
  * With $FUPERMOD_TEST_EXEC (tests/standin_summa.sh), every product runs through the executors it
  * gives the ranks in turn: "cpu:THREADS" or "cuda:DEVICE[:LIMIT_BYTES]", comma-separated. */
 #include <math.h>
@@ -110,9 +112,9 @@ typedef struct {
 } mats;
 
 static int alloc_fill(const fupermod_layout *l, int n, int b, int kind, uint64_t seed, mats *m) {
-  int rows, cols;
-  fupermod_summa_extent(l, rank, n, b, NULL, &rows, NULL, &cols);
-  m->loc = (size_t)rows * cols;
+  long loc = 0;
+  fupermod_summa_local(l, rank, n, b, &loc);
+  m->loc = (size_t)loc;
   m->A = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
   m->B = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
   m->C = m->loc ? malloc(m->loc * sizeof(double)) : NULL;
@@ -365,6 +367,167 @@ static void test_extents(void) {
   free(r0);
 }
 
+/* ---- layouts with pieces ---- */
+
+/* Square-corner: process dom much faster than the others (areas 0.5..1.5 against 20 p), one
+ * process with no data when zero is set. NULL where the squares do not fit. */
+static fupermod_layout *sc_layout(int K, int dom, int zero) {
+  double *a = malloc((size_t)size * sizeof *a);
+  fupermod_layout *l = NULL;
+  for (int i = 0; i < size; i++) a[i] = 0.5 + urand();
+  a[dom] = 20.0 * size;
+  if (zero && size > 2) a[(dom + 1) % size] = 0.0;
+  if (fupermod_layout_sc(a, size, K, K, &l) != FUPERMOD_SUCCESS) {
+    diag("sc layout on %d x %d blocks: %s", K, K, fupermod_error_message());
+    l = NULL;
+  }
+  free(a);
+  return l;
+}
+
+/* Not square-corner: 6 x 6 blocks in seven pieces, process 0 owning three scattered ones (listed
+ * out of spatial order), the other four pieces dealt to processes 1, 2, ... in turn (all to 0 on
+ * one process; processes beyond 5 own nothing). */
+static fupermod_layout *scattered_layout(int reversed) {
+  fupermod_rect pc[7] = {{4, 2, 2, 2}, {0, 2, 2, 4}, {2, 4, 2, 2}, {2, 0, 2, 4}, {0, 0, 2, 2}, {4, 0, 2, 2}, {4, 4, 2, 2}};
+  int own[7], other = 0;
+  fupermod_layout *l = NULL;
+  for (int j = 0; j < 7; j++) own[j] = j % 2 == 0 && j != 6 ? 0 : size > 1 ? 1 + other++ % (size - 1) : 0;
+  if (reversed) /* the same tiling and owners, another piece order */
+    for (int j = 0; j < 3; j++) {
+      fupermod_rect t = pc[j];
+      int o = own[j];
+      pc[j] = pc[6 - j], own[j] = own[6 - j];
+      pc[6 - j] = t, own[6 - j] = o;
+    }
+  if (fupermod_layout_alloc(size, 6, 6, &l) != FUPERMOD_SUCCESS || fupermod_layout_set_pieces(l, 7, pc, own) ||
+      fupermod_layout_check(l)) {
+    diag("scattered layout: %s", fupermod_error_message());
+    fupermod_layout_free(l);
+    return NULL;
+  }
+  return l;
+}
+
+/* C = AB and C += AB on l, compared exactly with a serial GEMM. */
+static void exact_on(const fupermod_layout *l, int n, int b, const char *what) {
+  int rc1, rc2, rc3 = 0, rc4 = 0;
+  long mis1 = -1, mis2 = -1;
+  double md1 = -1, md2 = -1;
+  mats m;
+  if (!all(l != NULL)) {
+    ok(0, "p = %d, n = %d, b = %d, %s: no layout", size, n, b, what);
+    return;
+  }
+  alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 31 + (uint64_t)n, &m);
+  rc1 = summa(l, n, b, m.A, m.B, m.C, 0, NULL);
+  if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
+  if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
+  rc2 = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
+  if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
+  if (!all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0))
+    diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
+  ok(all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0),
+     "p = %d, n = %d, b = %d%s, %s (%d pieces, rank 0 owns %d): C = AB and C += AB equal the serial GEMM exactly",
+     size, n, b, n % b ? " (not dividing n)" : "", what, l->npieces, fupermod_layout_npieces(l, 0));
+  free_mats(&m);
+}
+
+static void test_pieces(void) {
+  /* the hand-made layout on every process count, b not dividing n and b = 1 */
+  {
+    fupermod_layout *l = scattered_layout(0);
+    long loc = -1, want = 0;
+    int rc, r0, rows, c0, cols;
+    exact_on(l, 22, 4, "three scattered pieces of process 0");
+    exact_on(l, 6, 1, "three scattered pieces of process 0");
+    /* its storage, counted here from the pieces: 6 x 6 blocks of 4, the last row and column 2 wide */
+    for (int j = 0; l && j < l->npieces; j++)
+      if (l->owner[j] == rank) {
+        const fupermod_rect *r = &l->pieces[j];
+        int h = 4 * r->height - (r->row + r->height == 6 ? 2 : 0), w = 4 * r->width - (r->col + r->width == 6 ? 2 : 0);
+        want += (long)h * w;
+      }
+    rc = l ? fupermod_summa_local(l, rank, 22, 4, &loc) : -1;
+    ok(all(rc == FUPERMOD_SUCCESS && loc == want), "summa_local: every rank's storage is the sum over its pieces");
+    rc = l ? fupermod_summa_extent(l, 0, 22, 4, &r0, &rows, &c0, &cols) : -1;
+    ok(rc == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "fupermod_summa_local"),
+       "summa_extent refuses a process with several pieces: %s", fupermod_error_message());
+    fupermod_layout_free(l);
+  }
+  if (size < 2) {
+    skip("square-corner layouts need 2 processes");
+    return;
+  }
+  {
+    /* shapes: b not dividing n, b dividing n, b = 1; K large enough for 13 squares at p = 14 */
+    struct {
+      int n, b;
+    } sh[3] = {{size > 7 ? 97 : 37, 5}, {64, size > 7 ? 4 : size > 4 ? 8 : 16}, {size > 7 ? 30 : 13, 1}};
+    for (int s = 0; s < 3; s++) {
+      int K = (sh[s].n + sh[s].b - 1) / sh[s].b;
+      for (int v = 0; v < 2; v++) {
+        int dom = v == 0 ? 0 : size - 1, zero = s == 0 && v == 1;
+        fupermod_layout *l = sc_layout(K, dom, zero);
+        char what[96];
+        snprintf(what, sizeof what, "square-corner, fast process %d%s", dom, zero ? ", one process without data" : "");
+        exact_on(l, sh[s].n, sh[s].b, what);
+        fupermod_layout_free(l);
+      }
+    }
+  }
+  /* randomised, uniform data, with the compute trace: one interval per piece and pivot */
+  {
+    int n = 200, b = 10, K = 20, rc, good;
+    fupermod_layout *l = sc_layout(K, size / 2, 0);
+    fupermod_trace tr = FUPERMOD_TRACE_INIT;
+    double r1 = NAN, r2 = NAN;
+    mats m;
+    if (all(l != NULL)) {
+      alloc_fill(l, n, b, FUPERMOD_SUMMA_UNIFORM, 91, &m);
+      rc = summa(l, n, b, m.A, m.B, m.C, 1, &tr);
+      good = tr.n == K * fupermod_layout_npieces(l, rank);
+      if (rc == 0) rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, 7, &r1);
+      ok(all(rc == 0 && r1 <= 1.0 && good),
+         "p = %d, n = %d, b = %d, square-corner (%d pieces): randomised check of C += AB (error/bound %.2g), one GEMM "
+         "interval per piece and pivot", size, n, b, l->npieces, r1);
+      if (rank == size / 2 && m.loc) m.C[m.loc - 1] += 1e-3; /* the fast process's last piece */
+      rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, 7, &r2);
+      ok(all(rc == 0 && r2 > 100.0), "the randomised check on pieces catches one element off by 1e-3 (%.3g)", r2);
+      free_mats(&m);
+    } else {
+      ok(0, "square-corner layout for the randomised check");
+      ok(0, "square-corner layout for the randomised check");
+    }
+    fupermod_trace_free(&tr);
+    /* the broadcast carries the pieces */
+    {
+      fupermod_layout *bl = NULL;
+      if (rank == 0 && l) fupermod_layout_copy(l, &bl);
+      rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, l ? FUPERMOD_SUCCESS : FUPERMOD_ERR_INPUT, &bl);
+      ok(all(rc == FUPERMOD_SUCCESS && bl && l && bl->npieces == l->npieces &&
+             memcmp(bl->pieces, l->pieces, (size_t)l->npieces * sizeof *l->pieces) == 0 &&
+             memcmp(bl->owner, l->owner, (size_t)l->npieces * sizeof *l->owner) == 0 &&
+             memcmp(bl->rects, l->rects, (size_t)size * sizeof *l->rects) == 0 && fupermod_layout_check(bl) == 0),
+         "layout broadcast copies the pieces");
+      fupermod_layout_free(bl);
+    }
+    fupermod_layout_free(l);
+  }
+  /* rank 0 holds the same tiling with its pieces in another order: a different storage */
+  if (size > 1) {
+    fupermod_layout *l = scattered_layout(rank == 0);
+    mats m;
+    int rc;
+    alloc_fill(l, 24, 4, FUPERMOD_SUMMA_INTEGER, 5, &m);
+    rc = summa(l, 24, 4, m.A, m.B, m.C, 0, NULL);
+    ok(all(rc == FUPERMOD_ERR_MPI && strstr(fupermod_error_message(), "different layouts")),
+       "pieces in another order on one rank: every rank returns an error: %s", fupermod_error_message());
+    free_mats(&m);
+    fupermod_layout_free(l);
+  }
+}
+
 int main(int argc, char **argv) {
   int status, level = MPI_THREAD_SERIALIZED, got = MPI_THREAD_SINGLE;
   /* SUMMA's two ways of progressing its messages: a helper thread (SERIALIZED) or tests between
@@ -395,6 +558,7 @@ int main(int argc, char **argv) {
   test_random();
   test_bad_input();
   test_extents();
+  test_pieces();
   status = done_testing();
   fupermod_exec_close(ex);
   MPI_Allreduce(MPI_IN_PLACE, &status, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);

@@ -1,6 +1,7 @@
 /* The applications' cost models (apps/model.h) on cases worked out by hand: SUMMA's pivot
- * messages on column strips and on a general tiling, the 2D-FFT's transposes, processes alone,
- * links not measured, and the per-share costs the whole-run partitioner minimises. */
+ * messages on column strips, on a general tiling and on a layout with pieces, the 2D-FFT's
+ * transposes, processes alone, links not measured, and the per-share costs the whole-run
+ * partitioner minimises. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,45 @@ int main(void) {
     ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)), "summa rows: the pivot rows of B travel down columns");
   }
   fupermod_layout_free(l);
+
+  /* SUMMA on pieces: the square-corner layout of 3 x 3 blocks (n = 6, b = 2) for areas 8 and 1:
+   * process 0 owns the top band (rows 0-3, columns 0-5, 6 blocks) and the bottom-left piece (rows
+   * 4-5, columns 0-3, 2 blocks), process 1 the bottom-right block. Every message costs 1 s.
+   * Pivots 0 and 1: process 1's rows 4-5 of A's pivot column and columns 4-5 of B's pivot row come
+   * from process 0 (2 messages 0 -> 1); pivot 2: process 0's rows 4-5 and columns 4-5 from process
+   * 1 (2 messages 1 -> 0). Updates: process 0 t(6) + t(2) = 8 s0, process 1 t(1) = s1. */
+  {
+    fupermod_comm cmu;
+    double a[2] = {8, 1}, s0 = speed[0], s1 = speed[1];
+    fupermod_comm_init(&cmu, 2);
+    set_link(&cmu, 0, 1, 1.0, 0.0);
+    ok(fupermod_layout_sc(a, 2, 3, 3, &l) == FUPERMOD_SUCCESS && l->npieces == 3 && fupermod_layout_npieces(l, 0) == 2,
+       "summa pieces: the square-corner layout of 3 x 3 blocks has 3 pieces, 2 of process 0");
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    {
+      int rc = fupermod_summa_predict(l, 6, 2, t_of, NULL, &cmu, NULL, &pr);
+      ok(rc == FUPERMOD_SUCCESS, "summa pieces: predicted%s%s", rc ? ": " : "", rc ? fupermod_error_message() : "");
+    }
+    {
+      /* pivot 0's 2 messages; steps 0 and 1: the slowest update + the next pivot's 2 messages; step 2 */
+      double want = 2 + 2 * fmax(8 * s0 + 2, s1 + 2) + fmax(8 * s0, s1);
+      ok(near(pr.time, want), "summa pieces: time %.12g, by hand %.12g", pr.time, want);
+      ok(near(comp[0], 3 * 8 * s0) && near(comp[1], 3 * s1) && near(comm[0], 6) && near(comm[1], 6),
+         "summa pieces: per process 3 updates (the sum over its pieces) and 6 messages, sent and received (%g %g %g %g)",
+         comp[0], comp[1], comm[0], comm[1]);
+    }
+    {
+      double f[2] = {0.1, 1};
+      fupermod_app_cal cal = {f, NULL, NULL, NULL, 0, 0};
+      pr = (fupermod_app_pred){0, 0, comp, comm};
+      fupermod_summa_predict(l, 6, 2, t_of, NULL, NULL, &cal, &pr);
+      ok(near(pr.time, 3 * fmax(0.8 * s0, s1)) && near(comp[0], 3 * 0.8 * s0) && comm[0] == 0,
+         "summa pieces: calibrated updates without links (%g)", pr.time);
+    }
+    fupermod_layout_free(l);
+    l = NULL;
+    fupermod_comm_free(&cmu);
+  }
 
   /* 2D-FFT, M = N = 8, rows 3 and 5 (columns 3 and 5): each transpose 16 x 3 x 5 bytes each way */
   {

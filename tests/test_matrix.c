@@ -2,7 +2,8 @@
  * BR program against brute force over every set partition (consecutive-in-sorted-order claim),
  * exact tiling and area accuracy on thousands of random instances (primes, zero areas, M and N
  * not multiples of anything), the 1.5D path through real 1D partitioners, layout files and
- * bad input; fitting a layout's sizes to time models against brute force. */
+ * bad input; fitting a layout's sizes to time models against brute force; layouts with pieces
+ * and the square-corner layout with its local fit. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -410,7 +411,13 @@ static void test_files(void) {
     } bad[] = {
         {"2 2 2 0\n0 0 0 2 1 -1\n1 0 0 2 1 -1\n", "overlap", "overlapping rectangles"},
         {"2 2 2 0\n0 0 0 2 1 -1\n", "1 of 2 ranks", "a missing rank"},
-        {"2 2 2 0\n0 0 0 2 1 -1\n0 0 1 2 1 -1\n", ":3: rank 0 given twice", "a rank given twice"},
+        {"2 2 2 1\n0 0 0 2 1 -1\n0 0 1 2 1 -1\n", ":1: ncols = 1", "a rank on several lines with ncols > 0"},
+        {"2 2 2 0\n0 0 0 2 1 -1\n0 0 1 2 1 0\n", ":3: column 0", "a piece with a column"},
+        {"2 4 4 0\n0 0 0 2 4 -1\n0 2 0 2 1 -1\n1 2 0 2 3 -1\n", ":4: rank 1's piece overlaps rank 0's of line 3",
+         "overlapping pieces"},
+        {"2 4 4 0\n0 0 0 2 4 -1\n0 2 0 2 1 -1\n1 2 2 2 3 -1\n", ":4: rank 1's piece (row 2, col 2, 2 x 3) lies outside",
+         "a piece outside the matrix"},
+        {"2 4 4 0\n0 0 0 2 4 -1\n0 2 0 2 1 -1\n1 2 2 2 2 -1\n", "pieces cover 14 blocks", "pieces with a gap"},
         {"2 2 2\n", ":1: expected the header", "a short header"},
         {"1 2 2 0\n0 0 0 2 x -1\n", ":2: field 5", "a non-integer field"},
         {"1 2 2 0\n0 0 0 2 3 -1\n", "outside", "a rectangle outside the matrix"},
@@ -649,6 +656,317 @@ static void test_fit(void) {
   }
 }
 
+/* ---- layouts with pieces and the square-corner layout ---- */
+
+/* Process i's pieces in order (a plain layout: its rectangle); returns how many. */
+static int pieces_of(const fupermod_layout *l, int i, fupermod_rect *out, int cap) {
+  int c = 0;
+  if (l->npieces <= 0) {
+    if (l->rects[i].height > 0 && l->rects[i].width > 0 && cap > 0) out[c++] = l->rects[i];
+    return c;
+  }
+  for (int j = 0; j < l->npieces; j++)
+    if (l->owner[j] == i) {
+      if (c < cap) out[c] = l->pieces[j];
+      c++;
+    }
+  return c;
+}
+
+/* Owner of every block, painted from the pieces (-1: none, -2: painted twice); 0 when a piece
+ * leaves the matrix. */
+static int paint(const fupermod_layout *l, int *grid) {
+  int n = l->npieces > 0 ? l->npieces : l->p;
+  for (int k = 0; k < l->M * l->N; k++) grid[k] = -1;
+  for (int j = 0; j < n; j++) {
+    const fupermod_rect *r = l->npieces > 0 ? &l->pieces[j] : &l->rects[j];
+    int who = l->npieces > 0 ? l->owner[j] : j;
+    for (int y = r->row; y < r->row + r->height; y++)
+      for (int x = r->col; x < r->col + r->width; x++) {
+        if (y < 0 || x < 0 || y >= l->M || x >= l->N) return 0;
+        grid[y * l->N + x] = grid[y * l->N + x] == -1 ? who : -2;
+      }
+  }
+  return 1;
+}
+
+/* The sides fupermod_layout_sc should give, computed here; returns the fast process. */
+static int expected_sides(const double *a, int p, int M, int N, int *side) {
+  int f = 0;
+  double tot = 0;
+  for (int i = 0; i < p; i++) tot += a[i];
+  for (int i = 1; i < p; i++)
+    if (a[i] > a[f]) f = i;
+  for (int i = 0; i < p; i++) {
+    long s = lround(sqrt(a[i] * M * N / tot));
+    side[i] = i == f || a[i] <= 0 ? 0 : s < 1 ? 1 : (int)s;
+  }
+  return f;
+}
+
+static int sc_feasible(const int *side, int p, int M, int N) {
+  long sum = 0, sq = 0;
+  for (int i = 0; i < p; i++) sum += side[i], sq += (long)side[i] * side[i];
+  return sum <= (M < N ? M : N) && sq < (long)M * N;
+}
+
+static void random_areas(double *a, int p) {
+  int kind = irand(0, 2), dom = irand(0, p - 1);
+  for (int i = 0; i < p; i++) a[i] = urand(0.05, 1.0);
+  if (kind == 0) a[dom] = urand(3.0, 30.0) * p;         /* one much faster */
+  if (irand(0, 9) == 0) a[(dom + 1) % p] = a[dom];       /* a tie for the fastest */
+  if (kind == 2) a[(dom + irand(1, p - 1)) % p] = 0.0; /* a process with no data */
+}
+
+static void test_sc(void) {
+  int feasible = 0, infeasible = 0, good = 1, good_inf = 1, good_area = 1, pieces_layouts = 0, *grid = malloc(40 * 40 * sizeof *grid);
+  for (int trial = 0; trial < 3000; trial++) {
+    double a[6];
+    int p = irand(2, 6), M = irand(1, 40), N = irand(1, 40), side[6], f, rc;
+    fupermod_layout *l = NULL;
+    random_areas(a, p);
+    f = expected_sides(a, p, M, N, side);
+    rc = fupermod_layout_sc(a, p, M, N, &l);
+    if (!sc_feasible(side, p, M, N)) {
+      infeasible++;
+      if (rc != FUPERMOD_ERR_INFEASIBLE || l ||
+          !(strstr(fupermod_error_message(), "min(M, N)") || strstr(fupermod_error_message(), "nothing"))) {
+        if (good_inf) diag("trial %d: M %d N %d p %d: rc %d: %s", trial, M, N, p, rc, fupermod_error_message());
+        good_inf = 0;
+      }
+      fupermod_layout_free(l);
+      continue;
+    }
+    feasible++;
+    if (rc != FUPERMOD_SUCCESS || fupermod_layout_check(l) != FUPERMOD_SUCCESS || !paint(l, grid)) {
+      if (good) diag("trial %d: M %d N %d p %d: rc %d: %s", trial, M, N, p, rc, fupermod_error_message());
+      good = 0;
+      fupermod_layout_free(l);
+      continue;
+    }
+    pieces_layouts += l->npieces > 0;
+    {
+      long rest = (long)M * N, cells[6] = {0};
+      int below = 0;
+      for (int k = 0; k < M * N; k++)
+        if (grid[k] < 0) good = 0; /* a hole or a block painted twice */
+        else cells[grid[k]]++;
+      for (int i = 0; i < p; i++) {
+        fupermod_rect r[16];
+        int c = pieces_of(l, i, r, 16);
+        if (cells[i] != fupermod_layout_area(l, i)) good_area = 0;
+        if (c != fupermod_layout_npieces(l, i)) good = 0;
+        if (i == f || side[i] == 0) continue;
+        /* one square of the expected side on the diagonal, the first in rank order at the
+         * bottom-right corner */
+        if (c != 1 || r[0].height != side[i] || r[0].width != side[i] || r[0].row != M - below - side[i] ||
+            r[0].col != N - below - side[i]) {
+          if (good) diag("trial %d: process %d: %d pieces, want one %d x %d square", trial, i, c, side[i], side[i]);
+          good = 0;
+        }
+        below += side[i];
+        rest -= (long)side[i] * side[i];
+      }
+      for (int i = 0; i < p; i++)
+        if (i != f && side[i] == 0 && fupermod_layout_npieces(l, i) != 0) good = 0; /* zero areas own nothing */
+      /* the fast process: the rest, in at most 2 pieces a square and the band above */
+      if (fupermod_layout_area(l, f) != rest || fupermod_layout_npieces(l, f) > 2 * (p - 1) + 1) good = 0;
+    }
+    fupermod_layout_free(l);
+  }
+  ok(good && feasible > 1000 && pieces_layouts > 500,
+     "sc: %d random layouts (p 2..6, M, N 1..40) tile the matrix; each slow process owns one square of side "
+     "round(sqrt(scaled area)) on the diagonal, the fast one the rest (%d with pieces)", feasible, pieces_layouts);
+  ok(good_inf && infeasible > 100, "sc: the %d infeasible instances return FUPERMOD_ERR_INFEASIBLE", infeasible);
+  ok(good_area, "sc: each process's area is the number of blocks it owns");
+  free(grid);
+
+  /* a hand case: 10 x 10, areas 64, 9, 4 (scaled as given): squares 3 at rows 7..9 and 2 at rows 5..6 */
+  {
+    double a[3] = {87, 9, 4};
+    fupermod_layout *l = NULL, *c = NULL;
+    fupermod_rect want[6] = {{0, 0, 5, 10}, {5, 0, 2, 5}, {5, 5, 2, 2}, {5, 7, 2, 3}, {7, 0, 3, 7}, {7, 7, 3, 3}};
+    int wown[6] = {0, 0, 2, 0, 0, 1};
+    int rc = fupermod_layout_sc(a, 3, 10, 10, &l);
+    ok(rc == FUPERMOD_SUCCESS && l->npieces == 6 && memcmp(l->pieces, want, sizeof want) == 0 &&
+           memcmp(l->owner, wown, sizeof wown) == 0 && l->ncols == 0 && l->column[0] == -1 &&
+           memcmp(&l->rects[1], &want[5], sizeof want[5]) == 0 && l->rects[0].height == 0,
+       "sc on 10 x 10 with areas 87, 9, 4: the band above, then left, square, right of each square; rects[i] the "
+       "single piece, empty for the fast process");
+    /* H by hand: band 5/10 + 10/10, then 2/10 + 5/10, 2/10 + 2/10, 2/10 + 3/10, 3/10 + 7/10, 3/10 + 3/10 */
+    ok(l && fabs(fupermod_layout_volume(l) - 4.7) < 1e-12 && fupermod_layout_area(l, 0) == 87 &&
+           fupermod_layout_area(l, 1) == 9 && fupermod_layout_area(l, 2) == 4 && fupermod_layout_npieces(l, 0) == 4,
+       "sc 10 x 10: H = 4.7 and areas 87, 9, 4 as counted by hand (H %.4g)", l ? fupermod_layout_volume(l) : NAN);
+    ok(l && fupermod_layout_copy(l, &c) == FUPERMOD_SUCCESS && c->npieces == 6 &&
+           memcmp(c->pieces, l->pieces, sizeof want) == 0 && memcmp(c->owner, l->owner, sizeof wown) == 0 &&
+           c->pieces != l->pieces,
+       "a layout with pieces copies its pieces");
+    fupermod_layout_free(c);
+    c = (fupermod_layout *)1;
+    ok(l && fupermod_layout_fit(l, half_time, NULL, &c, NULL) == FUPERMOD_ERR_USAGE && c == NULL &&
+           strstr(fupermod_error_message(), "pieces"),
+       "fit refuses a layout with pieces: %s", fupermod_error_message());
+    c = NULL;
+    ok(fupermod_layout_by_name("sc", a, 3, 10, 10, &c) == FUPERMOD_SUCCESS && c && c->npieces == 6 &&
+           memcmp(c->pieces, want, sizeof want) == 0,
+       "layout by name: sc");
+    fupermod_layout_free(c);
+    /* a hand-made inconsistency: rects must follow the pieces */
+    if (l) {
+      l->rects[0] = (fupermod_rect){0, 0, 5, 10};
+      ok(fupermod_layout_check(l) == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "process 0"),
+         "check: rects that do not follow the pieces: %s", fupermod_error_message());
+      l->rects[0] = (fupermod_rect){0, 0, 0, 0};
+      l->pieces[2].width = 3;
+      ok(fupermod_layout_check(l) == FUPERMOD_ERR_INPUT, "check: pieces that overlap or leave a gap: %s",
+         fupermod_error_message());
+      l->pieces[2].width = 2;
+      l->owner[2] = 3;
+      ok(fupermod_layout_check(l) == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "owner 3"),
+         "check: an owner out of range: %s", fupermod_error_message());
+    }
+    fupermod_layout_free(l);
+  }
+  /* set_pieces: with no process owning several, the plain layout of those rectangles */
+  {
+    fupermod_layout *l = NULL;
+    fupermod_rect pc[3] = {{0, 0, 2, 1}, {0, 1, 0, 0}, {0, 1, 2, 1}};
+    int own[3] = {1, 0, 0};
+    fupermod_layout_alloc(2, 2, 2, &l);
+    ok(fupermod_layout_set_pieces(l, 3, pc, own) == FUPERMOD_SUCCESS && l->npieces == 0 && !l->pieces &&
+           memcmp(&l->rects[1], &pc[0], sizeof pc[0]) == 0 && memcmp(&l->rects[0], &pc[2], sizeof pc[2]) == 0 &&
+           fupermod_layout_check(l) == FUPERMOD_SUCCESS,
+       "set_pieces: one piece each (an empty one dropped) is a plain layout");
+    own[2] = 1;
+    ok(fupermod_layout_set_pieces(l, 3, pc, own) == FUPERMOD_SUCCESS && l->npieces == 2 &&
+           fupermod_layout_npieces(l, 1) == 2 && fupermod_layout_npieces(l, 0) == 0 && l->rects[1].height == 0 &&
+           fupermod_layout_area(l, 1) == 4 && fabs(fupermod_layout_volume(l) - 3.0) < 1e-12 &&
+           fupermod_layout_check(l) == FUPERMOD_SUCCESS,
+       "set_pieces: two pieces of one process: area 4, H = 3 (2/2 + 1/2 each)");
+    own[2] = 2;
+    ok(fupermod_layout_set_pieces(l, 3, pc, own) == FUPERMOD_ERR_USAGE && strstr(fupermod_error_message(), "owner 2"),
+       "set_pieces: an owner out of range: %s", fupermod_error_message());
+    fupermod_layout_free(l);
+  }
+  /* bad input */
+  {
+    double neg[3] = {3, -1, 1}, a[3] = {3, 1, 1};
+    fupermod_layout *l = NULL;
+    ok(fupermod_layout_sc(neg, 3, 8, 8, &l) == FUPERMOD_ERR_USAGE && !l && strstr(fupermod_error_message(), "areas[1]"),
+       "sc: a negative area: %s", fupermod_error_message());
+    ok(fupermod_layout_sc(a, 3, 0, 8, &l) == FUPERMOD_ERR_USAGE && !l, "sc: M = 0: %s", fupermod_error_message());
+    ok(fupermod_layout_sc_fit(a, 3, 8, 8, NULL, NULL, &l, NULL) == FUPERMOD_ERR_USAGE && !l, "sc fit: no time function");
+  }
+}
+
+/* Monotone time tables for the square-corner fit. */
+static double sc_table[6][1601];
+static double sc_time(int i, long area, void *ctx) {
+  (void)ctx;
+  return sc_table[i][area];
+}
+
+/* The predicted time of layout l under sc_table. */
+static double sc_predict(const fupermod_layout *l) {
+  double t = 0;
+  for (int i = 0; i < l->p; i++)
+    if (fupermod_layout_area(l, i) > 0) t = fmax(t, sc_table[i][fupermod_layout_area(l, i)]);
+  return t;
+}
+
+static void test_sc_fit(void) {
+  int n = 0, moved = 0, good_start = 1, good_local = 1, good_time = 1, good_shape = 1;
+  for (int trial = 0; trial < 1500; trial++) {
+    double a[6], t0, tmax = -1;
+    int p = irand(2, 6), M = irand(1, 40), N = irand(1, 40), side[6], f, lim = M < N ? M : N, rc, s[6];
+    long sum = 0, sq = 0;
+    fupermod_layout *l = NULL, *g = NULL;
+    random_areas(a, p);
+    for (int i = 0; i < p; i++) {
+      double acc = 0, sp = urand(0.2, 5.0);
+      sc_table[i][0] = 0;
+      for (int x = 1; x <= M * N; x++) sc_table[i][x] = acc += trial % 3 == 0 ? urand(0, 2) / sp : 1.0 / sp; /* increasing */
+    }
+    f = expected_sides(a, p, M, N, side);
+    if (fupermod_layout_sc(a, p, M, N, &l) != FUPERMOD_SUCCESS) continue;
+    t0 = sc_predict(l);
+    rc = fupermod_layout_sc_fit(a, p, M, N, sc_time, NULL, &g, &tmax);
+    if (rc != FUPERMOD_SUCCESS || fupermod_layout_check(g) != FUPERMOD_SUCCESS) {
+      good_shape = 0;
+      fupermod_layout_free(l);
+      continue;
+    }
+    n++;
+    if (!(tmax <= t0)) good_start = 0;
+    if (tmax < t0) moved++;
+    if (tmax != sc_predict(g)) good_time = 0;
+    for (int i = 0; i < p; i++) {
+      fupermod_rect r[2];
+      s[i] = 0;
+      if (i == f || side[i] == 0) {
+        if (i != f && fupermod_layout_npieces(g, i) != 0) good_shape = 0;
+        continue;
+      }
+      if (pieces_of(g, i, r, 2) != 1 || r[0].height != r[0].width) good_shape = 0;
+      s[i] = r[0].width;
+      sum += s[i], sq += (long)s[i] * s[i];
+    }
+    /* a local minimum: no single side +-1 that stays feasible predicts strictly less */
+    for (int i = 0; i < p && good_shape; i++) {
+      if (s[i] == 0) continue;
+      for (int d = -1; d <= 1; d += 2) {
+        long sq2 = sq - (long)s[i] * s[i] + (long)(s[i] + d) * (s[i] + d);
+        double t = sc_table[f][(long)M * N - sq2];
+        if (s[i] + d < 1 || sum + d > lim || sq2 >= (long)M * N) continue;
+        for (int j = 0; j < p; j++)
+          if (s[j] > 0) t = fmax(t, sc_table[j][j == i ? sq2 - sq + (long)s[i] * s[i] : (long)s[j] * s[j]]);
+        if (t < tmax) {
+          if (good_local) diag("trial %d: side of %d %+d predicts %g < %g", trial, i, d, t, tmax);
+          good_local = 0;
+        }
+      }
+    }
+    fupermod_layout_free(l);
+    fupermod_layout_free(g);
+  }
+  ok(good_shape && n > 500, "sc fit: %d fitted layouts tile the matrix, one square per slow process", n);
+  ok(good_start && moved > 100, "sc fit: never predicts more than the start (%d predict less)", moved);
+  ok(good_local, "sc fit: a local minimum: no single side +-1 predicts strictly less");
+  ok(good_time, "sc fit: the reported time is the worst process's on the fitted areas");
+}
+
+static void test_pieces_file(void) {
+  char dir[] = "/tmp/test_matrix.XXXXXX", path[256];
+  double a[5] = {50, 0, 3, 2, 4};
+  fupermod_layout *l = NULL, *back = NULL;
+  int rc;
+  if (!mkdtemp(dir)) {
+    skip("mkdtemp failed");
+    return;
+  }
+  snprintf(path, sizeof path, "%s/sc.layout", dir);
+  rc = fupermod_layout_sc(a, 5, 23, 19, &l);
+  ok(rc == FUPERMOD_SUCCESS && l->npieces > 0 && fupermod_layout_save(path, l, "square corner") == FUPERMOD_SUCCESS,
+     "a layout with pieces (%d) is saved", l ? l->npieces : -1);
+  rc = fupermod_layout_load(path, &back);
+  ok(rc == FUPERMOD_SUCCESS && back->p == 5 && back->M == 23 && back->N == 19 && back->ncols == 0 &&
+         back->npieces == l->npieces && memcmp(back->pieces, l->pieces, (size_t)l->npieces * sizeof *l->pieces) == 0 &&
+         memcmp(back->owner, l->owner, (size_t)l->npieces * sizeof *l->owner) == 0 &&
+         memcmp(back->rects, l->rects, 5 * sizeof *l->rects) == 0 && memcmp(back->column, l->column, 5 * sizeof *l->column) == 0,
+     "the layout with pieces reads back identically: %s", rc ? fupermod_error_message() : "same pieces, owners, rects");
+  fupermod_layout_free(back);
+  back = NULL;
+  /* a rank on two lines, another on none: pieces */
+  write_text(path, "# two pieces\n2 2 2 0\n0 0 0 2 1 -1\n0 0 1 2 1 -1\n");
+  ok(fupermod_layout_load(path, &back) == FUPERMOD_SUCCESS && back->npieces == 2 && fupermod_layout_npieces(back, 0) == 2 &&
+         fupermod_layout_area(back, 1) == 0,
+     "a file with rank 0 on two lines loads as a layout with pieces");
+  fupermod_layout_free(back);
+  unlink(path);
+  rmdir(dir);
+  fupermod_layout_free(l);
+}
+
 int main(void) {
   test_t1_kl();
   test_t9_br();
@@ -660,5 +978,8 @@ int main(void) {
   test_files();
   test_bad_input();
   test_fit();
+  test_sc();
+  test_sc_fit();
+  test_pieces_file();
   return done_testing();
 }
