@@ -657,7 +657,8 @@ static int realise_layouts(const options *o, const app_t *a, run_t *runs, int nr
 
 /* Run SUMMA on r->layout (rank 0's); measure the whole multiply. */
 static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
-  int rank, size, rc = FUPERMOD_SUCCESS, row0, rows, col0, cols;
+  int rank, size, rc = FUPERMOD_SUCCESS;
+  long count = 0;
   fupermod_layout *l = NULL;
   double *A = NULL, *B = NULL, *C = NULL;
   fupermod_trace gemms = FUPERMOD_TRACE_INIT;
@@ -665,17 +666,18 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank == 0) rc = fupermod_layout_copy(r->layout, &l);
   if ((rc = fupermod_layout_bcast(MPI_COMM_WORLD, 0, rc, &l)) != FUPERMOD_SUCCESS) goto done;
-  rc = fupermod_summa_extent(l, rank, (int)a->n, (int)a->b, &row0, &rows, &col0, &cols);
+  /* the elements of this process's rectangle, or of all its pieces */
+  rc = fupermod_summa_local(l, rank, (int)a->n, (int)a->b, &count);
   if (rc == FUPERMOD_SUCCESS) {
-    size_t cnt = (size_t)rows * (size_t)cols + 1;
+    size_t cnt = (size_t)count + 1;
     A = malloc(cnt * sizeof *A);
     B = malloc(cnt * sizeof *B);
     C = malloc(cnt * sizeof *C);
-    if (!A || !B || !C) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "SUMMA: no memory for %d x %d", rows, cols);
+    if (!A || !B || !C) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "SUMMA: no memory for %ld elements", count);
   }
   /* the matrices stay in host memory, page-locked for a GPU (the cost is the executor's pin time) */
   for (int m = 0; m < 3 && rc == FUPERMOD_SUCCESS; m++)
-    rc = fupermod_exec_pin(tp->exec, m == 0 ? A : m == 1 ? B : C, ((size_t)rows * (size_t)cols + 1) * sizeof *A);
+    rc = fupermod_exec_pin(tp->exec, m == 0 ? A : m == 1 ? B : C, ((size_t)count + 1) * sizeof *A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 1, FUPERMOD_SUMMA_UNIFORM, A);
   if (rc == FUPERMOD_SUCCESS) rc = fupermod_summa_fill(l, rank, (int)a->n, (int)a->b, 2, FUPERMOD_SUMMA_UNIFORM, B);
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
@@ -1192,12 +1194,66 @@ static int add_whole(const options *o, const app_t *a, fupermod_points *all, int
   return FUPERMOD_SUCCESS;
 }
 
+/* The square-corner layout (partitioners/matrix.h) of the time-optimal distribution's areas, its
+ * squares fitted to the functions: a candidate beside the column layouts where it exists (one
+ * process fast enough that the others' squares fit on the diagonal) and every process computes on
+ * its cores, put before even. Collective. */
+static int add_square_corner(const tool_proc *tp, const app_t *a, fupermod_points *all, int size, run_t *runs,
+                             int *nruns) {
+  int rank, rc = FUPERMOD_SUCCESS, nb = (int)(a->n / a->b), ok = 0, device;
+  fupermod_layout *l = NULL;
+  fupermod_dist *d = NULL;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* a GPU multiplies a process's pieces one update at a time, C moved each time: not a candidate */
+  device = tp->exec && fupermod_exec_kind(tp->exec) != FUPERMOD_EXEC_CPU;
+  MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (device) {
+    if (rank == 0)
+      printf("   square-corner layout: not a candidate with a GPU process (its pieces would move C at every update)\n");
+    return FUPERMOD_SUCCESS;
+  }
+  if (rank == 0) {
+    double *areas = malloc((size_t)size * sizeof *areas), tmax = 0;
+    if (!areas) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    for (int i = 0; areas && i < size; i++) areas[i] = (double)runs[0].dist->parts[i].d;
+    if (rc == FUPERMOD_SUCCESS) {
+      rc = fupermod_layout_sc_fit(areas, size, nb, nb, area_time, (void *)all, &l, &tmax);
+      if (rc == FUPERMOD_ERR_INFEASIBLE) {
+        printf("   square-corner layout: none for the %s areas (%s)\n", runs[0].label, fupermod_error_message());
+        rc = FUPERMOD_SUCCESS;
+      } else if (rc == FUPERMOD_SUCCESS && !(d = fupermod_dist_alloc((long)nb * nb, size)))
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+      for (int i = 0; d && i < size; i++) d->parts[i].d = fupermod_layout_area(l, i);
+      ok = d != NULL;
+    }
+    free(areas);
+  }
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS || !ok) {
+    fupermod_layout_free(l);
+    fupermod_dist_free(d);
+    return rc;
+  }
+  if (rank != 0 && !(d = fupermod_dist_alloc((long)nb * nb, size))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) {
+    fupermod_layout_free(l);
+    fupermod_dist_free(d);
+    return rc;
+  }
+  for (int i = 0; i < size; i++) MPI_Bcast(&d->parts[i].d, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  memmove(&runs[*nruns], &runs[*nruns - 1], sizeof *runs);
+  run_init(&runs[*nruns - 1], "square-corner", d);
+  runs[*nruns - 1].layout = l;
+  (*nruns)++;
+  return FUPERMOD_SUCCESS;
+}
+
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
   double *scatter = NULL;
   fupermod_front front = {0, NULL};
-  run_t runs[7];
+  run_t runs[8];
   int rank, size, nruns = 0, chosen = -1, rc, best = 0;
   double el;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
@@ -1268,6 +1324,7 @@ static int run_app(const options *o, app_t *a) {
   cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0};
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
+  if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) {
       predict(&runs[k], all, a, leader);

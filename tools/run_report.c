@@ -78,7 +78,8 @@ static void print_distributions(const run_report *r) {
          a->kernel);
   if (a->b) {
     printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
-           "   to the models for their arrangement (docs/matrix.md)\n");
+           "   to the models for their arrangement; square-corner: the time-optimal areas as squares on the\n"
+           "   diagonal for the slower processes and the rest for the fastest, the sides fitted (docs/matrix.md)\n");
   }
   if (r->tp->label[0]) printf("   energy: %s%s\n", r->tp->label, r->size > 1 ? " (rank 0's; each rank's in the map above)" : "");
   printf("   comp t(s): the computation predicted by the models; pred run(s): the whole run predicted by the\n"
