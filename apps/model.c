@@ -32,10 +32,30 @@ typedef struct {
 
 /* Messages of the pivot starting at column kc0, kb wide: per process the time of what it sends
  * (s) and receives (r), with their half-widths. */
-static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, int kb, double *s, double *r, double *sci,
-                      double *rci) {
+/* A message from i to q of time t (half-width ci): what i sends and q receives; between two
+ * processes of one group (grp), also in q's repeat of it (in), so that the group counts it once. */
+static void add_msg(const int *grp, int i, int q, double t, double ci, double *s, double *r, double *sci, double *rci,
+                    double *in, double *inci) {
+  s[i] += t, sci[i] += ci, r[q] += t, rci[q] += ci;
+  if (grp && grp[i] == grp[q]) in[q] += t, inci[q] += ci;
+}
+
+/* Per process, its group's messages (cal's group): the sum over the members of what each sends and
+ * receives, less the repeats; without groups, its own. */
+static void group_sum(int p, const int *grp, const double *s, const double *r, const double *in, double *out) {
+  for (int i = 0; i < p; i++) out[i] = 0;
+  for (int j = 0; j < p; j++) {
+    int L = grp && grp[j] >= 0 && grp[j] <= j ? grp[j] : j;
+    out[L] += s[j] + r[j] - in[j];
+  }
+  for (int i = 0; i < p; i++)
+    if (grp && grp[i] >= 0 && grp[i] < i) out[i] = out[grp[i]];
+}
+
+static int pivot_msgs(const fupermod_comm *cm, const int *grp, int p, const ext_t *e, int kc0, int kb, double *s,
+                      double *r, double *sci, double *rci, double *in, double *inci) {
   int rc = FUPERMOD_SUCCESS;
-  for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = 0;
+  for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
     int have_a = kc0 >= e[i].col0 && kc0 < e[i].col0 + e[i].cols, have_b = kc0 >= e[i].row0 && kc0 < e[i].row0 + e[i].rows;
     if (e[i].rows == 0 || e[i].cols == 0 || (!have_a && !have_b)) continue;
@@ -47,14 +67,14 @@ static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, i
         int lo = e[i].row0 > e[q].row0 ? e[i].row0 : e[q].row0;
         int hi = e[i].row0 + e[i].rows < e[q].row0 + e[q].rows ? e[i].row0 + e[i].rows : e[q].row0 + e[q].rows;
         if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
-          s[i] += t, sci[i] += ci, r[q] += t, rci[q] += ci;
+          add_msg(grp, i, q, t, ci, s, r, sci, rci, in, inci);
       }
       /* B: my columns of the pivot row, likewise along columns */
       if (rc == FUPERMOD_SUCCESS && have_b && !(kc0 >= e[q].row0 && kc0 < e[q].row0 + e[q].rows)) {
         int lo = e[i].col0 > e[q].col0 ? e[i].col0 : e[q].col0;
         int hi = e[i].col0 + e[i].cols < e[q].col0 + e[q].cols ? e[i].col0 + e[i].cols : e[q].col0 + e[q].cols;
         if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
-          s[i] += t, sci[i] += ci, r[q] += t, rci[q] += ci;
+          add_msg(grp, i, q, t, ci, s, r, sci, rci, in, inci);
       }
     }
   }
@@ -63,17 +83,17 @@ static int pivot_msgs(const fupermod_comm *cm, int p, const ext_t *e, int kc0, i
 
 /* pivot_msgs on a layout with pieces: the transfers apps/summa.c posts for pivot k (one message per
  * intersection of a receiver's rows, or columns, with a piece holding the pivot; none for its own) */
-static int piece_msgs(const fupermod_comm *cm, fupermod_summa_plan *pl, fupermod_summa_xfer *x, int k, double *s,
-                      double *r, double *sci, double *rci) {
+static int piece_msgs(const fupermod_comm *cm, const int *grp, fupermod_summa_plan *pl, fupermod_summa_xfer *x, int k,
+                      double *s, double *r, double *sci, double *rci, double *in, double *inci) {
   int rc = FUPERMOD_SUCCESS, kb = pl->b < pl->n - k * pl->b ? pl->b : pl->n - k * pl->b;
-  for (int i = 0; i < pl->p; i++) s[i] = r[i] = sci[i] = rci[i] = 0;
+  for (int i = 0; i < pl->p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
   for (int kind = 0; kind < 2 && rc == FUPERMOD_SUCCESS; kind++) {
     long nx = fupermod_summa_plan_xfers(pl, k, kind, -1, x);
     for (long t = 0; t < nx && rc == FUPERMOD_SUCCESS; t++) {
       double tm, ci;
       if (x[t].from == x[t].to) continue;
       if ((rc = msg(cm, x[t].from, x[t].to, 8.0 * (x[t].hi - x[t].lo) * kb, &tm, &ci)) == FUPERMOD_SUCCESS)
-        s[x[t].from] += tm, sci[x[t].from] += ci, r[x[t].to] += tm, rci[x[t].to] += ci;
+        add_msg(grp, x[t].from, x[t].to, tm, ci, s, r, sci, rci, in, inci);
     }
   }
   return rc;
@@ -88,7 +108,8 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
   int rc, p, K, pieces;
   ext_t *e;
-  double *g, *gci, *s, *r, *sci, *rci, *c, *cci;
+  double *g, *gci, *s, *r, *sci, *rci, *c, *cci, *in, *inci, *G, *Gci;
+  const int *grp = cal ? cal->group : NULL;
   fupermod_summa_plan pl;
   fupermod_summa_xfer *x = NULL;
   if (!l || !t || !out || n < 1 || b < 1)
@@ -116,13 +137,14 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     }
   }
   e = calloc((size_t)p, sizeof *e);
-  g = calloc((size_t)p * 8, sizeof *g);
+  g = calloc((size_t)p * 12, sizeof *g);
   if (!e || !g) {
     free(e), free(g), free(x);
     fupermod_summa_plan_free(&pl);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "summa predict: out of memory");
   }
   gci = g + p, s = g + 2 * p, r = g + 3 * p, sci = g + 4 * p, rci = g + 5 * p, c = g + 6 * p, cci = g + 7 * p;
+  in = g + 8 * p, inci = g + 9 * p, G = g + 10 * p, Gci = g + 11 * p;
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS && !pieces; i++)
     rc = fupermod_summa_extent(l, i, n, b, &e[i].row0, &e[i].rows, &e[i].col0, &e[i].cols);
   /* a full-width update's time per process (the last pivot, narrower, scales it) */
@@ -153,13 +175,16 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     if (out->comm) out->comm[i] = 0;
   }
   /* pivot 0's messages before the first update */
-  if (rc == FUPERMOD_SUCCESS && (rc = pieces ? piece_msgs(cm, &pl, x, 0, s, r, sci, rci)
-                                             : pivot_msgs(cm, p, e, 0, b < n ? b : n, s, r, sci, rci)) == FUPERMOD_SUCCESS) {
+  if (rc == FUPERMOD_SUCCESS && (rc = pieces ? piece_msgs(cm, grp, &pl, x, 0, s, r, sci, rci, in, inci)
+                                             : pivot_msgs(cm, grp, p, e, 0, b < n ? b : n, s, r, sci, rci, in, inci)) ==
+                                    FUPERMOD_SUCCESS) {
     double first = 0, fci = 0;
+    group_sum(p, grp, s, r, in, G);
+    group_sum(p, grp, sci, rci, inci, Gci);
     for (int i = 0; i < p; i++) {
-      c[i] = msgs_of(cal) * (s[i] + r[i]);
-      cci[i] = msgs_of(cal) * (sci[i] + rci[i]);
-      if (out->comm) out->comm[i] += c[i];
+      c[i] = msgs_of(cal) * G[i];
+      cci[i] = msgs_of(cal) * Gci[i];
+      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i]);
       if (c[i] > first) first = c[i], fci = cci[i];
     }
     out->time += first, out->ci += fci;
@@ -169,15 +194,17 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     double w = (double)kb / b, step = 0, stci = 0;
     if (k + 1 < K) {
       int nkb = (k + 2) * b <= n ? b : n - (k + 1) * b;
-      if ((rc = pieces ? piece_msgs(cm, &pl, x, k + 1, s, r, sci, rci)
-                       : pivot_msgs(cm, p, e, (k + 1) * b, nkb, s, r, sci, rci)) != FUPERMOD_SUCCESS)
+      if ((rc = pieces ? piece_msgs(cm, grp, &pl, x, k + 1, s, r, sci, rci, in, inci)
+                       : pivot_msgs(cm, grp, p, e, (k + 1) * b, nkb, s, r, sci, rci, in, inci)) != FUPERMOD_SUCCESS)
         break;
     } else
-      memset(s, 0, 4 * (size_t)p * sizeof *s);
+      for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
+    group_sum(p, grp, s, r, in, G);
+    group_sum(p, grp, sci, rci, inci, Gci);
     for (int i = 0; i < p; i++) {
-      double ci = msgs_of(cal) * (s[i] + r[i]), cic = msgs_of(cal) * (sci[i] + rci[i]);
+      double ci = msgs_of(cal) * G[i], cic = msgs_of(cal) * Gci[i];
       if (out->comp) out->comp[i] += g[i] * w;
-      if (out->comm) out->comm[i] += ci;
+      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i]);
       if (g[i] * w + ci > step) step = g[i] * w + ci, stci = gci[i] * w + cic;
     }
     out->time += step, out->ci += stci;
@@ -193,19 +220,21 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
   int rc, p;
   long *R, *col;
-  double *x, *xci, ph[2] = {0, 0}, phci[2] = {0, 0}, xmax = 0, xmaxci = 0;
+  double *x, *xci, *own, *m, *mci, *in, *inci, *G, *Gci, *zero, ph[2] = {0, 0}, phci[2] = {0, 0}, xmax = 0, xmaxci = 0;
+  const int *grp = cal ? cal->group : NULL;
   if (!rows || !t || !out || M < 1 || N < 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d predict: NULL distribution, time or output, or M, N < 1");
   p = rows->size;
   if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
   R = calloc((size_t)p + 1, sizeof *R);
   col = calloc((size_t)p, sizeof *col);
-  x = calloc(2 * (size_t)p, sizeof *x);
+  x = calloc(10 * (size_t)p, sizeof *x);
   if (!R || !col || !x) {
     free(R), free(col), free(x);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d predict: out of memory");
   }
-  xci = x + p;
+  xci = x + p, own = x + 2 * p, m = x + 3 * p, mci = x + 4 * p, in = x + 5 * p, inci = x + 6 * p, G = x + 7 * p,
+  Gci = x + 8 * p, zero = x + 9 * p;
   if ((rc = fupermod_dist_offsets(rows, R)) == FUPERMOD_SUCCESS && R[p] != M)
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "fft2d predict: the rows sum to %ld, not M = %ld", R[p], M);
   /* the plan's column distribution: proportional to the rows */
@@ -225,20 +254,29 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
     }
     /* the transpose: i's d_i x c_j block to every j, the d_j x c_i blocks from them; the
      * transpose back moves the same blocks the other way */
-    double snd = 0, sci = 0, rcv = 0, rci = 0, own = 0;
     if (cal && cal->copy && cal->copy[i] > 0 && !(rows->parts[i].d == M && cal->direct && cal->direct[i]))
-      own = cal->copy[i] * 16.0 * (double)rows->parts[i].d * N;
+      own[i] = cal->copy[i] * 16.0 * (double)rows->parts[i].d * N;
     for (int j = 0; j < p && rc == FUPERMOD_SUCCESS && !(cal && cal->shared); j++) {
       double tm, cm_ci;
       if (j == i) continue;
       if ((rc = msg(cm, i, j, 16.0 * rows->parts[i].d * col[j], &tm, &cm_ci)) != FUPERMOD_SUCCESS) break;
-      snd += tm, sci += cm_ci;
+      m[i] += tm, mci[i] += cm_ci;
       if ((rc = msg(cm, j, i, 16.0 * rows->parts[j].d * col[i], &tm, &cm_ci)) != FUPERMOD_SUCCESS) break;
-      rcv += tm, rci += cm_ci;
+      m[i] += tm, mci[i] += cm_ci;
+      if (grp && grp[i] == grp[j]) in[i] += tm, inci[i] += cm_ci; /* the group's count of it is j's send */
     }
-    x[i] = own + msgs_of(cal) * (snd + rcv);
-    xci[i] = msgs_of(cal) * (sci + rci);
+    x[i] = own[i] + msgs_of(cal) * m[i];
     if (out->comm) out->comm[i] = 2 * x[i];
+  }
+  /* a transpose ends with the slowest group: its members' copies at once, their messages in turn */
+  group_sum(p, grp, m, zero, in, G);
+  group_sum(p, grp, mci, zero, inci, Gci);
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
+    double o = own[i];
+    for (int j = 0; grp && j < p; j++)
+      if (grp[j] == grp[i] && own[j] > o) o = own[j];
+    x[i] = o + msgs_of(cal) * G[i];
+    xci[i] = msgs_of(cal) * Gci[i];
     if (x[i] > xmax) xmax = x[i], xmaxci = xci[i];
   }
   if (rc == FUPERMOD_SUCCESS) {

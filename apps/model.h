@@ -37,6 +37,9 @@ typedef struct fupermod_app_cal {
                        * messages) */
   double msgs;        /* the messages' time over the links' (the application's flows at once,
                        * where the links were measured a pair at a time); 0: 1 */
+  const int *group;   /* group[i]: the lowest rank of the processes that time-share process i's
+                       * cores (NULL: none do). Their messages take turns on those cores: a
+                       * group's messages add up (one between two members counts once) */
 } fupermod_app_cal;
 
 /* A whole-run prediction. comp and comm (p entries each, caller's arrays, may be NULL): per

@@ -220,6 +220,54 @@ int main(void) {
      "summa share cost: alone nb updates; with a partner, a square's two pieces each update");
   ok(fupermod_summa_share_cost(8, 2, 2, 4, 7, 0.25, &cm3, NULL) > fupermod_summa_share_cost(8, 2, 0, 4, 3, 0.25, &cm3, NULL),
      "summa share cost: a slow link costs more");
+  {
+    /* processes 1 and 2 time-share a core (group 1): their messages take turns, one between them
+     * counts once. SUMMA on column strips of 4 x 4 blocks, n = 8, b = 2, widths 2, 1, 1: pivots
+     * 0 and 1 are process 0's, 2 process 1's, 3 process 2's; each sends its 8 x 2 pivot column
+     * (128 bytes) to the two others, and every B row lies in every strip */
+    fupermod_comm cmg;
+    int grp[3] = {0, 1, 1};
+    double m = lin(128), g2 = 4 * speed[2];
+    fupermod_app_cal cal = {NULL, NULL, NULL, NULL, 0, 0, grp};
+    fupermod_comm_init(&cmg, 3);
+    set_link(&cmg, 0, 1, A_LAT, B_BYTE), set_link(&cmg, 0, 2, A_LAT, B_BYTE), set_link(&cmg, 1, 2, A_LAT, B_BYTE);
+    fupermod_layout_alloc(3, 4, 4, &l);
+    l->rects[0] = (fupermod_rect){0, 0, 4, 2};
+    l->rects[1] = (fupermod_rect){0, 2, 4, 1};
+    l->rects[2] = (fupermod_rect){0, 3, 4, 1};
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    int rc = fupermod_summa_predict(l, 8, 2, t_of, NULL, &cmg, NULL, &pr);
+    ok(rc == FUPERMOD_SUCCESS && near(pr.time, 4 * g2 + 6 * m),
+       "summa, no groups: pivot 0's 2 messages, then the slowest (process 2) with its own (%.12g, want %.12g)", pr.time,
+       4 * g2 + 6 * m);
+    rc = fupermod_summa_predict(l, 8, 2, t_of, NULL, &cmg, &cal, &pr);
+    ok(rc == FUPERMOD_SUCCESS && near(pr.time, 4 * g2 + 8 * m) && near(comm[1], 2 * m + 2 * m + m) &&
+           near(comm[2], 2 * m + m + 2 * m),
+       "summa, processes 1 and 2 sharing a core: every step waits for both messages of the pair (%.12g, want %.12g); "
+       "each process's own messages unchanged", pr.time, 4 * g2 + 8 * m);
+    fupermod_layout_free(l);
+    l = NULL;
+    {
+      /* 2D-FFT, M = N = 9, rows 3, 3, 3: every block 16 x 3 x 3 = 144 bytes; own copies 1, 3 and
+       * 2 ns a byte of 16 x 3 x 9 = 432 */
+      fupermod_dist *d = fupermod_dist_alloc(9, 3);
+      double cp[3] = {1e-9, 3e-9, 2e-9}, mm = lin(144), ph = 2 * 3 * speed[2];
+      int g01[3] = {0, 0, 2};
+      fupermod_app_cal cg = {NULL, NULL, cp, NULL, 0, 0, NULL};
+      d->parts[0].d = d->parts[1].d = d->parts[2].d = 3;
+      pr = (fupermod_app_pred){0, 0, comp, comm};
+      fupermod_fft2d_predict(9, 9, d, t_of, NULL, &cmg, &cg, &pr);
+      ok(near(pr.time, ph + 2 * (3e-9 * 432 + 4 * mm)), "fft, no groups: the slowest process's copies and 4 messages (%.12g)",
+         pr.time);
+      cg.group = g01;
+      fupermod_fft2d_predict(9, 9, d, t_of, NULL, &cmg, &cg, &pr);
+      ok(near(pr.time, ph + 2 * (3e-9 * 432 + 6 * mm)) && near(comm[0], 2 * (1e-9 * 432 + 4 * mm)),
+         "fft, processes 0 and 1 sharing a core: their copies at once, their 6 messages in turn (%.12g, want %.12g)",
+         pr.time, ph + 2 * (3e-9 * 432 + 6 * mm));
+      fupermod_dist_free(d);
+    }
+    fupermod_comm_free(&cmg);
+  }
   fupermod_comm_free(&cm3);
   fupermod_comm_free(&cm);
   return done_testing();

@@ -1102,7 +1102,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     int mine = tp->exec && fupermod_exec_kind(tp->exec) != FUPERMOD_EXEC_CPU;
     MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0};
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0, cal.group};
   if (rank == 0 && !(f = calloc(3 * (size_t)size * RUNS, sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
   if (rank == 0 && !o->quiet)
@@ -1138,7 +1138,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       cal_buf[j] = gsl_stats_median(v, 1, RUNS);
     }
     cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
-                             0};
+                             0, cal.group};
     /* what the runs took beyond the calibrated prediction goes to the messages, where there are
      * any: the links were measured a pair at a time, the application sends many at once */
     if (links.p == size) {
@@ -1321,7 +1321,8 @@ static int run_app(const options *o, app_t *a) {
   }
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0};
+  /* processes time-sharing cores take turns for their messages too */
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0, leader};
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
