@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cblas.h>
 #include <fftw3.h>
+#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <mpi.h>
 #include "apps/fft2d.h"
@@ -35,6 +36,10 @@ static fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one proc
 static double *cal_buf;
 static int *cal_direct;
 static fupermod_app_cal cal;
+/* a process's factors where it computes alone on cores it shares with processes that worked in
+ * the calibration runs (cal_buf's layout): theirs, not its own, which held its mates' share */
+static double *cal_solo, *cal_mix;
+static fupermod_app_cal cal_solo_view;
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
@@ -437,6 +442,35 @@ typedef struct {
   const app_t *a;
 } run_time_ctx;
 
+/* Whether process i works while every other process of its core group idles (working: a mask of
+ * the working processes, or NULL with d) although one of them worked in the calibration runs */
+static int alone_now(int i, int p, uint64_t working, const fupermod_dist *d, const fupermod_dist *calib) {
+  int mates = 0;
+  if (!cal.group || !calib) return 0;
+  for (int j = 0; j < p; j++) {
+    if (j == i || cal.group[j] != cal.group[i]) continue;
+    if (d ? d->parts[j].d > 0 : j < 64 && (working >> j & 1)) return 0;
+    mates += calib->parts[j].d > 0;
+  }
+  return mates > 0;
+}
+
+static const fupermod_dist *cal_dist; /* the calibration runs' distribution (rank 0) */
+
+/* cal for the processes working in d: cal_solo's factors for those alone_now */
+static const fupermod_app_cal *cal_for(const fupermod_dist *d) {
+  int p = d->size;
+  if (!cal_solo || !cal_mix || !cal.comp) return &cal;
+  for (int i = 0; i < p; i++)
+    for (int k = 0; k < 3; k++)
+      cal_mix[k * p + i] = (d->parts[i].d > 0 && alone_now(i, p, 0, d, cal_dist) ? cal_solo : cal_buf)[k * p + i];
+  cal_solo_view = cal;
+  cal_solo_view.comp = cal_mix;
+  if (cal.cols) cal_solo_view.cols = cal_mix + p;
+  if (cal.copy) cal_solo_view.copy = cal_mix + 2 * p;
+  return &cal_solo_view;
+}
+
 /* Process i's time of one kernel run on units (fupermod_app_time): predict()'s at its share (a
  * group's, for processes time-sharing cores) in proportion. */
 static double run_time_of(int i, double units, double *ci, void *ctx) {
@@ -452,8 +486,9 @@ static void predict_run(run_t *r, const app_t *a) {
   run_time_ctx c = {r, a};
   fupermod_app_pred pr = {0, 0, r->pred_comp, r->pred_comm};
   const fupermod_comm *cm = links.p == r->dist->size ? &links : NULL;
-  int rc = a->b ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, &cal, &pr)
-                : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, &cal, &pr);
+  const fupermod_app_cal *cl = cal_for(r->dist);
+  int rc = a->b ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, cl, &pr)
+                : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, cl, &pr);
   r->pred_run = rc == FUPERMOD_SUCCESS ? pr.time : NAN;
   r->pred_run_ci = rc == FUPERMOD_SUCCESS ? pr.ci : NAN;
   if (rc != FUPERMOD_SUCCESS)
@@ -833,6 +868,7 @@ typedef struct {
   const fupermod_points *f;
   const fupermod_comm *cm;
   long unit; /* the partition's step: 1 (every share the application realises) or the granule */
+  int p;
 } whole_ctx;
 
 /* The application's cost of u steps (of w->unit) on process i when the processes of working work
@@ -843,8 +879,17 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   double t, e, ci;
   value_at(&w->f[i], (double)d, &t, &e, &ci);
   if (!(t > 0) || !isfinite(t)) return INFINITY;
-  return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, &cal)
-                 : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, &cal);
+  const fupermod_app_cal *cl = &cal;
+  if (cal_solo && cal.comp && alone_now(i, w->p, working, NULL, cal_dist)) {
+    /* only i's factors are read: cal_solo's in place of cal_buf's */
+    cal_solo_view = cal;
+    cal_solo_view.comp = cal_solo;
+    if (cal.cols) cal_solo_view.cols = cal_solo + w->p;
+    if (cal.copy) cal_solo_view.copy = cal_solo + 2 * w->p;
+    cl = &cal_solo_view;
+  }
+  return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, cl)
+                 : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, cl);
 }
 
 /* The distribution of least whole-run cost over every set of working processes (partitioners/whole.h),
@@ -852,13 +897,16 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
 static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, int *rc, int *mode) {
   int rank;
   long *d = calloc((size_t)size, sizeof *d);
-  /* every share of one unit (a block, a row) while the search stays within its work bound */
-  long unit = ldexp(1.0, size) * size * (double)a->D * (double)a->D <= 2e9 ? 1 : a->g;
+  /* every share the application realises well (a block; 8 rows of the 2D-FFT, whose column phase
+   * and transpose back ran 20-50 % slower on shares off multiples of 8 rows, which the functions
+   * measured on the grid cannot show) while the search stays within its work bound */
+  long step = !a->b && a->D % 8 == 0 ? 8 : 1;
+  long unit = ldexp(1.0, size) * size * (double)(a->D / step) * (double)(a->D / step) <= 2e9 ? step : a->g;
   fupermod_dist *out = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   *rc = d ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if (rank == 0 && *rc == FUPERMOD_SUCCESS) {
-    whole_ctx w = {a, f, links.p == size ? &links : NULL, unit};
+    whole_ctx w = {a, f, links.p == size ? &links : NULL, unit, size};
     fupermod_whole_result res;
     *rc = fupermod_whole_partition(size, a->D / unit, whole_cost, &w, 0, d, &res);
     *mode = res.mode;
@@ -1095,7 +1143,10 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   one.reps = 1;
   free(cal_buf);
   free(cal_direct);
-  cal_buf = NULL;
+  free(cal_solo);
+  free(cal_mix);
+  cal_buf = cal_solo = cal_mix = NULL;
+  cal_dist = base->dist;
   cal_direct = rank == 0 ? calloc((size_t)size, sizeof *cal_direct) : NULL;
   {
     /* a GPU holding the whole signal transforms it in one call (apps/fft2d.c) */
@@ -1120,7 +1171,10 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
       double t = base->dist->parts[i].t, *fk = f + 3 * (size_t)size * k; /* one kernel run at d, as predict() gives it */
       if (d <= 0 || !(t > 0)) continue;
-      if (a->b) fk[i] = r.meas_wall[i] / (t * a->iters);
+      /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
+       * their phases also holds one's messages during another's update, and gaps where the two fall
+       * out of step, which the messages' model and the steps carry) */
+      if (a->b) fk[i] = r.meas_proc[i] / (t * a->iters);
       else {
         fk[i] = r.meas_rows[i] / t;
         fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
@@ -1139,8 +1193,29 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     }
     cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
                              0, cal.group};
-    /* what the runs took beyond the calibrated prediction goes to the messages, where there are
-     * any: the links were measured a pair at a time, the application sends many at once */
+    /* a process alone on cores it shared in the calibration: the median factors of the processes
+     * that had their cores to themselves there (1 without any), not its own */
+    if (cal.group && (cal_solo = calloc(3 * (size_t)size, sizeof *cal_solo)) && (cal_mix = calloc(3 * (size_t)size, sizeof *cal_mix)))
+      for (int k = 0; k < 3; k++) {
+        double v[64], ref = 0;
+        int n = 0;
+        for (int i = 0; i < size && n < 64; i++) {
+          int members = 0;
+          for (int j = 0; j < size; j++) members += cal.group[j] == cal.group[i];
+          if (members == 1 && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
+        }
+        if (n > 0) {
+          gsl_sort(v, 1, (size_t)n);
+          ref = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+        }
+        for (int i = 0; i < size; i++) {
+          int members = 0;
+          for (int j = 0; j < size; j++) members += cal.group[j] == cal.group[i];
+          cal_solo[k * size + i] = members > 1 ? ref : cal_buf[k * size + i];
+        }
+      }
+    /* what the runs took beyond or below the calibrated prediction goes to the messages, where
+     * there are any: the links were measured a pair at a time, the application sends many at once */
     if (links.p == size) {
       fupermod_comm saved = links;
       double with, without, m = gsl_stats_median(whole, 1, RUNS);
@@ -1150,7 +1225,9 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       predict_run(base, a);
       without = base->pred_run;
       links = saved;
-      if (with > without && m > with) cal.msgs = fmin(1.0 + (m - with) / (with - without), 10.0);
+      /* below 1 where the runs hid part of their messages behind the updates (SUMMA's next pivot
+       * travels during the current one) */
+      if (with > without && m > 0) cal.msgs = fmax(fmin(1.0 + (m - with) / (with - without), 10.0), 0.2);
     }
   }
   if (rank == 0 && cal_buf && !o->quiet) {
@@ -1319,10 +1396,11 @@ static int run_app(const options *o, app_t *a) {
     if (rank == 0) fprintf(stderr, "fupermod run: %s: layout failed: %s\n", a->name, fupermod_error_message());
     goto done;
   }
+  /* uncalibrated until calibrate(); processes time-sharing cores take turns for their messages */
+  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0, leader};
+  cal_dist = NULL;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  /* processes time-sharing cores take turns for their messages too */
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0, leader};
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
@@ -1485,6 +1563,8 @@ int cmd_run(int argc, char **argv) {
   fupermod_comm_free(&links);
   free(cal_buf);
   free(cal_direct);
+  free(cal_solo);
+  free(cal_mix);
   tool_exec_close();
   MPI_Finalize();
   return fupermod_exit_status(rc);
