@@ -916,8 +916,9 @@ static void test_sc_fit(void) {
       if (s[i] == 0) continue;
       for (int d = -1; d <= 1; d += 2) {
         long sq2 = sq - (long)s[i] * s[i] + (long)(s[i] + d) * (s[i] + d);
-        double t = sc_table[f][(long)M * N - sq2];
+        double t;
         if (s[i] + d < 1 || sum + d > lim || sq2 >= (long)M * N) continue;
+        t = sc_table[f][(long)M * N - sq2];
         for (int j = 0; j < p; j++)
           if (s[j] > 0) t = fmax(t, sc_table[j][j == i ? sq2 - sq + (long)s[i] * s[i] : (long)s[j] * s[j]]);
         if (t < tmax) {
