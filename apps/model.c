@@ -30,8 +30,6 @@ typedef struct {
   int row0, rows, col0, cols;
 } ext_t;
 
-/* Messages of the pivot starting at column kc0, kb wide: per process the time of what it sends
- * (s) and receives (r), with their half-widths. */
 /* A message from i to q of time t (half-width ci): what i sends and q receives; between two
  * processes of one group (grp), also in q's repeat of it (in), so that the group counts it once. */
 static void add_msg(const int *grp, int i, int q, double t, double ci, double *s, double *r, double *sci, double *rci,
@@ -41,17 +39,19 @@ static void add_msg(const int *grp, int i, int q, double t, double ci, double *s
 }
 
 /* Per process, its group's messages (cal's group): the sum over the members of what each sends and
- * receives, less the repeats; without groups, its own. */
+ * receives (r may be NULL: in s already), less the repeats; without groups, its own. */
 static void group_sum(int p, const int *grp, const double *s, const double *r, const double *in, double *out) {
   for (int i = 0; i < p; i++) out[i] = 0;
   for (int j = 0; j < p; j++) {
     int L = grp && grp[j] >= 0 && grp[j] <= j ? grp[j] : j;
-    out[L] += s[j] + r[j] - in[j];
+    out[L] += s[j] + (r ? r[j] : 0) - in[j];
   }
   for (int i = 0; i < p; i++)
     if (grp && grp[i] >= 0 && grp[i] < i) out[i] = out[grp[i]];
 }
 
+/* Messages of the pivot starting at column kc0, kb wide: per process the time of what it sends
+ * (s) and receives (r), with their half-widths, and the repeats within groups (in, add_msg). */
 static int pivot_msgs(const fupermod_comm *cm, const int *grp, int p, const ext_t *e, int kc0, int kb, double *s,
                       double *r, double *sci, double *rci, double *in, double *inci) {
   int rc = FUPERMOD_SUCCESS;
@@ -220,7 +220,7 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
   int rc, p;
   long *R, *col;
-  double *x, *xci, *own, *m, *mci, *in, *inci, *G, *Gci, *zero, ph[2] = {0, 0}, phci[2] = {0, 0}, xmax = 0, xmaxci = 0;
+  double *x, *xci, *own, *m, *mci, *in, *inci, *G, *Gci, ph[2] = {0, 0}, phci[2] = {0, 0}, xmax = 0, xmaxci = 0;
   const int *grp = cal ? cal->group : NULL;
   if (!rows || !t || !out || M < 1 || N < 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "fft2d predict: NULL distribution, time or output, or M, N < 1");
@@ -228,13 +228,13 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
   if ((rc = check_comm(cm, p)) != FUPERMOD_SUCCESS) return rc;
   R = calloc((size_t)p + 1, sizeof *R);
   col = calloc((size_t)p, sizeof *col);
-  x = calloc(10 * (size_t)p, sizeof *x);
+  x = calloc(9 * (size_t)p, sizeof *x);
   if (!R || !col || !x) {
     free(R), free(col), free(x);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "fft2d predict: out of memory");
   }
   xci = x + p, own = x + 2 * p, m = x + 3 * p, mci = x + 4 * p, in = x + 5 * p, inci = x + 6 * p, G = x + 7 * p,
-  Gci = x + 8 * p, zero = x + 9 * p;
+  Gci = x + 8 * p;
   if ((rc = fupermod_dist_offsets(rows, R)) == FUPERMOD_SUCCESS && R[p] != M)
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "fft2d predict: the rows sum to %ld, not M = %ld", R[p], M);
   /* the plan's column distribution: proportional to the rows */
@@ -269,8 +269,8 @@ int fupermod_fft2d_predict(long M, long N, const fupermod_dist *rows, fupermod_a
     if (out->comm) out->comm[i] = 2 * x[i];
   }
   /* a transpose ends with the slowest group: its members' copies at once, their messages in turn */
-  group_sum(p, grp, m, zero, in, G);
-  group_sum(p, grp, mci, zero, inci, Gci);
+  group_sum(p, grp, m, NULL, in, G);
+  group_sum(p, grp, mci, NULL, inci, Gci);
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
     double o = own[i];
     for (int j = 0; grp && j < p; j++)

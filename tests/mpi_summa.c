@@ -133,6 +133,25 @@ static void free_mats(mats *m) {
   free(m->C0);
 }
 
+/* C = AB and C += AB on l with integer data (seed), both compared exactly with a serial GEMM; on
+ * every rank, whether all agree. */
+static int products_exact(const fupermod_layout *l, int n, int b, uint64_t seed) {
+  int rc1, rc2, rc3 = 0, rc4 = 0, good;
+  long mis1 = -1, mis2 = -1;
+  double md1 = -1, md2 = -1;
+  mats m;
+  alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, seed, &m);
+  rc1 = summa(l, n, b, m.A, m.B, m.C, 0, NULL);
+  if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
+  if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
+  rc2 = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
+  if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
+  good = all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0);
+  if (!good) diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
+  free_mats(&m);
+  return good;
+}
+
 /* Exact runs over every layout and shape. */
 static void test_exact(void) {
   struct {
@@ -143,26 +162,14 @@ static void test_exact(void) {
     int n = shapes[s].n, b = shapes[s].b, K = (n + b - 1) / b;
     for (int kind = 0; kind < L_COUNT; kind++) {
       fupermod_layout *l = make_layout(kind, K);
-      int good = 1, rc1, rc2, rc3 = 0, rc4 = 0;
-      long mis1 = -1, mis2 = -1;
-      double md1 = -1, md2 = -1;
-      mats m;
       if (!all(l != NULL)) {
         ok(0, "layout %s for n = %d, b = %d", lname[kind], n, b);
         fupermod_layout_free(l);
         continue;
       }
-      alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 11 + (uint64_t)s, &m);
-      rc1 = summa(l, n, b, m.A, m.B, m.C, 0, NULL);
-      if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
-      if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
-      rc2 = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
-      if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
-      good = all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0);
-      if (!good) diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
-      ok(good, "p = %d, n = %d, b = %d%s, %s (%d columns): C = AB and C += AB equal the serial GEMM exactly", size, n,
-         b, n % b ? " (not dividing n)" : "", lname[kind], l->ncols);
-      free_mats(&m);
+      ok(products_exact(l, n, b, 11 + (uint64_t)s),
+         "p = %d, n = %d, b = %d%s, %s (%d columns): C = AB and C += AB equal the serial GEMM exactly", size, n, b,
+         n % b ? " (not dividing n)" : "", lname[kind], l->ncols);
       fupermod_layout_free(l);
     }
   }
@@ -411,26 +418,13 @@ static fupermod_layout *scattered_layout(int reversed) {
 
 /* C = AB and C += AB on l, compared exactly with a serial GEMM. */
 static void exact_on(const fupermod_layout *l, int n, int b, const char *what) {
-  int rc1, rc2, rc3 = 0, rc4 = 0;
-  long mis1 = -1, mis2 = -1;
-  double md1 = -1, md2 = -1;
-  mats m;
   if (!all(l != NULL)) {
     ok(0, "p = %d, n = %d, b = %d, %s: no layout", size, n, b, what);
     return;
   }
-  alloc_fill(l, n, b, FUPERMOD_SUMMA_INTEGER, 31 + (uint64_t)n, &m);
-  rc1 = summa(l, n, b, m.A, m.B, m.C, 0, NULL);
-  if (rc1 == FUPERMOD_SUCCESS) rc3 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, NULL, m.C, &mis1, &md1);
-  if (m.loc) memcpy(m.C, m.C0, m.loc * sizeof(double));
-  rc2 = summa(l, n, b, m.A, m.B, m.C, 1, NULL);
-  if (rc2 == FUPERMOD_SUCCESS) rc4 = fupermod_summa_check_exact(MPI_COMM_WORLD, l, n, b, m.A, m.B, m.C0, m.C, &mis2, &md2);
-  if (!all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0))
-    diag("rc %d %d %d %d, mismatches %ld %ld: %s", rc1, rc2, rc3, rc4, mis1, mis2, fupermod_error_message());
-  ok(all(rc1 == 0 && rc2 == 0 && rc3 == 0 && rc4 == 0 && mis1 == 0 && mis2 == 0 && md1 == 0 && md2 == 0),
+  ok(products_exact(l, n, b, 31 + (uint64_t)n),
      "p = %d, n = %d, b = %d%s, %s (%d pieces, rank 0 owns %d): C = AB and C += AB equal the serial GEMM exactly",
      size, n, b, n % b ? " (not dividing n)" : "", what, l->npieces, fupermod_layout_npieces(l, 0));
-  free_mats(&m);
 }
 
 static void test_pieces(void) {

@@ -2,7 +2,7 @@
  * time and energy functions of the DGEMM and 2D-FFT kernels on every process in parallel, and the
  * links between them; partition with PARALEPH (time and energy), the Pareto algorithm and the
  * whole-run partition; predict every distribution's whole run with the application's cost model
- * (apps/model.h), calibrated by three runs, and choose the least; run heterogeneous SUMMA and 2D-FFT
+ * (apps/model.h), calibrated by the applications' own runs, and choose the least; run heterogeneous SUMMA and 2D-FFT
  * on every distribution, and report (table, CSV, plots: tools/run_report.c). */
 #include <errno.h>
 #include <getopt.h>
@@ -55,9 +55,10 @@ static void help(void) {
          "     Pareto front of time and energy (chosen point: least energy within --tradeoff of the\n"
          "     fastest); when the processes span several hosts or group= keys, also hierarchically\n"
          "     (HiPOPTA: node functions from each node's optimal intra-node distribution);\n"
-         "  3. measures every pair's links, runs each application 3 times on PARALEPH's distribution to\n"
-         "     calibrate its cost model (apps/model.h), partitions for the whole run (which processes\n"
-         "     work at all), and chooses the distribution of least predicted whole run;\n"
+         "  3. measures every pair's links, runs each application on PARALEPH's distribution (SUMMA 3\n"
+         "     times, the 2D-FFT 5) to calibrate its cost model (apps/model.h), partitions for the\n"
+         "     whole run (which processes work at all), and chooses the distribution of least\n"
+         "     predicted whole run;\n"
          "  4. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution, on the fastest process\n"
          "     alone and on the even one;\n"
          "  5. reports: a table with the predicted and measured whole runs, DIR/report-APP.csv,\n"
@@ -442,6 +443,13 @@ typedef struct {
   const app_t *a;
 } run_time_ctx;
 
+/* Whether process i time-shares its cores with another (cal.group) */
+static int grouped(int i, int p) {
+  for (int j = 0; cal.group && j < p; j++)
+    if (j != i && cal.group[j] == cal.group[i]) return 1;
+  return 0;
+}
+
 /* Whether process i works while every other process of its core group idles (working: a mask of
  * the working processes, or NULL with d) although one of them worked in the calibration runs */
 static int alone_now(int i, int p, uint64_t working, const fupermod_dist *d, const fupermod_dist *calib) {
@@ -457,6 +465,15 @@ static int alone_now(int i, int p, uint64_t working, const fupermod_dist *d, con
 
 static const fupermod_dist *cal_dist; /* the calibration runs' distribution (rank 0) */
 
+/* cal with the factors of buf (cal_buf's layout, p processes) */
+static const fupermod_app_cal *cal_view(const double *buf, int p) {
+  cal_solo_view = cal;
+  cal_solo_view.comp = buf;
+  if (cal.cols) cal_solo_view.cols = buf + p;
+  if (cal.copy) cal_solo_view.copy = buf + 2 * p;
+  return &cal_solo_view;
+}
+
 /* cal for the processes working in d: cal_solo's factors for those alone_now */
 static const fupermod_app_cal *cal_for(const fupermod_dist *d) {
   int p = d->size;
@@ -464,11 +481,7 @@ static const fupermod_app_cal *cal_for(const fupermod_dist *d) {
   for (int i = 0; i < p; i++)
     for (int k = 0; k < 3; k++)
       cal_mix[k * p + i] = (d->parts[i].d > 0 && alone_now(i, p, 0, d, cal_dist) ? cal_solo : cal_buf)[k * p + i];
-  cal_solo_view = cal;
-  cal_solo_view.comp = cal_mix;
-  if (cal.cols) cal_solo_view.cols = cal_mix + p;
-  if (cal.copy) cal_solo_view.copy = cal_mix + 2 * p;
-  return &cal_solo_view;
+  return cal_view(cal_mix, p);
 }
 
 /* Process i's time of one kernel run on units (fupermod_app_time): predict()'s at its share (a
@@ -879,15 +892,8 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   double t, e, ci;
   value_at(&w->f[i], (double)d, &t, &e, &ci);
   if (!(t > 0) || !isfinite(t)) return INFINITY;
-  const fupermod_app_cal *cl = &cal;
-  if (cal_solo && cal.comp && alone_now(i, w->p, working, NULL, cal_dist)) {
-    /* only i's factors are read: cal_solo's in place of cal_buf's */
-    cal_solo_view = cal;
-    cal_solo_view.comp = cal_solo;
-    if (cal.cols) cal_solo_view.cols = cal_solo + w->p;
-    if (cal.copy) cal_solo_view.copy = cal_solo + 2 * w->p;
-    cl = &cal_solo_view;
-  }
+  /* only i's factors are read: cal_solo's in place of cal_buf's where it computes alone */
+  const fupermod_app_cal *cl = cal_solo && cal.comp && alone_now(i, w->p, working, NULL, cal_dist) ? cal_view(cal_solo, w->p) : &cal;
   return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, cl)
                  : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, cl);
 }
@@ -1128,7 +1134,8 @@ static int measure_links(const options *o, tool_proc *tp) {
   return rc;
 }
 
-/* The application's own runs on base's distribution (three, each after a warm-up), where the
+/* The application's own runs on base's distribution (SUMMA three, the 2D-FFT five, each after a
+ * warm-up), where the
  * kernels' functions and the links do not tell: per working process, the median of its
  * computation over what predict() gives for its share (SUMMA: the updates on its rectangle; the
  * 2D-FFT: the row phase, and the column phase on as many columns), and of the 2D-FFT's own copies
@@ -1202,20 +1209,13 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
       for (int k = 0; k < 3; k++) {
         double v[64], ref = 0;
         int n = 0;
-        for (int i = 0; i < size && n < 64; i++) {
-          int members = 0;
-          for (int j = 0; j < size; j++) members += cal.group[j] == cal.group[i];
-          if (members == 1 && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
-        }
+        for (int i = 0; i < size && n < 64; i++)
+          if (!grouped(i, size) && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
         if (n > 0) {
           gsl_sort(v, 1, (size_t)n);
           ref = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
         }
-        for (int i = 0; i < size; i++) {
-          int members = 0;
-          for (int j = 0; j < size; j++) members += cal.group[j] == cal.group[i];
-          cal_solo[k * size + i] = members > 1 ? ref : cal_buf[k * size + i];
-        }
+        for (int i = 0; i < size; i++) cal_solo[k * size + i] = grouped(i, size) ? ref : cal_buf[k * size + i];
       }
     /* what the runs took beyond or below the calibrated prediction goes to the messages, where
      * there are any: the links were measured a pair at a time, the application sends many at once */
