@@ -1,9 +1,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "fupermod/error.h"
 #include "fupermod/lines.h"
@@ -207,4 +209,22 @@ const char *fupermod_closest_name(const char *word, const char *const *names, si
   /* a suggestion only where it is plausibly a typo: a third of the word's letters, at least 2 */
   size_t len = strlen(word), limit = len / 3 > 2 ? len / 3 : 2;
   return bestd <= limit && bestd < len ? best : NULL;
+}
+
+void fupermod_test_hold(const char *point) {
+  const char *env = getenv("FUPERMOD_TEST_HOLD");
+  size_t n = strlen(point);
+  if (!env || strncmp(env, point, n) != 0 || env[n] != ':' || !env[n + 1]) return;
+  const char *dir = env + n + 1;
+  char held[4096], release[4096], host[256] = "";
+  gethostname(host, sizeof host - 1); /* processes of several nodes may share one process id */
+  if (snprintf(held, sizeof held, "%s/held.%s.%ld", dir, host, (long)getpid()) >= (int)sizeof held ||
+      snprintf(release, sizeof release, "%s/release", dir) >= (int)sizeof release)
+    return;
+  int fd = open(held, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return; /* no marker, no hold: the test sees the process never arrived */
+  close(fd);
+  /* bounded, so that a test that forgets to release cannot hang a job for ever */
+  const struct timespec nap = {0, 10000000};
+  for (int i = 0; i < 60000 && access(release, F_OK) != 0; i++) nanosleep(&nap, NULL);
 }

@@ -31,6 +31,11 @@ int fupermod_mkdir_p(const char *path);
 /* The one of names[0..n-1] closest to word (a typo: edit distance at most a third of its length,
  * at least 2), or NULL: for "did you mean" in error messages. */
 const char *fupermod_closest_name(const char *word, const char *const *names, size_t n);
+/* A test hook (docs/testing.md): where FUPERMOD_TEST_HOLD is POINT:DIR, a process that reaches
+ * POINT creates DIR/held.HOST.PID and waits until DIR/release exists (at most 10 minutes), so that a
+ * test injects a fault at a point the program reaches for certain instead of racing a
+ * computation whose speed depends on the machine. Unset or another point: returns at once. */
+void fupermod_test_hold(const char *point);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -22,6 +22,7 @@
 #include <omp.h>
 #include "partitioners/paraleph_impl.h"
 #include "fupermod/mpi_thread.h"
+#include "fupermod/util.h"
 
 #define PL_TAG 7321
 #define PL_BAND 64    /* default band of anti-diagonals (measured: docs/algorithms.md, PARALEPH) */
@@ -938,6 +939,7 @@ int fupermod_paraleph_opt(MPI_Comm comm, int root, const fupermod_problem *prob,
     fupermod_paraleph_ctx_close(&ctx);
     return rc;
   }
+  fupermod_test_hold("paraleph"); /* every rank has the problem; the DP's messages follow */
   int want = opts->table != NULL; /* root decides: a table copy is collective */
   fupermod_paraleph_bcast(&ctx, &want, 1, MPI_INT, ctx.root);
   rc = fupermod_paraleph_run_table(&ctx, &P, op_of(objective), 1, opts->threads, opts->kernel, want, opts->band, &R);

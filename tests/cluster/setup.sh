@@ -3,7 +3,7 @@
 # the cluster's directory $CL in the build tree and stops the cluster on exit. Then:
 # cluster_up [--slurm] NODE[:CPUS]... (a cluster that does not come up is one failure, with its
 # log, and ends the test), and kill_ranks NODE to end the background job $job by the death of
-# NODE's ranks.
+# NODE's ranks (with HOLD_RELEASE=FILE, FILE is created once they are killed: the hold's release).
 VC="$top_srcdir/tests/cluster/vcluster"
 if [ "$(id -u)" -ne 0 ]; then echo "1..0 # SKIP the virtual cluster needs root (namespaces, mounts)"; exit 0; fi
 if ! unshare --uts --ipc --mount --fork true 2>/dev/null; then
@@ -37,6 +37,8 @@ kill_ranks() { # NODE: kill the fupermod processes of NODE, then wait for $job; 
   t0=$(date +%s)
   victims=$("$VC" procs "$CL" | awk -v n="$1" '$1 == n && $3 ~ /^(lt-)?fupermod/ { print $2 }')
   [ -n "$victims" ] && kill -KILL $victims
+  # a rank held by FUPERMOD_TEST_HOLD goes on only now: the killed ones can no longer see it
+  [ -n "${HOLD_RELEASE:-}" ] && touch "$HOLD_RELEASE"
   wait "$job"
   rc=$?
   job=""
