@@ -372,6 +372,117 @@ static int step_end(MPI_Comm work, int me, int mpi_err, int rc, int trace_rc, in
   return rc;
 }
 
+/* Each step buffer's panels for my extent, pivots at most kbmax wide: with an executor, its
+ * page-locked host memory (a GPU moves the panels fastest from it, and it is pinned once per
+ * executor, not in every product). */
+static int alloc_panels(step_buf *st, const extent *my, int me, int kbmax, fupermod_exec *exec) {
+  int rc = FUPERMOD_SUCCESS;
+  if (my->rows <= 0 || my->cols <= 0) return rc;
+  for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
+    size_t na = (size_t)my->rows * kbmax * sizeof(double), nb = (size_t)kbmax * my->cols * sizeof(double);
+    double **bufs[4] = {&st[s].apan, &st[s].sendA, &st[s].bpan, &st[s].sendB};
+    for (int i = 0; i < 4 && rc == FUPERMOD_SUCCESS; i++) {
+      size_t by = i < 2 ? na : nb;
+      if (exec) rc = fupermod_exec_host_alloc(exec, by, (void **)bufs[i]);
+      else if (!(*bufs[i] = malloc(by)))
+        rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%d x %d, b = %d)",
+                            me, my->rows, my->cols, kbmax);
+    }
+  }
+  return rc;
+}
+
+static void free_panels(step_buf *st, fupermod_exec *exec) {
+  for (int s = 0; s < 2; s++) {
+    double *bufs[4] = {st[s].apan, st[s].bpan, st[s].sendA, st[s].sendB};
+    for (int i = 0; i < 4; i++)
+      if (exec) fupermod_exec_host_free(exec, bufs[i]);
+      else free(bufs[i]);
+  }
+}
+
+/* One pivot's operands of my update: my own columns of A and rows of B where the pivot falls in
+ * them, the received panels otherwise (A's as sent: plain, or transposed kb x rows). */
+typedef struct {
+  const double *a, *b;
+  int lda, ldb, kb;
+  CBLAS_TRANSPOSE ta;
+} operands;
+
+static operands step_operands(const extent *my, const step_buf *cur, int kc0, int kb, const double *A,
+                              const double *B) {
+  operands o = {NULL, NULL, my->rows, my->rows, kb, CblasNoTrans};
+  if (kc0 >= my->col0 && kc0 < my->col0 + my->cols) o.a = A + (size_t)(kc0 - my->col0) * my->rows;
+  else if (cur->a_plain) o.a = cur->apan;
+  else {
+    o.a = cur->apan;
+    o.lda = kb;
+    o.ta = CblasTrans;
+  }
+  if (kc0 >= my->row0 && kc0 < my->row0 + my->rows) o.b = B + (kc0 - my->row0);
+  else {
+    o.b = cur->bpan;
+    o.ldb = kb;
+  }
+  return o;
+}
+
+/* My update with one pivot's operands while the next step's messages (nxt) travel: a helper
+ * thread progresses them where MPI allows it (or none are due, or the executor computes), else
+ * the update runs in column chunks with a test between them (MPI progresses only inside MPI
+ * calls). Returns the first MPI error of the tests. */
+static int update_step(const extent *my, const operands *o, step_buf *nxt, double *C, int use_thread,
+                       fupermod_exec *exec, fupermod_trace *compute, int *rc, int *trace_rc) {
+  int mpi_err = MPI_SUCCESS, err, flag;
+  double g0, c0;
+  if (nxt->count == 0 || use_thread || exec) {
+    progress_arg pa = {nxt->req, nxt->count, MPI_SUCCESS, 0};
+    pthread_t th;
+    /* only where another thread may call MPI: otherwise the update runs whole */
+    int started = use_thread && nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
+    g0 = fupermod_time();
+    c0 = fupermod_cpu_time();
+    if (!exec)
+      cblas_dgemm(CblasColMajor, o->ta, CblasNoTrans, my->rows, my->cols, o->kb, 1.0, o->a, o->lda, o->b, o->ldb, 1.0,
+                  C, my->rows);
+    else if (*rc == FUPERMOD_SUCCESS)
+      *rc = fupermod_exec_gemm_update(exec, o->ta == CblasTrans, o->kb, o->a, o->lda, o->b, o->ldb);
+    note_gemm(compute, trace_rc, g0, c0);
+    if (started) {
+      atomic_store(&pa.stop, 1);
+      pthread_join(th, NULL);
+      mpi_err = pa.err;
+    }
+    return mpi_err;
+  }
+  int chunk = (my->cols + 3) / 4;
+  if (chunk < 128) chunk = 128;
+  for (int j0 = 0; j0 < my->cols; j0 += chunk) {
+    int w = my->cols - j0 < chunk ? my->cols - j0 : chunk;
+    g0 = fupermod_time(); /* the tests below progress communication: not computation */
+    c0 = fupermod_cpu_time();
+    cblas_dgemm(CblasColMajor, o->ta, CblasNoTrans, my->rows, w, o->kb, 1.0, o->a, o->lda, o->b + (size_t)j0 * o->ldb,
+                o->ldb, 1.0, C + (size_t)j0 * my->rows, my->rows);
+    note_gemm(compute, trace_rc, g0, c0);
+    if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
+        mpi_err == MPI_SUCCESS)
+      mpi_err = err;
+  }
+  return mpi_err;
+}
+
+/* Where an executor computes: C kept on its device from the first update to the last (one
+ * update per pivot). Returns whether this process still updates. */
+static int exec_begin(fupermod_exec *exec, const extent *my, int kbmax, int K, double *C, int accumulate, int *rc) {
+  if ((*rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)
+    return 0;
+  if ((*rc = fupermod_exec_gemm_plan(exec, K)) != FUPERMOD_SUCCESS) {
+    fupermod_exec_gemm_end(exec);
+    return 0;
+  }
+  return 1;
+}
+
 /* The product over the pivots seg[0] = 0 < seg[1] < ... < seg[K] = n, each at most kbmax wide and
  * inside one owner's columns of A and one owner's rows of B for every process (every extent's
  * edges are pivot edges). The arguments are agreed already. */
@@ -386,24 +497,8 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
   MPI_Comm_rank(comm, &me);
   memset(st, 0, sizeof st);
   reqbuf = malloc((size_t)8 * p * sizeof *reqbuf);
-  if (!reqbuf) {
-    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
-  } else {
-    /* with an executor, its page-locked host memory: a GPU moves the panels fastest from it,
-     * and it is pinned once per executor, not in every product */
-    if (ext[me].rows > 0 && ext[me].cols > 0)
-      for (int s = 0; s < 2 && rc == FUPERMOD_SUCCESS; s++) {
-        size_t na = (size_t)ext[me].rows * kbmax * sizeof(double), nb = (size_t)kbmax * ext[me].cols * sizeof(double);
-        double **bufs[4] = {&st[s].apan, &st[s].sendA, &st[s].bpan, &st[s].sendB};
-        for (int i = 0; i < 4 && rc == FUPERMOD_SUCCESS; i++) {
-          size_t by = i < 2 ? na : nb;
-          if (exec) rc = fupermod_exec_host_alloc(exec, by, (void **)bufs[i]);
-          else if (!(*bufs[i] = malloc(by)))
-            rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory for the panels on rank %d (%d x %d, b = %d)",
-                                me, ext[me].rows, ext[me].cols, kbmax);
-        }
-      }
-  }
+  if (!reqbuf) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "summa: out of memory on rank %d", me);
+  else rc = alloc_panels(st, &ext[me], me, kbmax, exec);
   if ((rc = agree(comm, rc)) != FUPERMOD_SUCCESS) goto done;
   /* a private communicator: our tags cannot meet the caller's messages */
   if (MPI_Comm_dup(comm, &work) != MPI_SUCCESS) {
@@ -411,120 +506,54 @@ static int summa_run(MPI_Comm comm, int p, const extent *ext, const int *seg, in
     goto done;
   }
   MPI_Comm_set_errhandler(work, MPI_ERRORS_RETURN);
-  {
-    const extent *my = &ext[me];
-    int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
-    st[0].req = reqbuf;
-    st[1].req = reqbuf + 4 * p;
-    if (active && exec && my->rows == seg[K] && my->cols == seg[K] && !compute) {
-      /* this process owns it all (the others, if any, nothing): every pivot is its own, one
-       * product streamed by the executor; no other process sends or waits for a panel (a
-       * compute trace, where asked for, keeps one interval per pivot) */
-      g0 = fupermod_time();
-      c0 = fupermod_cpu_time();
-      rc = fupermod_exec_dgemm(exec, 0, my->rows, my->cols, seg[K], 1.0, A, my->rows, B, my->rows, accumulate ? 1.0 : 0.0,
-                               C, my->rows, NULL);
-      note_gemm(compute, &trace_rc, g0, c0);
-      active = 0;
-    }
-    if (active && exec) {
-      /* the executor keeps C where its device computes, from the first update to the last */
-      if ((rc = fupermod_exec_gemm_begin(exec, C, my->rows, my->cols, my->rows, kbmax, !accumulate)) != FUPERMOD_SUCCESS)
-        active = 0;
-      else if ((rc = fupermod_exec_gemm_plan(exec, K)) != FUPERMOD_SUCCESS) { /* one update per pivot */
-        fupermod_exec_gemm_end(exec);
-        active = 0;
-      }
-    } else if (active && !accumulate)
-      for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
-    mpi_err = post_step(work, p, ext, me, seg, 0, A, B, &st[0]);
-    for (int k = 0; k < K; k++) {
-      step_buf *cur = &st[k & 1], *nxt = &st[(k + 1) & 1];
-      int kc0 = seg[k], kb = seg[k + 1] - kc0, err;
-      const double *ap, *bp;
-      int lda, ldb;
-      CBLAS_TRANSPOSE ta;
-      if ((err = polite_waitall(cur->count, cur->req)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = err;
-      cur->count = 0;
-      nxt->count = 0;
-      if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_step(work, p, ext, me, seg, k + 1, A, B, nxt);
-      if (!active || mpi_err != MPI_SUCCESS) continue;
-      if (kc0 >= my->col0 && kc0 < my->col0 + my->cols) {
-        ap = A + (size_t)(kc0 - my->col0) * my->rows;
-        lda = my->rows;
-        ta = CblasNoTrans;
-      } else if (cur->a_plain) {
-        ap = cur->apan;
-        lda = my->rows;
-        ta = CblasNoTrans;
-      } else {
-        ap = cur->apan;
-        lda = kb;
-        ta = CblasTrans;
-      }
-      if (kc0 >= my->row0 && kc0 < my->row0 + my->rows) {
-        bp = B + (kc0 - my->row0);
-        ldb = my->rows;
-      } else {
-        bp = cur->bpan;
-        ldb = kb;
-      }
-      if (nxt->count == 0 || use_thread || exec) {
-        progress_arg pa = {nxt->req, nxt->count, MPI_SUCCESS, 0};
-        pthread_t th;
-        /* only where another thread may call MPI: otherwise the update runs whole */
-        int started = use_thread && nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
-        g0 = fupermod_time();
-        c0 = fupermod_cpu_time();
-        if (!exec)
-          cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, my->cols, kb, 1.0, ap, lda, bp, ldb, 1.0, C, my->rows);
-        else if (rc == FUPERMOD_SUCCESS)
-          rc = fupermod_exec_gemm_update(exec, ta == CblasTrans, kb, ap, lda, bp, ldb);
-        note_gemm(compute, &trace_rc, g0, c0);
-        if (started) {
-          atomic_store(&pa.stop, 1);
-          pthread_join(th, NULL);
-          if (pa.err != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = pa.err;
-        }
-      } else {
-        /* MPI progresses only inside MPI calls: test between column chunks of the update */
-        int chunk = (my->cols + 3) / 4, flag;
-        if (chunk < 128) chunk = 128;
-        for (int j0 = 0; j0 < my->cols; j0 += chunk) {
-          int w = my->cols - j0 < chunk ? my->cols - j0 : chunk;
-          g0 = fupermod_time(); /* the tests below progress communication: not computation */
-          c0 = fupermod_cpu_time();
-          cblas_dgemm(CblasColMajor, ta, CblasNoTrans, my->rows, w, kb, 1.0, ap, lda, bp + (size_t)j0 * ldb, ldb, 1.0,
-                      C + (size_t)j0 * my->rows, my->rows);
-          note_gemm(compute, &trace_rc, g0, c0);
-          if (j0 + w < my->cols && (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
-              mpi_err == MPI_SUCCESS)
-            mpi_err = err;
-        }
-      }
-    }
-    /* requests left by a failed step must not outlive the buffers */
-    for (int s = 0; s < 2; s++)
-      if (st[s].count > 0) MPI_Waitall(st[s].count, st[s].req, MPI_STATUSES_IGNORE);
-    if (active && exec) {
-      /* the executor's C back in the host's C: the end of the last update */
-      g0 = fupermod_time();
-      c0 = fupermod_cpu_time();
-      int erc = fupermod_exec_gemm_end(exec);
-      note_gemm(compute, &trace_rc, g0, c0);
-      if (rc == FUPERMOD_SUCCESS) rc = erc;
-    }
+  const extent *my = &ext[me];
+  int active = my->rows > 0 && my->cols > 0, use_thread = serialized_mpi();
+  st[0].req = reqbuf;
+  st[1].req = reqbuf + 4 * p;
+  if (active && exec && my->rows == seg[K] && my->cols == seg[K] && !compute) {
+    /* this process owns it all (the others, if any, nothing): every pivot is its own, one
+     * product streamed by the executor; no other process sends or waits for a panel (a
+     * compute trace, where asked for, keeps one interval per pivot) */
+    g0 = fupermod_time();
+    c0 = fupermod_cpu_time();
+    rc = fupermod_exec_dgemm(exec, 0, my->rows, my->cols, seg[K], 1.0, A, my->rows, B, my->rows, accumulate ? 1.0 : 0.0,
+                             C, my->rows, NULL);
+    note_gemm(compute, &trace_rc, g0, c0);
+    active = 0;
+  }
+  if (active && exec) active = exec_begin(exec, my, kbmax, K, C, accumulate, &rc);
+  else if (active && !accumulate)
+    for (int j = 0; j < my->cols; j++) memset(C + (size_t)j * my->rows, 0, (size_t)my->rows * sizeof *C);
+  mpi_err = post_step(work, p, ext, me, seg, 0, A, B, &st[0]);
+  for (int k = 0; k < K; k++) {
+    step_buf *cur = &st[k & 1], *nxt = &st[(k + 1) & 1];
+    int err;
+    if ((err = polite_waitall(cur->count, cur->req)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS) mpi_err = err;
+    cur->count = 0;
+    nxt->count = 0;
+    if (k + 1 < K && mpi_err == MPI_SUCCESS) mpi_err = post_step(work, p, ext, me, seg, k + 1, A, B, nxt);
+    if (!active || mpi_err != MPI_SUCCESS) continue;
+    operands o = step_operands(my, cur, seg[k], seg[k + 1] - seg[k], A, B);
+    if ((err = update_step(my, &o, nxt, C, use_thread, exec, compute, &rc, &trace_rc)) != MPI_SUCCESS &&
+        mpi_err == MPI_SUCCESS)
+      mpi_err = err;
+  }
+  /* requests left by a failed step must not outlive the buffers */
+  for (int s = 0; s < 2; s++)
+    if (st[s].count > 0) MPI_Waitall(st[s].count, st[s].req, MPI_STATUSES_IGNORE);
+  if (active && exec) {
+    /* the executor's C back in the host's C: the end of the last update */
+    g0 = fupermod_time();
+    c0 = fupermod_cpu_time();
+    int erc = fupermod_exec_gemm_end(exec);
+    note_gemm(compute, &trace_rc, g0, c0);
+    if (rc == FUPERMOD_SUCCESS) rc = erc;
   }
   rc = step_end(work, me, mpi_err, rc, trace_rc, ext[me].rows == 0 || ext[me].cols == 0);
   rc = agree(comm, rc);
 done:
   if (work != MPI_COMM_NULL) MPI_Comm_free(&work);
-  for (int s = 0; s < 2; s++) {
-    double *bufs[4] = {st[s].apan, st[s].bpan, st[s].sendA, st[s].sendB};
-    for (int i = 0; i < 4; i++)
-      if (exec) fupermod_exec_host_free(exec, bufs[i]);
-      else free(bufs[i]);
-  }
+  free_panels(st, exec);
   free(reqbuf);
   return rc;
 }

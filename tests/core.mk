@@ -49,8 +49,8 @@ TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh 
 TESTS += $(TOOL_TESTS)
 EXTRA_DIST += $(TOOL_TESTS) tests/valgrind.supp
 # The library calls no strtok: the text formats share one line reader (fupermod/lines.c).
-TESTS += tests/lib_nostrtok.sh tests/cuda_symbols.sh
-EXTRA_DIST += tests/lib_nostrtok.sh tests/cuda_symbols.sh
+TESTS += tests/lib_nostrtok.sh tests/cuda_symbols.sh tests/function_length.sh
+EXTRA_DIST += tests/lib_nostrtok.sh tests/cuda_symbols.sh tests/function_length.sh
 tests_test_comm_SOURCES = tests/test_comm.c tests/tap.h
 tests_test_comm_LDADD = $(TEST_LDADD)
 # fupermod comm: message times between every pair of processes (docs/models.md, "Communication").
