@@ -17,5 +17,6 @@
 #include "util.h"
 #include "mpi_thread.h"
 #include "comm.h"
+#include "choose.h"
 
 #endif

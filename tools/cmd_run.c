@@ -57,8 +57,8 @@ static void help(void) {
          "     (HiPOPTA: node functions from each node's optimal intra-node distribution);\n"
          "  3. measures every pair's links, runs each application on PARALEPH's distribution (SUMMA 3\n"
          "     times, the 2D-FFT 5) to calibrate its cost model (apps/model.h), partitions for the\n"
-         "     whole run (which processes work at all), and chooses the distribution of least\n"
-         "     predicted whole run;\n"
+         "     whole run (which processes work at all), predicts each distribution's whole run and\n"
+         "     chooses one (--choose);\n"
          "  4. runs heterogeneous SUMMA DGEMM and 2D-FFT on each distribution, on the fastest process\n"
          "     alone and on the even one;\n"
          "  5. reports: a table with the predicted and measured whole runs, DIR/report-APP.csv,\n"
@@ -79,6 +79,14 @@ static void help(void) {
          "                     about them (default 3; 0: the raw points and their benchmark confidence)\n"
          "  --tradeoff X       Pareto choice: least energy with time <= (1+X) x fastest (default 0.1)\n"
          "  --reps R           application runs per distribution (default 5)\n"
+         "  --choose P         the choice among the distributions (default race): race: where the\n"
+         "                     predictions' intervals overlap the least one's, run those distributions\n"
+         "                     in rounds until one leads beyond the runs' half-widths, or --race-rounds\n"
+         "                     end (the least mean then); the report's rounds are run after, apart;\n"
+         "                     predict: PARALEPH's distribution unless another is predicted faster\n"
+         "                     beyond both intervals; least: the least predicted whole run. A\n"
+         "                     distribution whose whole run cannot be predicted is never chosen\n"
+         "  --race-rounds N    the race's budget (default 5 rounds)\n"
          "  --rebuild          measure again even when the models could be reused\n"
          "  --lock-wait S      wait at most S s (default 3600) for a models directory that another\n"
          "                     job is writing (DIR/models/APP/.fupermod-lock), then stop\n"
@@ -1328,6 +1336,84 @@ static int add_square_corner(const tool_proc *tp, const app_t *a, fupermod_point
   return FUPERMOD_SUCCESS;
 }
 
+/* The race's runs: one of a candidate's distribution, as the rounds run it, apart from them. */
+typedef struct {
+  const options *o;
+  tool_proc *tp;
+  const app_t *a;
+  MPI_Comm share;
+  const run_t *runs;
+} race_ctx;
+
+static int race_measure(int k, void *ctx, double *t) {
+  race_ctx *c = ctx;
+  options one = *c->o;
+  run_t r;
+  int rc;
+  one.reps = 1;
+  run_init(&r, c->runs[k].label, c->runs[k].dist);
+  r.layout = c->runs[k].layout;
+  rc = c->a->b ? run_dgemm(&one, c->tp, c->a, c->share, &r) : run_fft(&one, c->tp, c->a, c->share, &r);
+  *t = r.tsum; /* the slowest process's, the same on every process */
+  r.dist = NULL;
+  r.layout = NULL;
+  run_free(&r);
+  return rc;
+}
+
+/* The choice among the runs by o->choose (fupermod_choose), on every process: the predictions
+ * (rank 0's) shared first. *note: the report's lines on it (rank 0). Collective. */
+static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *runs, int nruns, int *best,
+                  char **note) {
+  fupermod_candidate c[16];
+  fupermod_choose_stats st;
+  race_ctx ctx = {o, tp, a, share, runs};
+  fupermod_choose_opts co = {o->choose, 0, o->race_rounds, o->prec.cl, race_measure, &ctx};
+  double pred[32];
+  int rank, rc, len = 0;
+  size_t cap = 4096;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int k = 0; k < nruns; k++) pred[2 * k] = runs[k].pred_run, pred[2 * k + 1] = runs[k].pred_run_ci;
+  MPI_Bcast(pred, 2 * nruns, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  for (int k = 0; k < nruns; k++) {
+    c[k] = (fupermod_candidate){runs[k].label, pred[2 * k], pred[2 * k + 1], -1, 0, 0, 0};
+    /* the same shares and prediction: the same distribution under another name, raced once */
+    for (int j = 0; j < k && c[k].same_as < 0; j++)
+      if (same_dist(runs[j].dist, runs[k].dist) && pred[2 * j] == pred[2 * k]) c[k].same_as = j;
+    if (rank == 0 && !isfinite(c[k].pred))
+      fprintf(stderr, "fupermod run: %s: the %s distribution's whole run cannot be predicted (%g s): it is not a "
+                      "candidate\n", a->name, runs[k].label, c[k].pred);
+  }
+  if (rank == 0 && !o->quiet && o->choose == FUPERMOD_CHOOSE_RACE)
+    fprintf(stderr, "fupermod run: %s: racing the distributions whose predictions overlap the least one's (at most %d "
+                    "rounds)\n", a->name, o->race_rounds);
+  rc = fupermod_choose(c, nruns, &co, best, &st);
+  if (rc != FUPERMOD_SUCCESS) {
+    if (rank == 0) fprintf(stderr, "fupermod run: %s: no distribution chosen: %s\n", a->name, fupermod_error_message());
+    return rc;
+  }
+  if (rank != 0 || !(*note = malloc(cap))) return FUPERMOD_SUCCESS;
+  len += snprintf(*note + len, cap - len, "   the choice (--choose %s): %s", fupermod_choose_name(o->choose),
+                  runs[*best].label);
+  if (o->choose == FUPERMOD_CHOOSE_LEAST) snprintf(*note + len, cap - len, ", the least predicted whole run");
+  else if (o->choose == FUPERMOD_CHOOSE_PREDICT)
+    snprintf(*note + len, cap - len, ", %s", *best == 0 ? "the partitioner's, no other predicted faster beyond both intervals"
+                                                       : "predicted faster than the partitioner's beyond both intervals");
+  else if (st.top < 2)
+    snprintf(*note + len, cap - len, ", the least predicted, beyond the others' intervals: no race");
+  else {
+    len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d whose predictions overlap (runs apart from the "
+                    "table's):", st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out",
+                    st.rounds, st.rounds == 1 ? "" : "s", st.top);
+    for (int k = 0; k < nruns && len < (int)cap - 80; k++)
+      if (c[k].raced) len += snprintf(*note + len, cap - len, " %s %.4g s +- %.2g (%d)", runs[k].label, c[k].race_mean,
+                                      c[k].race_ci, c[k].raced);
+  }
+  if (st.refused)
+    snprintf(*note + strlen(*note), cap - strlen(*note), "; %d without a prediction, not candidates", st.refused);
+  return FUPERMOD_SUCCESS;
+}
+
 static int run_app(const options *o, app_t *a) {
   tool_proc tp;
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
@@ -1341,6 +1427,7 @@ static int run_app(const options *o, app_t *a) {
   int *leader = NULL, *threads = NULL;
   MPI_Comm share = MPI_COMM_NULL;
   run_exec ex = {0};
+  char *choice = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if ((rc = tool_proc_setup(SUB, o->conf, a->kernel, 1, &tp)) != FUPERMOD_SUCCESS) return rc;
@@ -1408,11 +1495,8 @@ static int run_app(const options *o, app_t *a) {
   if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
-    for (int k = 0; k < nruns; k++) {
-      predict(&runs[k], all, a, leader);
-      /* the choice: the least predicted whole run (the first on ties) */
-      if (runs[k].pred_run < runs[best].pred_run) best = k;
-    }
+    for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
+  if ((rc = choose(o, &tp, a, share, runs, nruns, &best, &choice)) != FUPERMOD_SUCCESS) goto done;
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */
   for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {
@@ -1426,7 +1510,8 @@ static int run_app(const options *o, app_t *a) {
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
-    run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best, links.p == size};
+    run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best,
+                      choice, links.p == size};
     tool_run_report(&rep);
   }
 done:
@@ -1444,6 +1529,7 @@ done:
   free(ex.node);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
   free(hostbuf);
+  free(choice);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
   tool_proc_free(&tp);
@@ -1459,8 +1545,10 @@ int cmd_run(int argc, char **argv) {
     {"tradeoff", required_argument, NULL, 'X'}, {"reps", required_argument, NULL, 'P'},
     {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
     {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
-    {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600};
+    {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {"choose", required_argument, NULL, 'c'},
+    {"race-rounds", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
+               FUPERMOD_CHOOSE_RACE, 5};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
   double t0;
@@ -1491,6 +1579,17 @@ int cmd_run(int argc, char **argv) {
     }
     case 'q': o.quiet = 1; break;
     case 'W': tool_allow_fewer = 1; break;
+    case 'c':
+      if ((o.choose = fupermod_choose_parse(optarg)) < 0)
+        return tool_usage(SUB, "--choose '%s' is not a policy (race, predict, least)", optarg);
+      break;
+    case 'n': {
+      long v;
+      if (fupermod_parse_long(optarg, &v) || v < 1 || v > 100)
+        return tool_usage(SUB, "--race-rounds '%s' must be an integer from 1 to 100", optarg);
+      o.race_rounds = (int)v;
+      break;
+    }
     case 'h': help(); return 0;
     case 'l':
       if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))

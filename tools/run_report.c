@@ -89,7 +89,7 @@ static void print_distributions(const run_report *r) {
          "   energy in its compute phases, the run's energy x its compute time / the run's time; a group that\n"
          "   time-shares its cores: x the group's CPU time, as its models were measured), so that the\n"
          "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
-         "   predicted times (idle processes at 0); *: the distribution chosen, the least predicted whole run\n",
+         "   predicted times (idle processes at 0); *: the distribution chosen (below, how)\n",
          !r->links ? "one process: no messages"
          : a->b    ? "the pivots' messages by the measured links, step by step"
                    : "the two transposes by the measured links",
@@ -284,28 +284,137 @@ static void write_plots(const run_report *r) {
   else printf("   gnuplot not available: plot script %s\n", script);
 }
 
+/* Runs on one distribution: the same shares and the same prediction (the same layout, then: a
+ * square-corner layout of equal areas is priced otherwise) were measured under several names. */
+static int same_run(const run_t *x, const run_t *y) {
+  for (int i = 0; i < x->dist->size; i++)
+    if (x->dist->parts[i].d != y->dist->parts[i].d) return 0;
+  return x->pred_run == y->pred_run || (isnan(x->pred_run) && isnan(y->pred_run));
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* group[k]: the first run on run k's distribution; meas[k], for a first run: the distribution's
+ * runs under every name pooled (each the mean of as many rounds); sample[k]: 1 in sample (the
+ * calibration's distribution, runs[0]'s, whose factors were measured on it). */
+static void distinct_runs(const run_t *runs, int nruns, int *group, double *meas, int *sample) {
+  for (int k = 0; k < nruns; k++) {
+    group[k] = k;
+    for (int j = 0; j < k && group[k] == k; j++)
+      if (group[j] == j && same_run(&runs[j], &runs[k])) group[k] = j;
+  }
+  for (int k = 0; k < nruns; k++) {
+    int n = 0;
+    meas[k] = 0;
+    for (int j = k; j < nruns && group[k] == k; j++)
+      if (group[j] == k) meas[k] += runs[j].meas_time, n++;
+    if (n) meas[k] /= n;
+    sample[k] = group[k] == group[0];
+  }
+}
+
+int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *acc) {
+  int *group = malloc((size_t)nruns * sizeof *group), *sample = malloc((size_t)nruns * sizeof *sample);
+  double *meas = malloc((size_t)nruns * sizeof *meas), *err = malloc((size_t)nruns * sizeof *err);
+  int rc = FUPERMOD_SUCCESS;
+  memset(acc, 0, sizeof *acc);
+  acc->worst = acc->median = NAN;
+  acc->best_meas = INFINITY;
+  if (!group || !sample || !meas || !err) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  else distinct_runs(runs, nruns, group, meas, sample);
+  for (int k = 0; rc == FUPERMOD_SUCCESS && k < nruns; k++) {
+    if (group[k] != k) continue;
+    double e = fabs(runs[k].pred_run - meas[k]) / meas[k]; /* NaN where no prediction: never within */
+    acc->distinct++;
+    if (meas[k] < acc->best_meas) acc->best_meas = meas[k];
+    if (group[best] == k) acc->chosen_meas = meas[k];
+    if (sample[k]) {
+      acc->in_n++;
+      acc->in_k += e <= 0.1;
+    } else {
+      err[acc->out_n++] = isnan(e) ? INFINITY : e;
+      acc->out_k += e <= 0.1;
+    }
+  }
+  if (acc->out_n > 0) {
+    qsort(err, (size_t)acc->out_n, sizeof *err, cmp_double);
+    acc->worst = err[acc->out_n - 1];
+    acc->median = acc->out_n % 2 ? err[acc->out_n / 2] : 0.5 * (err[acc->out_n / 2 - 1] + err[acc->out_n / 2]);
+  }
+  acc->regret = acc->chosen_meas / acc->best_meas - 1.0;
+  free(group), free(sample), free(meas), free(err);
+  return rc;
+}
+
+/* OUT/predictions-APP.csv: a row per distinct distribution, its names joined by '=', as counted. */
+static void write_predictions_csv(const run_report *r) {
+  int n = r->nruns, *group = malloc((size_t)n * sizeof *group), *sample = malloc((size_t)n * sizeof *sample);
+  double *meas = malloc((size_t)n * sizeof *meas);
+  char path[4200];
+  fupermod_atomic_file af;
+  snprintf(path, sizeof path, "%s/predictions-%s.csv", r->o->out, r->a->name);
+  if (group && sample && meas && fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
+    distinct_runs(r->runs, n, group, meas, sample);
+    fprintf(af.fp, "app,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,rel_error,sample,chosen\n");
+    for (int k = 0; k < n; k++) {
+      if (group[k] != k) continue;
+      double ci = 0;
+      int m = 0;
+      fprintf(af.fp, "%s,", r->a->name);
+      for (int j = k; j < n; j++)
+        if (group[j] == k) {
+          fprintf(af.fp, "%s%s", m ? "=" : "", r->runs[j].label);
+          ci += r->runs[j].meas_run_ci, m++;
+        }
+      fprintf(af.fp, ",");
+      for (int i = 0; i < r->size; i++) fprintf(af.fp, "%s%ld", i ? " " : "", r->runs[k].dist->parts[i].d);
+      /* the pooled mean's half-width: the names' means, each of as many rounds (a bound) */
+      fprintf(af.fp, ",%.9g,%.9g,%.9g,%.9g,%.6g,%s,%d\n", r->runs[k].pred_run, r->runs[k].pred_run_ci, meas[k], ci / m,
+              (r->runs[k].pred_run - meas[k]) / meas[k], sample[k] ? "in" : "out", group[r->best] == k);
+    }
+    fupermod_atomic_commit(&af);
+  }
+  free(group), free(sample), free(meas);
+}
+
+/* The predictions counted strictly (|pred - meas| / meas <= 10 %), each distinct distribution once,
+ * out of sample apart from the calibration's distribution, and the choice's regret against the best
+ * measured distribution; intervals are in the table, never used to count. */
+static void print_accounting(const run_report *r) {
+  run_accounting acc;
+  if (tool_run_accounting(r->runs, r->nruns, r->best, &acc) != FUPERMOD_SUCCESS) return;
+  for (int k = 0; k < r->nruns; k++) {
+    int first = 1, more = 0;
+    for (int j = 0; j < k && first; j++) first = !same_run(&r->runs[j], &r->runs[k]);
+    for (int j = k + 1; first && j < r->nruns; j++) more += same_run(&r->runs[k], &r->runs[j]);
+    if (!more) continue;
+    printf("   one distribution under several names, counted once (its runs pooled): %s", r->runs[k].label);
+    for (int j = k + 1; j < r->nruns; j++)
+      if (same_run(&r->runs[k], &r->runs[j])) printf(" = %s", r->runs[j].label);
+    printf("\n");
+  }
+  printf("   in sample: the %s distribution, on which the whole-run model was calibrated; out of sample: the others\n",
+         r->runs[0].label);
+  printf("   whole-run predictions: out of sample %d of %d within 10 %% (median %.1f %%, worst %.1f %%); in sample %d of %d; "
+         "chosen %.4g s, best measured %.4g s (regret %.1f %%)\n",
+         acc.out_k, acc.out_n, 100 * acc.median, 100 * acc.worst, acc.in_k, acc.in_n, acc.chosen_meas, acc.best_meas,
+         100 * acc.regret);
+}
+
 void tool_run_report(const run_report *r) {
   const run_t *even = &r->runs[r->nruns - 1], *best = &r->runs[r->best];
   print_distributions(r);
+  if (r->choice) printf("%s\n", r->choice);
   run_notes(r->runs, r->nruns, r->measured, r->size);
   print_processes(r);
   printf("   speedup of %s over the even distribution: %.3f (measured), %.3f (predicted)\n", best->label,
          even->meas_time / best->meas_time, even->pred_run / best->pred_run);
-  {
-    /* the whole-run predictions against what ran: within 10 %, or the two intervals overlap */
-    int within = 0;
-    double alone = NAN;
-    for (int k = 0; k < r->nruns; k++) {
-      const run_t *run = &r->runs[k];
-      double gap = fabs(run->pred_run - run->meas_time);
-      within += gap <= 0.1 * run->meas_time || gap <= run->pred_run_ci + run->meas_run_ci;
-      if (strcmp(run->label, "fastest-alone") == 0) alone = run->meas_time;
-    }
-    if (r->size == 1) alone = even->meas_time;
-    printf("   whole-run predictions: %d of %d distributions within 10 %%; chosen %.4g s, fastest alone %.4g s, even %.4g s\n",
-           within, r->nruns, best->meas_time, alone, even->meas_time);
-  }
+  print_accounting(r);
   write_process_csv(r);
   write_summary_csv(r);
+  write_predictions_csv(r);
   if (write_plot_data(r) == 0) write_plots(r);
 }

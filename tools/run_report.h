@@ -47,6 +47,8 @@ typedef struct {
   double tradeoff;
   fupermod_precision prec;
   double lock_wait; /* seconds to wait for a models directory another job writes */
+  int choose;       /* fupermod_choose_policy */
+  int race_rounds;  /* the race's budget in rounds */
 } options;
 
 /* What the report is about, on rank 0 after the runs. */
@@ -64,9 +66,21 @@ typedef struct {
   const tool_proc *tp;
   const char **hosts;              /* per process: host.intra-node rank */
   const int *leader, *threads;     /* per process: the leader of its group sharing cores, its threads */
-  int best;                        /* the run chosen: the least predicted whole run */
+  int best;                        /* the run chosen (by o->choose) */
+  const char *choice;              /* how it was chosen: lines for the report */
   int links;                       /* 1: messages priced by measured links; 0: one process */
 } run_report;
+
+/* The whole-run predictions scored strictly: each distinct distribution once (runs with the same
+ * shares and prediction pooled), |pred - meas| / meas <= 10 %, out of sample apart from the
+ * calibration's distribution (runs[0]'s), and the regret of the choice (runs[best]). */
+typedef struct {
+  int out_k, out_n, in_k, in_n, distinct;
+  double median, worst;          /* out of sample: relative errors (NaN: none) */
+  double chosen_meas, best_meas; /* the chosen distribution's measured run, the least measured */
+  double regret;                 /* chosen_meas / best_meas - 1 */
+} run_accounting;
+int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *acc);
 
 /* Print the tables; write OUT/report-APP.csv, summary-APP.csv, the plot data and the gnuplot
  * script, and run it. */
