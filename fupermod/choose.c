@@ -58,7 +58,11 @@ static int race(fupermod_candidate *c, int n, const fupermod_choose_opts *o, int
   if (!r) return fupermod_error(FUPERMOD_ERR_NOMEM, "choose: out of memory");
   for (int k = 0; k < n; k++) {
     double ci = isfinite(c[k].pred_ci) ? c[k].pred_ci : 0;
-    if (usable(&c[k]) && c[k].same_as < 0 && c[k].pred - ci <= c[lead].pred + lead_ci) r[m++] = (racer){k, 0, 1, 0, 0};
+    int below = 0; /* distinct candidates predicted faster than k: it is among the top where below < top */
+    for (int j = 0; j < n; j++)
+      below += j != k && usable(&c[j]) && c[j].same_as < 0 && (c[j].pred < c[k].pred || (c[j].pred == c[k].pred && j < k));
+    if (usable(&c[k]) && c[k].same_as < 0 && (below < o->top || c[k].pred - ci <= c[lead].pred + lead_ci))
+      r[m++] = (racer){k, 0, 1, 0, 0};
   }
   st->top = m;
   left = m;

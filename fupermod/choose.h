@@ -33,6 +33,7 @@ typedef struct {
   fupermod_choose_policy policy;
   int base;       /* the partitioner's optimum (predict keeps it; -1: none) */
   int rounds;     /* race: at most this many rounds (each runs every candidate still in once) */
+  int top;        /* race: the this many least predictions race even where their intervals part */
   double cl;      /* race: confidence level of the half-widths (e.g. 0.95) */
   fupermod_measure_fn measure;
   void *ctx;
@@ -40,7 +41,7 @@ typedef struct {
 
 typedef struct {
   int refused;    /* candidates without a prediction */
-  int top;        /* race: candidates raced (those whose intervals overlap the least prediction's) */
+  int top;        /* race: candidates raced */
   int rounds;     /* race: rounds run */
   int decided;    /* race: 1 when the winner led beyond both half-widths, 0 when the rounds ran out */
 } fupermod_choose_stats;
@@ -51,8 +52,8 @@ int fupermod_choose_parse(const char *name);
 
 /* Choose among c[0..n-1] by o->policy; *chosen is an index. A candidate without a finite
  * prediction is refused (counted in stats, never chosen); none left is FUPERMOD_ERR_INFEASIBLE.
- * Race: the candidates whose prediction intervals overlap the least one's (one per distribution)
- * are each run once per round, in an order that rotates, for at most o->rounds rounds; after
+ * Race: the o->top least predictions and every other whose interval overlaps the least one's (one
+ * per distribution: same_as < 0) are each run once per round, in an order that rotates, for at most o->rounds rounds; after
  * each round from the second on, a candidate whose mean is slower than the leader's beyond both
  * half-widths leaves the race; it ends when one is left (decided) or the rounds run out (the
  * least mean then). Deterministic: every process given the same inputs and times chooses alike. */

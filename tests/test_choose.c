@@ -36,8 +36,8 @@ static fupermod_candidate cand(const char *l, double p, double ci) {
 int main(void) {
   int chosen = -1, rc;
   fupermod_choose_stats st;
-  fupermod_choose_opts least = {FUPERMOD_CHOOSE_LEAST, 0, 0, 0.95, NULL, NULL};
-  fupermod_choose_opts pred = {FUPERMOD_CHOOSE_PREDICT, 1, 0, 0.95, NULL, NULL};
+  fupermod_choose_opts least = {FUPERMOD_CHOOSE_LEAST, 0, 0, 0, 0.95, NULL, NULL};
+  fupermod_choose_opts pred = {FUPERMOD_CHOOSE_PREDICT, 1, 0, 0, 0.95, NULL, NULL};
   {
     /* a NaN first: the old argmin kept it, as nothing compares less than NaN */
     fupermod_candidate c[3] = {cand("nan", NAN, 0), cand("b", 2.0, 0.1), cand("c", 1.5, 0.1)};
@@ -68,7 +68,7 @@ int main(void) {
     bench b = {truth, 0.01, 7, {0}};
     fupermod_candidate c[4] = {cand("a", 1.00, 0.1), cand("b", 1.05, 0.1), cand("c", 1.5, 0.1), cand("d", 1.05, 0.1)};
     c[3].same_as = 1;
-    fupermod_choose_opts race = {FUPERMOD_CHOOSE_RACE, 0, 6, 0.95, measure, &b};
+    fupermod_choose_opts race = {FUPERMOD_CHOOSE_RACE, 0, 6, 1, 0.95, measure, &b};
     rc = fupermod_choose(c, 4, &race, &chosen, &st);
     ok(rc == 0 && chosen == 1, "race: the faster of two overlapping predictions wins by its runs (%d)", chosen);
     ok(st.top == 2 && b.calls[2] == 0 && b.calls[3] == 0, "race: only the overlapping, distinct candidates run (top %d; c %d, d %d runs)",
@@ -76,15 +76,26 @@ int main(void) {
     ok(st.decided && st.rounds < 6 && b.calls[0] == st.rounds && c[1].raced == st.rounds,
        "race: decided beyond both half-widths before the budget (%d rounds)", st.rounds);
     ok(fabs(c[1].race_mean - 1.0) < 0.05 && c[1].race_ci > 0 && isnan(c[2].race_mean), "race: the runs' mean and half-width reported");
+    /* a prediction wrong beyond its interval (the model, not the noise): c is truly the fastest.
+     * Racing only the overlapping ones misses it; the top 3 always race, and c wins */
+    double wrong[4] = {1.10, 1.00, 0.70, 1.00};
+    bench w = {wrong, 0.01, 5, {0}};
+    fupermod_choose_opts top1 = {FUPERMOD_CHOOSE_RACE, 0, 6, 1, 0.95, measure, &w}, top3 = top1;
+    top3.top = 3;
+    rc = fupermod_choose(c, 4, &top1, &chosen, &st);
+    ok(rc == 0 && chosen == 1 && w.calls[2] == 0, "race, overlapping only: a candidate predicted out of reach is not run (%d)", chosen);
+    rc = fupermod_choose(c, 4, &top3, &chosen, &st);
+    ok(rc == 0 && chosen == 2 && st.top == 3 && w.calls[3] == 0,
+       "race, top 3: the truly fastest, predicted beyond the intervals, runs and wins (%d; %d raced, d never)", chosen, st.top);
     /* two equal: the budget ends the race, undecided, within its rounds */
     double same[2] = {1.0, 1.0};
     bench e = {same, 0.05, 3, {0}};
     fupermod_candidate c2[2] = {cand("x", 1.0, 0.1), cand("y", 1.0, 0.1)};
-    fupermod_choose_opts r2 = {FUPERMOD_CHOOSE_RACE, 0, 4, 0.95, measure, &e};
+    fupermod_choose_opts r2 = {FUPERMOD_CHOOSE_RACE, 0, 4, 1, 0.95, measure, &e};
     rc = fupermod_choose(c2, 2, &r2, &chosen, &st);
     ok(rc == 0 && !st.decided && st.rounds == 4 && e.calls[0] == 4 && e.calls[1] == 4,
        "race: candidates that cannot be told apart run the whole budget, no more (%d rounds)", st.rounds);
-    fupermod_choose_opts bad = {FUPERMOD_CHOOSE_RACE, 0, 0, 0.95, measure, &e};
+    fupermod_choose_opts bad = {FUPERMOD_CHOOSE_RACE, 0, 0, 1, 0.95, measure, &e};
     ok(fupermod_choose(c2, 2, &bad, &chosen, NULL) == FUPERMOD_ERR_USAGE, "race: zero rounds is a usage error");
   }
   {
@@ -104,7 +115,7 @@ int main(void) {
         c[k] = cand("r", truth[k] * (1 + 0.2 * (rand_r(&s) / (double)RAND_MAX - 0.5)), 0.1 * truth[k]);
       }
       bench b = {truth, 0.05, (unsigned)it, {0}};
-      fupermod_choose_opts race = {FUPERMOD_CHOOSE_RACE, 0, 8, 0.95, measure, &b};
+      fupermod_choose_opts race = {FUPERMOD_CHOOSE_RACE, 0, 8, 1, 0.95, measure, &b};
       if (fupermod_choose(c, n, &least, &cl, NULL) || fupermod_choose(c, n, &race, &cr, NULL)) worse = N;
       reg_least += truth[cl] / best - 1, reg_race += truth[cr] / best - 1;
       worse += truth[cr] > truth[cl] + 1e-12;

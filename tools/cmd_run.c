@@ -87,6 +87,9 @@ static void help(void) {
          "                     beyond both intervals; least: the least predicted whole run. A\n"
          "                     distribution whose whole run cannot be predicted is never chosen\n"
          "  --race-rounds N    the race's budget (default 5 rounds)\n"
+         "  --race-top K       the K least predictions race even where their intervals part (default\n"
+         "                     3): a prediction can be wrong beyond its interval, which holds only the\n"
+         "                     measurements' noise; a clearly slower one leaves after two rounds\n"
          "  --rebuild          measure again even when the models could be reused\n"
          "  --lock-wait S      wait at most S s (default 3600) for a models directory that another\n"
          "                     job is writing (DIR/models/APP/.fupermod-lock), then stop\n"
@@ -1368,7 +1371,7 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   fupermod_candidate c[16];
   fupermod_choose_stats st;
   race_ctx ctx = {o, tp, a, share, runs};
-  fupermod_choose_opts co = {o->choose, 0, o->race_rounds, o->prec.cl, race_measure, &ctx};
+  fupermod_choose_opts co = {o->choose, 0, o->race_rounds, o->race_top, o->prec.cl, race_measure, &ctx};
   double pred[32];
   int rank, rc, len = 0;
   size_t cap = 4096;
@@ -1385,8 +1388,8 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
                       "candidate\n", a->name, runs[k].label, c[k].pred);
   }
   if (rank == 0 && !o->quiet && o->choose == FUPERMOD_CHOOSE_RACE)
-    fprintf(stderr, "fupermod run: %s: racing the distributions whose predictions overlap the least one's (at most %d "
-                    "rounds)\n", a->name, o->race_rounds);
+    fprintf(stderr, "fupermod run: %s: racing the %d least predicted distributions and those whose predictions overlap "
+                    "the least one's (at most %d rounds)\n", a->name, o->race_top, o->race_rounds);
   rc = fupermod_choose(c, nruns, &co, best, &st);
   if (rc != FUPERMOD_SUCCESS) {
     if (rank == 0) fprintf(stderr, "fupermod run: %s: no distribution chosen: %s\n", a->name, fupermod_error_message());
@@ -1400,11 +1403,11 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
     snprintf(*note + len, cap - len, ", %s", *best == 0 ? "the partitioner's, no other predicted faster beyond both intervals"
                                                        : "predicted faster than the partitioner's beyond both intervals");
   else if (st.top < 2)
-    snprintf(*note + len, cap - len, ", the least predicted, beyond the others' intervals: no race");
+    snprintf(*note + len, cap - len, ", the only distinct distribution with a prediction: no race");
   else {
-    len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d whose predictions overlap (runs apart from the "
-                    "table's):", st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out",
-                    st.rounds, st.rounds == 1 ? "" : "s", st.top);
+    len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d raced (the %d least predicted and those whose "
+                    "intervals overlap the least one's; runs apart from the table's):", st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out",
+                    st.rounds, st.rounds == 1 ? "" : "s", st.top, o->race_top);
     for (int k = 0; k < nruns && len < (int)cap - 80; k++)
       if (c[k].raced) len += snprintf(*note + len, cap - len, " %s %.4g s +- %.2g (%d)", runs[k].label, c[k].race_mean,
                                       c[k].race_ci, c[k].raced);
@@ -1546,9 +1549,9 @@ int cmd_run(int argc, char **argv) {
     {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
     {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {"choose", required_argument, NULL, 'c'},
-    {"race-rounds", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+    {"race-rounds", required_argument, NULL, 'n'}, {"race-top", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
   options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
-               FUPERMOD_CHOOSE_RACE, 5};
+               FUPERMOD_CHOOSE_RACE, 5, 3};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   const fupermod_partitioner *alg;
   double t0;
@@ -1583,11 +1586,13 @@ int cmd_run(int argc, char **argv) {
       if ((o.choose = fupermod_choose_parse(optarg)) < 0)
         return tool_usage(SUB, "--choose '%s' is not a policy (race, predict, least)", optarg);
       break;
-    case 'n': {
+    case 'n': case 't': {
       long v;
-      if (fupermod_parse_long(optarg, &v) || v < 1 || v > 100)
-        return tool_usage(SUB, "--race-rounds '%s' must be an integer from 1 to 100", optarg);
-      o.race_rounds = (int)v;
+      if (fupermod_parse_long(optarg, &v) || v < (c == 't' ? 0 : 1) || v > 100)
+        return tool_usage(SUB, "--race-%s '%s' must be an integer from %d to 100", c == 't' ? "top" : "rounds", optarg,
+                          c == 't' ? 0 : 1);
+      if (c == 'n') o.race_rounds = (int)v;
+      else o.race_top = (int)v;
       break;
     }
     case 'h': help(); return 0;

@@ -49,6 +49,7 @@ typedef struct {
   double lock_wait; /* seconds to wait for a models directory another job writes */
   int choose;       /* fupermod_choose_policy */
   int race_rounds;  /* the race's budget in rounds */
+  int race_top;     /* the least predictions that race whatever their intervals */
 } options;
 
 /* What the report is about, on rank 0 after the runs. */
