@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "tools/tools.h"
+#include "tools/run_history.h"
 
 static const char *SUB = "model";
 
@@ -15,13 +16,16 @@ static void help(void) {
   printf("usage: fupermod model [-m TYPE] [-D N] [-n K] [--plot DIR] FILE...\n"
          "       fupermod model list [--data DIR] [--conf CONF]\n"
          "       fupermod model show [--data DIR] [--conf CONF] [--share N] FILE|HOST.RANK...\n"
-         "       fupermod model plot [--data DIR] [--conf CONF] --out PLOTDIR [FILE|HOST.RANK...]\n\n"
+         "       fupermod model plot [--data DIR] [--conf CONF] --out PLOTDIR [FILE|HOST.RANK...]\n"
+         "       fupermod model history [DIR]\n\n"
          "list: the stored models (point files) under DIR (default fupermod-run): host, rank, kernel,\n"
          "  sizes, size range, date, whether calibrated, scatter, outlying points, and the configuration\n"
          "  line (from the file, or from CONF). show: one model's points, the smoothed function and its\n"
          "  calibration (at share N with --share). plot: time, speed (GFLOP/s when the kernel gives its\n"
          "  complexity), dynamic energy, power and speed per watt of several models (all of DIR without\n"
-         "  names) in one plot each (PLOTDIR/*.png, with the data and the gnuplot script).\n\n"
+         "  names) in one plot each (PLOTDIR/*.png, with the data and the gnuplot script). history: each\n"
+         "  launch of fupermod run --out DIR (default fupermod-run), from DIR/models/history.csv: its\n"
+         "  whole-run predictions scored strictly, out of and in sample, and its choice's regret.\n\n"
          "Without a subcommand: fits a model to each point file and prints time, speed (and energy) at\n"
          "the measured sizes and K evenly spaced sizes (default 10). Options:\n"
          "  -m TYPE      cpm, piecewise (default), akima or tabulated\n"
@@ -559,7 +563,21 @@ static int cmd_browse(int argc, char **argv) {
   return status;
 }
 
+/* fupermod model history [DIR]: fupermod run's launches on DIR (tools/run_history.h) */
+static int cmd_history(int argc, char **argv) {
+  int rc;
+  if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+    help();
+    return 0;
+  }
+  if (argc > 3) return tool_usage(SUB, "history takes one directory (fupermod run --out DIR), got '%s'", argv[3]);
+  if (argc > 2 && argv[2][0] == '-') return tool_usage(SUB, "history: unknown option '%s'", argv[2]);
+  if ((rc = tool_history_print(argc > 2 ? argv[2] : "fupermod-run")) != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  return 0;
+}
+
 int cmd_model(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "history") == 0) return cmd_history(argc, argv);
   if (argc > 1 && (strcmp(argv[1], "list") == 0 || strcmp(argv[1], "show") == 0 || strcmp(argv[1], "plot") == 0))
     return cmd_browse(argc, argv);
   return cmd_fit(argc, argv);

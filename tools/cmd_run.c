@@ -28,6 +28,7 @@
 #include "tools/build_common.h"
 #include "tools/mpi_init.h"
 #include "tools/run_report.h"
+#include "tools/run_history.h"
 
 static const char *SUB = "run";
 static int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
@@ -40,6 +41,7 @@ static fupermod_app_cal cal;
  * the calibration runs (cal_buf's layout): theirs, not its own, which held its mates' share */
 static double *cal_solo, *cal_mix;
 static fupermod_app_cal cal_solo_view;
+static tool_launch launch; /* this launch: its id, date and platform (rank 0's), for the history */
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
@@ -1097,7 +1099,6 @@ static int measure_links(const options *o, tool_proc *tp) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   links_done = 1;
-  if (size < 2) return FUPERMOD_SUCCESS;
   snprintf(path, sizeof path, "%s/models", o->out);
   if (rank == 0 && mkdir(path, 0777) != 0 && errno != EEXIST)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create the directory: %s", path, strerror(errno));
@@ -1125,7 +1126,10 @@ static int measure_links(const options *o, tool_proc *tp) {
     free(all);
     MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/models/comm-%016llx.txt", o->out, (unsigned long long)h);
+    /* the same fingerprint names the platform in the history (tools/run_history.h) */
+    tool_launch_init(&launch, h);
   }
+  if (size < 2) return FUPERMOD_SUCCESS;
   rc = tool_comm_links(SUB, tp, path, sizes, ns, &o->prec, o->rebuild, o->quiet, &cm, &names);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
     printf("   links (one-way time t = alpha + beta bytes, half a ping-pong, 8 B to 16 MiB; %s):", path);
@@ -1145,23 +1149,129 @@ static int measure_links(const options *o, tool_proc *tp) {
   return rc;
 }
 
-/* The application's own runs on base's distribution (SUMMA three, the 2D-FFT five, each after a
- * warm-up), where the
- * kernels' functions and the links do not tell: per working process, the median of its
- * computation over what predict() gives for its share (SUMMA: the updates on its rectangle; the
- * 2D-FFT: the row phase, and the column phase on as many columns), and of the 2D-FFT's own copies
- * per byte. Into cal on rank 0; collective. */
-static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *base) {
-  /* the median of several: one slow run (a stall of the host) does not set the factors; five where
-   * a run is short (the 2D-FFT's, whose runs scatter by 10-20 % on shared cores) */
-  enum { RUNS_MAX = 5 };
-  const int RUNS = a->b ? 3 : RUNS_MAX;
+/* One calibration run on base's distribution (after its warm-up, as the rounds run): its whole
+ * run, and on rank 0 per working process its computation over what predict() gives for its share
+ * (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, the column phase on as many
+ * columns, and its own copies per byte) into fk (cal_buf's layout). Collective. */
+static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base, double *fk,
+                           double *whole) {
   options one = *o;
-  int rank, size, rc = FUPERMOD_SUCCESS;
-  double *f = NULL, whole[RUNS_MAX];
+  int rank, size, rc;
+  run_t r;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   one.reps = 1;
+  run_init(&r, base->label, base->dist);
+  r.layout = base->layout;
+  rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
+  if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
+  *whole = r.meas_time;
+  for (int i = 0; fk && rc == FUPERMOD_SUCCESS && i < size; i++) {
+    long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
+    double t = base->dist->parts[i].t; /* one kernel run at d, as predict() gives it */
+    fk[i] = fk[size + i] = fk[2 * size + i] = 0;
+    if (d <= 0 || !(t > 0)) continue;
+    /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
+     * their phases also holds one's messages during another's update, and gaps where the two fall
+     * out of step, which the messages' model and the steps carry) */
+    if (a->b) fk[i] = r.meas_proc[i] / (t * a->iters);
+    else {
+      fk[i] = r.meas_rows[i] / t;
+      fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
+      fk[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
+    }
+  }
+  r.dist = NULL;
+  r.layout = NULL;
+  run_free(&r);
+  return rc;
+}
+
+/* Whether the launch's own runs left the platform the history knows: their median whole run
+ * farther from the history's median than 5 x 1.4826 x its MAD and 50 % of it (rank 0). */
+static int drifted(const tool_cal_runs *past, const tool_cal_runs *now, double *mp, double *mn) {
+  double *f = malloc(3 * (size_t)now->p * sizeof *f), *dev = malloc((size_t)past->n * sizeof *dev), mad;
+  if (!f || !dev) {
+    free(f), free(dev);
+    return 0;
+  }
+  tool_cal_pool(past, f, mp);
+  tool_cal_pool(now, f, mn);
+  for (int k = 0; k < past->n; k++) dev[k] = fabs(past->whole[k] - *mp);
+  gsl_sort(dev, 1, (size_t)past->n);
+  mad = gsl_stats_median_from_sorted_data(dev, 1, (size_t)past->n);
+  free(f), free(dev);
+  /* 50 %: the 2D-FFT's whole runs scatter by 10-20 % from one launch to the next on shared cores */
+  return fabs(*mn - *mp) > fmax(5 * 1.4826 * mad, 0.5 * *mp);
+}
+
+/* The factors and the median whole run of the calibration runs (now's, and the history's unless
+ * the platform drifted), outlying runs rejected (rank 0). */
+static void pool_factors(const options *o, const app_t *a, const tool_cal_runs *past, const tool_cal_runs *now, int drift,
+                         double *m) {
+  tool_cal_runs all = {0, now->p, 0, NULL, NULL};
+  int rej, rc = FUPERMOD_SUCCESS;
+  for (int k = 0; !drift && k < past->n && rc == FUPERMOD_SUCCESS; k++)
+    rc = tool_cal_runs_add(&all, past->whole[k], past->f + (size_t)k * 3 * past->p);
+  for (int k = 0; k < now->n && rc == FUPERMOD_SUCCESS; k++) rc = tool_cal_runs_add(&all, now->whole[k], now->f + (size_t)k * 3 * now->p);
+  rej = tool_cal_pool(rc == FUPERMOD_SUCCESS ? &all : now, cal_buf, m);
+  /* what was rejected is said even with -q: a spike of the host, not learned */
+  if (!o->quiet || rej)
+    fprintf(stderr, "fupermod run: %s: calibration on %d run%s of this launch and %d of earlier ones%s", a->name, now->n,
+            now->n == 1 ? "" : "s", drift ? 0 : past->n, rej ? "" : "\n");
+  if (rej) fprintf(stderr, "; %d outlying (a whole run beyond 5 MADs and 20 %% of the median) rejected\n", rej);
+  tool_cal_runs_free(&all);
+}
+
+/* The processes alone on cores they shared in the calibration take the median factors of those
+ * that had their cores to themselves there (1 without any), not their own (rank 0). */
+static void solo_factors(int size) {
+  if (!cal.group || !(cal_solo = calloc(3 * (size_t)size, sizeof *cal_solo)) || !(cal_mix = calloc(3 * (size_t)size, sizeof *cal_mix)))
+    return;
+  for (int k = 0; k < 3; k++) {
+    double v[64], ref = 0;
+    int n = 0;
+    for (int i = 0; i < size && n < 64; i++)
+      if (!grouped(i, size) && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
+    if (n > 0) {
+      gsl_sort(v, 1, (size_t)n);
+      ref = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+    }
+    for (int i = 0; i < size; i++) cal_solo[k * size + i] = grouped(i, size) ? ref : cal_buf[k * size + i];
+  }
+}
+
+/* What the runs took beyond or below the calibrated prediction (m, their median whole run) goes
+ * to the messages, where there are any: the links were measured a pair at a time, the
+ * application sends many at once, or hides them behind its updates (rank 0). */
+static void message_factor(const app_t *a, run_t *base, double m) {
+  fupermod_comm saved = links;
+  double with, without;
+  if (links.p != base->dist->size) return;
+  predict_run(base, a);
+  with = base->pred_run;
+  links.p = 0;
+  predict_run(base, a);
+  without = base->pred_run;
+  links = saved;
+  /* below 1 where the runs hid part of their messages behind the updates (SUMMA's next pivot
+   * travels during the current one) */
+  if (with > without && m > 0) cal.msgs = fmax(fmin(1.0 + (m - with) / (with - without), 10.0), 0.2);
+}
+
+/* The application's own runs on base's distribution, where the kernels' functions and the links do
+ * not tell (calibration_run), SUMMA three and the 2D-FFT five (whose runs are short and scatter),
+ * pooled by their medians with the runs earlier launches kept for the same platform, application,
+ * size and distribution (tools/run_history.h): with enough of those, one run of this launch
+ * checks that the platform has not drifted (if it has, this launch calibrates afresh on its own
+ * runs alone). Into cal on rank 0; the launch's runs appended to the history. Collective. */
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *base) {
+  const int RUNS = a->b ? 3 : 5;
+  int rank, size, rc = FUPERMOD_SUCCESS, todo = RUNS, drift = 0;
+  tool_cal_runs past = {0}, now = {0};
+  double *fk = NULL, m = NAN, mp = NAN, mn = NAN, whole;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
   free(cal_buf);
   free(cal_direct);
   free(cal_solo);
@@ -1175,83 +1285,50 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0, cal.group};
-  if (rank == 0 && !(f = calloc(3 * (size_t)size * RUNS, sizeof *f))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
-  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
+  now.p = size;
+  if (rank == 0) {
+    rc = tool_history_cal_load(o->out, &launch, a, base->dist, &past);
+    if (rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    if (past.n >= RUNS) todo = 1;
+  }
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
+  MPI_Bcast(&todo, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rank == 0 && !o->quiet)
-    fprintf(stderr, "fupermod run: %s: %d runs on the %s distribution to calibrate the whole-run model\n", a->name, RUNS,
-            base->label);
-  for (int k = 0; k < RUNS && rc == FUPERMOD_SUCCESS; k++) {
-    run_t r;
-    run_init(&r, base->label, base->dist);
-    r.layout = base->layout;
-    /* each with its warm-up: a run on fresh buffers first touches their pages */
-    rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
-    if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
-    whole[k] = r.meas_time;
-    for (int i = 0; f && rc == FUPERMOD_SUCCESS && i < size; i++) {
-      long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
-      double t = base->dist->parts[i].t, *fk = f + 3 * (size_t)size * k; /* one kernel run at d, as predict() gives it */
-      if (d <= 0 || !(t > 0)) continue;
-      /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
-       * their phases also holds one's messages during another's update, and gaps where the two fall
-       * out of step, which the messages' model and the steps carry) */
-      if (a->b) fk[i] = r.meas_proc[i] / (t * a->iters);
-      else {
-        fk[i] = r.meas_rows[i] / t;
-        fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
-        fk[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
-      }
-    }
-    r.dist = NULL;
-    r.layout = NULL;
-    run_free(&r);
-  }
-  if (f && rc == FUPERMOD_SUCCESS && (cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) {
-    for (int j = 0; j < 3 * size; j++) {
-      double v[RUNS_MAX];
-      for (int k = 0; k < RUNS; k++) v[k] = f[3 * (size_t)size * k + j];
-      cal_buf[j] = gsl_stats_median(v, 1, RUNS);
-    }
-    cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
-                             0, cal.group};
-    /* a process alone on cores it shared in the calibration: the median factors of the processes
-     * that had their cores to themselves there (1 without any), not its own */
-    if (cal.group && (cal_solo = calloc(3 * (size_t)size, sizeof *cal_solo)) && (cal_mix = calloc(3 * (size_t)size, sizeof *cal_mix)))
-      for (int k = 0; k < 3; k++) {
-        double v[64], ref = 0;
-        int n = 0;
-        for (int i = 0; i < size && n < 64; i++)
-          if (!grouped(i, size) && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
-        if (n > 0) {
-          gsl_sort(v, 1, (size_t)n);
-          ref = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-        }
-        for (int i = 0; i < size; i++) cal_solo[k * size + i] = grouped(i, size) ? ref : cal_buf[k * size + i];
-      }
-    /* what the runs took beyond or below the calibrated prediction goes to the messages, where
-     * there are any: the links were measured a pair at a time, the application sends many at once */
-    if (links.p == size) {
-      fupermod_comm saved = links;
-      double with, without, m = gsl_stats_median(whole, 1, RUNS);
-      predict_run(base, a);
-      with = base->pred_run;
-      links.p = 0;
-      predict_run(base, a);
-      without = base->pred_run;
-      links = saved;
-      /* below 1 where the runs hid part of their messages behind the updates (SUMMA's next pivot
-       * travels during the current one) */
-      if (with > without && m > 0) cal.msgs = fmax(fmin(1.0 + (m - with) / (with - without), 10.0), 0.2);
+    fprintf(stderr, "fupermod run: %s: %d run%s on the %s distribution to calibrate the whole-run model%s\n", a->name, todo,
+            todo == 1 ? "" : "s", base->label, todo < RUNS ? " (with the earlier launches' runs)" : "");
+  for (int k = 0; k < todo && rc == FUPERMOD_SUCCESS; k++) {
+    rc = calibration_run(o, tp, a, share, base, fk, &whole);
+    if (rc == FUPERMOD_SUCCESS && rank == 0) rc = tool_cal_runs_add(&now, whole, fk);
+    if (k + 1 == todo && todo < RUNS) {
+      /* off the history: as many runs as without one, this launch's alone if they agree */
+      int more = rank == 0 && drifted(&past, &now, &mp, &mn);
+      MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+      if (more) todo = RUNS;
     }
   }
-  if (rank == 0 && cal_buf && !o->quiet) {
-    fprintf(stderr, "fupermod run: %s: the application over its functions (median of %d):", a->name, RUNS);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS || rank != 0) goto done;
+  if (past.n > 0 && (drift = drifted(&past, &now, &mp, &mn)))
+    fprintf(stderr, "fupermod run: %s: the platform drifted: whole runs of %.4g s against %.4g s in the history (%d runs): "
+                    "calibrated on this launch's runs alone\n", a->name, mn, mp, past.n);
+  if (!(cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) goto done;
+  pool_factors(o, a, &past, &now, drift, &m);
+  cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared, 0,
+                           cal.group};
+  solo_factors(size);
+  message_factor(a, base, m);
+  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, 0) != FUPERMOD_SUCCESS)
+    fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
+  if (!o->quiet) {
+    fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);
     for (int i = 0; i < size; i++)
       if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
       else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
     fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
   }
-  free(f);
+done:
+  free(fk);
+  tool_cal_runs_free(&past);
+  tool_cal_runs_free(&now);
   return rc;
 }
 
@@ -1516,6 +1593,8 @@ static int run_app(const options *o, app_t *a) {
     run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best,
                       choice, links.p == size};
     tool_run_report(&rep);
+    if (tool_history_append(o->out, &launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
+      fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   }
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);

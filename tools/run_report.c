@@ -286,7 +286,7 @@ static void write_plots(const run_report *r) {
 
 /* Runs on one distribution: the same shares and the same prediction (the same layout, then: a
  * square-corner layout of equal areas is priced otherwise) were measured under several names. */
-static int same_run(const run_t *x, const run_t *y) {
+int tool_same_run(const run_t *x, const run_t *y) {
   for (int i = 0; i < x->dist->size; i++)
     if (x->dist->parts[i].d != y->dist->parts[i].d) return 0;
   return x->pred_run == y->pred_run || (isnan(x->pred_run) && isnan(y->pred_run));
@@ -304,7 +304,7 @@ static void distinct_runs(const run_t *runs, int nruns, int *group, double *meas
   for (int k = 0; k < nruns; k++) {
     group[k] = k;
     for (int j = 0; j < k && group[k] == k; j++)
-      if (group[j] == j && same_run(&runs[j], &runs[k])) group[k] = j;
+      if (group[j] == j && tool_same_run(&runs[j], &runs[k])) group[k] = j;
   }
   for (int k = 0; k < nruns; k++) {
     int n = 0;
@@ -388,12 +388,12 @@ static void print_accounting(const run_report *r) {
   if (tool_run_accounting(r->runs, r->nruns, r->best, &acc) != FUPERMOD_SUCCESS) return;
   for (int k = 0; k < r->nruns; k++) {
     int first = 1, more = 0;
-    for (int j = 0; j < k && first; j++) first = !same_run(&r->runs[j], &r->runs[k]);
-    for (int j = k + 1; first && j < r->nruns; j++) more += same_run(&r->runs[k], &r->runs[j]);
+    for (int j = 0; j < k && first; j++) first = !tool_same_run(&r->runs[j], &r->runs[k]);
+    for (int j = k + 1; first && j < r->nruns; j++) more += tool_same_run(&r->runs[k], &r->runs[j]);
     if (!more) continue;
     printf("   one distribution under several names, counted once (its runs pooled): %s", r->runs[k].label);
     for (int j = k + 1; j < r->nruns; j++)
-      if (same_run(&r->runs[k], &r->runs[j])) printf(" = %s", r->runs[j].label);
+      if (tool_same_run(&r->runs[k], &r->runs[j])) printf(" = %s", r->runs[j].label);
     printf("\n");
   }
   printf("   in sample: the %s distribution, on which the whole-run model was calibrated; out of sample: the others\n",

@@ -1,0 +1,306 @@
+/* fupermod run's history: its launches' whole runs and calibration runs, kept beside the models
+ * (tools/run_history.h; docs/models.md, "History"). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include "config.h"
+#include "tools/run_history.h"
+
+#define CAL_HEADER "# fupermod calibration runs v1 (docs/models.md, \"History\")\n" \
+                   "launch,date,version,platform,app,size,shares,whole,factors\n"
+#define HIST_HEADER "# fupermod history v1 (docs/models.md, \"History\")\n" \
+                    "launch,date,version,platform,app,size,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,sample,chosen\n"
+
+void tool_launch_init(tool_launch *l, uint64_t platform) {
+  time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(l->date, sizeof l->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  snprintf(l->launch, sizeof l->launch, "%s.%ld", l->date, (long)getpid());
+  l->platform = platform;
+}
+
+void tool_cal_runs_free(tool_cal_runs *r) {
+  free(r->whole);
+  free(r->f);
+  memset(r, 0, sizeof *r);
+}
+
+int tool_cal_runs_add(tool_cal_runs *r, double whole, const double *f) {
+  if (r->n == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 8;
+    double *w = realloc(r->whole, (size_t)cap * sizeof *w), *g;
+    if (!w) return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory for the calibration runs");
+    r->whole = w;
+    if (!(g = realloc(r->f, (size_t)cap * 3 * (size_t)r->p * sizeof *g)))
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory for the calibration runs");
+    r->f = g;
+    r->cap = cap;
+  }
+  r->whole[r->n] = whole;
+  memcpy(r->f + (size_t)r->n * 3 * r->p, f, 3 * (size_t)r->p * sizeof *f);
+  r->n++;
+  return FUPERMOD_SUCCESS;
+}
+
+static void path_of(char *buf, size_t size, const char *out, const char *file) {
+  snprintf(buf, size, "%s/models/%s", out, file);
+}
+
+/* Open DIR/models/FILE for appending, its header written when it is new. */
+static FILE *open_append(const char *out, const char *file, const char *header, int *rc) {
+  char path[4200];
+  FILE *fp;
+  snprintf(path, sizeof path, "%s/models", out);
+  if ((*rc = fupermod_mkdir_p(path)) != FUPERMOD_SUCCESS) return NULL;
+  path_of(path, sizeof path, out, file);
+  if (!(fp = fopen(path, "a"))) {
+    *rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot append: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (ftell(fp) == 0) fputs(header, fp);
+  return fp;
+}
+
+static int close_append(FILE *fp, const char *out, const char *file) {
+  char path[4200];
+  path_of(path, sizeof path, out, file);
+  /* each launch's lines reach the disk before the next step: nothing measured is lost */
+  if (fflush(fp) != 0 || fsync(fileno(fp)) != 0 || fclose(fp) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot write: %s", path, strerror(errno));
+  return FUPERMOD_SUCCESS;
+}
+
+static void put_shares(FILE *fp, const fupermod_dist *d) {
+  for (int i = 0; i < d->size; i++) fprintf(fp, "%s%ld", i ? " " : "", d->parts[i].d);
+}
+
+static void put_head(FILE *fp, const tool_launch *l, const app_t *a) {
+  fprintf(fp, "%s,%s,%s,%016" PRIx64 ",%s,%ld,", l->launch, l->date, PACKAGE_VERSION, l->platform, a->name, a->n);
+}
+
+int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+                            const tool_cal_runs *r, int from) {
+  int rc;
+  FILE *fp = open_append(out, "calibration.csv", CAL_HEADER, &rc);
+  if (!fp) return rc;
+  for (int k = from; k < r->n; k++) {
+    put_head(fp, l, a);
+    put_shares(fp, d);
+    fprintf(fp, ",%.9g,", r->whole[k]);
+    for (int j = 0; j < 3 * r->p; j++) fprintf(fp, "%s%.9g", j ? " " : "", r->f[(size_t)k * 3 * r->p + j]);
+    fprintf(fp, "\n");
+  }
+  return close_append(fp, out, "calibration.csv");
+}
+
+/* Split a CSV line (no quoting: none of our fields holds a comma) into at most n fields, in place. */
+static int fields(char *line, char **f, int n) {
+  int k = 0;
+  line[strcspn(line, "\r\n")] = 0;
+  for (char *s = line; k < n;) {
+    f[k++] = s;
+    if (!(s = strchr(s, ','))) break;
+    *s++ = 0;
+  }
+  return k;
+}
+
+/* Parse a space-separated list of n numbers; 0 when it holds exactly n. */
+static int numbers(const char *s, double *v, int n) {
+  char *end;
+  for (int i = 0; i < n; i++) {
+    v[i] = strtod(s, &end);
+    if (end == s) return -1;
+    s = end;
+  }
+  while (*s == ' ') s++;
+  return *s ? -1 : 0;
+}
+
+static int same_key(char **f, const tool_launch *l, const app_t *a, const fupermod_dist *d) {
+  char plat[32], size[32];
+  double *v;
+  int same;
+  snprintf(plat, sizeof plat, "%016" PRIx64, l->platform);
+  snprintf(size, sizeof size, "%ld", a->n);
+  if (strcmp(f[3], plat) != 0 || strcmp(f[4], a->name) != 0 || strcmp(f[5], size) != 0) return 0;
+  if (!(v = malloc((size_t)d->size * sizeof *v))) return 0;
+  same = numbers(f[6], v, d->size) == 0;
+  for (int i = 0; same && i < d->size; i++) same = v[i] == (double)d->parts[i].d;
+  free(v);
+  return same;
+}
+
+int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+                          tool_cal_runs *r) {
+  char path[4200], line[65536], *f[9];
+  int p = d->size, rc = FUPERMOD_SUCCESS, no = 0;
+  double *v = malloc(3 * (size_t)p * sizeof *v), whole;
+  FILE *fp;
+  memset(r, 0, sizeof *r);
+  r->p = p;
+  path_of(path, sizeof path, out, "calibration.csv");
+  if (!v) return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  if (!(fp = fopen(path, "r"))) {
+    free(v);
+    return errno == ENOENT ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  }
+  while (rc == FUPERMOD_SUCCESS && fgets(line, sizeof line, fp)) {
+    no++;
+    if (line[0] == '#' || strncmp(line, "launch,", 7) == 0) continue;
+    if (fields(line, f, 9) != 9 || numbers(f[7], &whole, 1) != 0)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not a calibration run (launch,date,version,platform,app,size,"
+                          "shares,whole,factors)", path, no);
+    else if (same_key(f, l, a, d)) {
+      if (numbers(f[8], v, 3 * p) != 0 || !(whole > 0))
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d factors and a whole run > 0 expected", path, no, 3 * p);
+      else rc = tool_cal_runs_add(r, whole, v);
+    }
+  }
+  fclose(fp);
+  free(v);
+  if (rc != FUPERMOD_SUCCESS) tool_cal_runs_free(r);
+  return rc;
+}
+
+static double median_of(double *v, int n) {
+  gsl_sort(v, 1, (size_t)n);
+  return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+}
+
+int tool_cal_pool(const tool_cal_runs *r, double *out, double *whole) {
+  int n = r->n, p = r->p, m = 0, rejected = 0;
+  double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w), *dev = malloc((size_t)(n > 0 ? n : 1) * sizeof *dev);
+  int *keep = calloc((size_t)(n > 0 ? n : 1), sizeof *keep);
+  double med = 0, mad = 0;
+  if (!w || !dev || !keep || n == 0) {
+    free(w), free(dev), free(keep);
+    *whole = NAN;
+    return 0;
+  }
+  memcpy(w, r->whole, (size_t)n * sizeof *w);
+  med = median_of(w, n);
+  for (int k = 0; k < n; k++) dev[k] = fabs(r->whole[k] - med);
+  mad = median_of(dev, n);
+  for (int k = 0; k < n; k++) {
+    keep[k] = fabs(r->whole[k] - med) <= fmax(5 * 1.4826 * mad, 0.2 * med);
+    rejected += !keep[k];
+  }
+  for (int k = 0; k < n; k++)
+    if (keep[k]) w[m++] = r->whole[k];
+  *whole = median_of(w, m);
+  for (int j = 0; j < 3 * p; j++) {
+    m = 0;
+    for (int k = 0; k < n; k++)
+      if (keep[k]) w[m++] = r->f[(size_t)k * 3 * p + j];
+    out[j] = median_of(w, m);
+  }
+  free(w), free(dev), free(keep);
+  return rejected;
+}
+
+static double rel_error(double pred, double meas) { return (pred - meas) / meas; }
+
+int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best) {
+  int rc;
+  FILE *fp = open_append(out, "history.csv", HIST_HEADER, &rc);
+  if (!fp) return rc;
+  for (int k = 0; k < nruns; k++) {
+    int first = 1, n = 0, chosen = 0;
+    double meas = 0, ci = 0;
+    for (int j = 0; j < k && first; j++) first = !tool_same_run(&runs[j], &runs[k]);
+    if (!first) continue;
+    put_head(fp, l, a);
+    for (int j = k; j < nruns; j++)
+      if (tool_same_run(&runs[k], &runs[j])) {
+        fprintf(fp, "%s%s", n ? "=" : "", runs[j].label);
+        meas += runs[j].meas_time, ci += runs[j].meas_run_ci, n++;
+        chosen |= j == best;
+      }
+    fprintf(fp, ",");
+    put_shares(fp, runs[k].dist);
+    fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%s,%d\n", runs[k].pred_run, runs[k].pred_run_ci, meas / n, ci / n,
+            tool_same_run(&runs[0], &runs[k]) ? "in" : "out", chosen);
+  }
+  return close_append(fp, out, "history.csv");
+}
+
+/* ---- fupermod model history ---- */
+
+typedef struct {
+  char launch[64], date[32], version[32], platform[32], app[16], size[24];
+  int out_k, out_n, in_k, in_n;
+  double err[64];
+  double chosen, best;
+} launch_app;
+
+static void print_one(const launch_app *x) {
+  double e[64], med = NAN, worst = NAN;
+  memcpy(e, x->err, (size_t)x->out_n * sizeof *e);
+  if (x->out_n > 0) {
+    med = median_of(e, x->out_n);
+    worst = e[x->out_n - 1];
+  }
+  printf("%s  %-7s %-8s %-6s n=%-6s out of sample %d of %d within 10 %% (median %.1f %%, worst %.1f %%); in sample %d of %d; "
+         "chosen %.4g s, best measured %.4g s (regret %.1f %%)\n",
+         x->date, x->version, x->platform + 8, x->app, x->size, x->out_k, x->out_n, 100 * med, 100 * worst, x->in_k, x->in_n,
+         x->chosen, x->best, 100 * (x->chosen / x->best - 1));
+}
+
+int tool_history_print(const char *dir) {
+  char path[4200], line[65536], *f[14];
+  launch_app cur;
+  int no = 0, have = 0, launches = 0, rc = FUPERMOD_SUCCESS;
+  FILE *fp;
+  snprintf(path, sizeof path, "%s/models/history.csv", dir);
+  if (!(fp = fopen(path, "r")))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s (fupermod run --out %s writes it)", path, strerror(errno), dir);
+  printf("# %s: each launch's whole-run predictions, scored strictly (|pred - meas| / meas <= 10 %%, each distinct\n"
+         "# distribution once, in sample the calibration's), and its choice's regret; platform: its fingerprint's last 8\n"
+         "# digits\n", path);
+  while (rc == FUPERMOD_SUCCESS && fgets(line, sizeof line, fp)) {
+    double v[4];
+    no++;
+    if (line[0] == '#' || strncmp(line, "launch,", 7) == 0) continue;
+    if (fields(line, f, 14) != 14 || numbers(f[8], &v[0], 1) || numbers(f[10], &v[1], 1) || numbers(f[13], &v[2], 1) ||
+        (strcmp(f[12], "in") != 0 && strcmp(f[12], "out") != 0)) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not a history line (launch,date,version,platform,app,size,names,"
+                          "shares,pred_run,pred_run_ci,meas_run,meas_run_ci,sample,chosen)", path, no);
+      break;
+    }
+    if (have && (strcmp(cur.launch, f[0]) != 0 || strcmp(cur.app, f[4]) != 0)) {
+      print_one(&cur);
+      have = 0;
+    }
+    if (!have) {
+      memset(&cur, 0, sizeof cur);
+      snprintf(cur.launch, sizeof cur.launch, "%s", f[0]);
+      snprintf(cur.date, sizeof cur.date, "%s", f[1]);
+      snprintf(cur.version, sizeof cur.version, "%s", f[2]);
+      snprintf(cur.platform, sizeof cur.platform, "%s", f[3]);
+      snprintf(cur.app, sizeof cur.app, "%s", f[4]);
+      snprintf(cur.size, sizeof cur.size, "%s", f[5]);
+      cur.best = INFINITY;
+      have = 1;
+      launches++;
+    }
+    double e = fabs(rel_error(v[0], v[1]));
+    if (strcmp(f[12], "in") == 0) cur.in_n++, cur.in_k += e <= 0.1;
+    else if (cur.out_n < 64) cur.err[cur.out_n++] = isnan(e) ? INFINITY : e, cur.out_k += e <= 0.1;
+    if (v[2] == 1) cur.chosen = v[1];
+    if (v[1] < cur.best) cur.best = v[1];
+  }
+  if (have && rc == FUPERMOD_SUCCESS) print_one(&cur);
+  fclose(fp);
+  if (rc == FUPERMOD_SUCCESS && launches == 0) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no launches recorded", path);
+  return rc;
+}

@@ -1,0 +1,53 @@
+/* What every fupermod run learns and keeps (docs/models.md, "History"): beside the models, in
+ * DIR/models/history.csv, each application's distinct distributions with their predicted and
+ * measured whole runs, launch by launch; in DIR/models/calibration.csv, each calibration run's
+ * factors. The next launch on the same platform calibrates on those runs and its own, robustly,
+ * and runs fewer calibration runs of its own. */
+#ifndef FUPERMOD_TOOLS_RUN_HISTORY_H
+#define FUPERMOD_TOOLS_RUN_HISTORY_H
+
+#include <stdint.h>
+#include "tools/run_report.h"
+
+/* One launch's identity: when, which fupermod, and on what (a fingerprint of every process's
+ * configuration line and host). */
+typedef struct {
+  char launch[64];   /* the launch's id: its UTC time and rank 0's process id */
+  char date[32];     /* ISO 8601, UTC */
+  uint64_t platform;
+} tool_launch;
+
+void tool_launch_init(tool_launch *l, uint64_t platform);
+
+/* Calibration runs: n runs of p processes, each its whole run and 3p factors (the layout of
+ * tools/cmd_run.c's cal_buf: computation, column phase, copies per byte). */
+typedef struct {
+  int n, p, cap;
+  double *whole;
+  double *f;
+} tool_cal_runs;
+
+void tool_cal_runs_free(tool_cal_runs *r);
+int tool_cal_runs_add(tool_cal_runs *r, double whole, const double *f);
+
+/* The calibration runs kept for (platform, app, size) on distribution d (the same shares), from
+ * DIR/models/calibration.csv (none: r->n = 0). A malformed line is an error naming it. */
+int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+                          tool_cal_runs *r);
+/* Append the launch's own calibration runs (runs[from..n-1]). */
+int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+                            const tool_cal_runs *r, int from);
+
+/* Append the launch's distinct distributions of app a (as the report counts them) to
+ * DIR/models/history.csv. */
+int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best);
+
+/* fupermod model history DIR: the prediction error and the regret, launch by launch. */
+int tool_history_print(const char *dir);
+
+/* Robust pooling of the calibration runs: a run whose whole time lies farther from the median than
+ * 5 x 1.4826 x MAD (and 20 % of it) is rejected (a spike of the host is not learned); out[j] the
+ * median of factor j over the others, *whole their median whole run. Returns the runs rejected. */
+int tool_cal_pool(const tool_cal_runs *r, double *out, double *whole);
+
+#endif
