@@ -370,3 +370,45 @@ double fupermod_fft2d_share_cost(long M, long N, int i, long d, uint64_t working
   return (factor(cal ? cal->comp : NULL, i) + factor(cal ? cal->cols : NULL, i)) * tcomp +
          2 * (own + msgs_of(cal) * (alpha + beta * 16.0 * d * (N - kept)));
 }
+
+/* ---- the whole-run partition on the prediction itself ---- */
+
+int fupermod_app_descend(fupermod_dist *d, long unit, fupermod_app_predict_fn pred, void *ctx, int max_moves,
+                         double *best, int *moves) {
+  int p, n = 0;
+  double cur;
+  if (!d || unit < 1 || !pred || max_moves < 0)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "descend: no distribution or prediction, or unit < 1, or max_moves < 0");
+  p = d->size;
+  cur = pred(d, ctx);
+  if (!isfinite(cur)) return fupermod_error(FUPERMOD_ERR_INPUT, "descend: the starting distribution has no prediction");
+  /* steps from large to the unit: far moves first, then the local minimum at the unit */
+  long big = unit;
+  while (big * 4 <= d->D / (2L * p) && big < (1L << 40)) big *= 4;
+  for (long step = big;; step = step / 4 > unit ? step / 4 : unit) {
+    for (;;) {
+      int bi = -1, bj = -1;
+      double bt = cur;
+      /* the best move of step units from one process to another (which may idle it, or wake one) */
+      for (int i = 0; i < p; i++) {
+        if (d->parts[i].d < step) continue;
+        for (int j = 0; j < p; j++) {
+          if (j == i) continue;
+          d->parts[i].d -= step, d->parts[j].d += step;
+          double t = pred(d, ctx);
+          d->parts[i].d += step, d->parts[j].d -= step;
+          /* strictly lower, beyond rounding: no cycling on equal predictions */
+          if (t < bt * (1 - 1e-12)) bt = t, bi = i, bj = j;
+        }
+      }
+      if (bi < 0 || n >= max_moves) break;
+      d->parts[bi].d -= step, d->parts[bj].d += step;
+      cur = bt;
+      n++;
+    }
+    if (step == unit || n >= max_moves) break;
+  }
+  if (best) *best = cur;
+  if (moves) *moves = n;
+  return FUPERMOD_SUCCESS;
+}

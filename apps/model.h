@@ -91,6 +91,20 @@ double fupermod_summa_share_cost(int n, int b, int i, long d, uint64_t working, 
 double fupermod_fft2d_share_cost(long M, long N, int i, long d, uint64_t working, double tcomp,
                                  const fupermod_comm *cm, const fupermod_app_cal *cal);
 
+/* A whole-run prediction of distribution d (a NaN or infinity where there is none). */
+typedef double (*fupermod_app_predict_fn)(const fupermod_dist *d, void *ctx);
+
+/* The whole-run partition on the prediction itself: from d, the best move of a step of units
+ * from one process to another (idling it, or waking an idle one) while the prediction falls by
+ * more than rounding, the steps from large to `unit` (the last: a local minimum at one unit: no
+ * single move of one unit between two processes lowers the prediction), at most max_moves moves.
+ * *best: d's prediction after them, *moves: the moves made (may be NULL). The per-process costs
+ * of fupermod_summa_share_cost and fupermod_fft2d_share_cost approximate the prediction (its
+ * phases end each with its slowest process, a process's messages depend on the others' shares):
+ * the exact partition over them is where this descent starts. */
+int fupermod_app_descend(fupermod_dist *d, long unit, fupermod_app_predict_fn pred, void *ctx, int max_moves,
+                         double *best, int *moves);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -507,6 +507,8 @@ static double run_time_of(int i, double units, double *ci, void *ctx) {
   return c->r->dist->parts[i].t * s;
 }
 
+static int predict_quiet; /* the descent's trial distributions: a failed prediction is no news */
+
 /* The whole run on r's distribution, by the application's cost model with the measured links. */
 static void predict_run(run_t *r, const app_t *a) {
   run_time_ctx c = {r, a};
@@ -517,7 +519,7 @@ static void predict_run(run_t *r, const app_t *a) {
                 : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, cl, &pr);
   r->pred_run = rc == FUPERMOD_SUCCESS ? pr.time : NAN;
   r->pred_run_ci = rc == FUPERMOD_SUCCESS ? pr.ci : NAN;
-  if (rc != FUPERMOD_SUCCESS)
+  if (rc != FUPERMOD_SUCCESS && !predict_quiet)
     fprintf(stderr, "fupermod run: %s: no whole-run prediction for %s: %s\n", a->name, r->label, fupermod_error_message());
 }
 
@@ -911,9 +913,39 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
                  : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, cl);
 }
 
+/* The whole-run prediction of distribution d as it would run (fupermod_app_predict_fn; rank 0):
+ * SUMMA's on the layout realise_layouts gives it. */
+typedef struct {
+  const app_t *a;
+  const fupermod_points *f;
+  const int *leader;
+} descend_ctx;
+
+static double predict_dist(const fupermod_dist *d, void *ctx) {
+  const descend_ctx *c = ctx;
+  fupermod_dist *x = fupermod_dist_alloc(d->D, d->size);
+  run_t r;
+  double t = NAN;
+  if (!x) return NAN;
+  fupermod_dist_copy(x, d);
+  run_init(&r, "whole-run", x);
+  if (!c->a->b || tool_dist_layout(r.dist, (int)(c->a->n / c->a->b), (int)(c->a->n / c->a->b), area_time, (void *)c->f,
+                                   &r.layout, NULL) == FUPERMOD_SUCCESS) {
+    predict_quiet = 1;
+    predict(&r, c->f, c->a, c->leader);
+    predict_quiet = 0;
+    t = r.pred_run;
+  }
+  run_free(&r);
+  return t;
+}
+
 /* The distribution of least whole-run cost over every set of working processes (partitioners/whole.h),
- * in steps of one unit or of the granule; rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
-static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, int *rc, int *mode) {
+ * in steps of one unit or of the granule, exact on the per-process costs (an approximation of
+ * the prediction, apps/model.h), then descended on the prediction itself to a local minimum
+ * (fupermod_app_descend); rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
+static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, const int *leader, int *rc,
+                                      int *mode) {
   int rank;
   long *d = calloc((size_t)size, sizeof *d);
   /* every share the application realises well (a block; 8 rows of the 2D-FFT, whose column phase
@@ -931,6 +963,22 @@ static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, 
     *mode = res.mode;
     if (*rc == FUPERMOD_SUCCESS && unit > 1)
       printf("   whole-run partition: shares in steps of %ld units (the grid's), as every unit would cost too much\n", unit);
+    if (*rc == FUPERMOD_SUCCESS && size <= 32) {
+      /* the per-process costs approximate the prediction; the prediction itself decides the shares */
+      descend_ctx dc = {a, f, leader};
+      fupermod_dist *x = fupermod_dist_alloc(a->D, size);
+      double start = NAN, best = NAN;
+      int moves = 0;
+      for (int i = 0; x && i < size; i++) x->parts[i].d = d[i] * unit;
+      if (x && isfinite(start = predict_dist(x, &dc)) &&
+          fupermod_app_descend(x, unit, predict_dist, &dc, 1000, &best, &moves) == FUPERMOD_SUCCESS) {
+        for (int i = 0; i < size; i++) d[i] = x->parts[i].d / unit;
+        printf("   whole-run partition: exact on the per-process costs (an approximation), then %d move%s on the whole-run "
+               "prediction itself: %.4g s to %.4g s, a local minimum (docs/models.md)\n", moves, moves == 1 ? "" : "s",
+               start, best);
+      }
+      fupermod_dist_free(x);
+    }
   }
   *rc = tool_agree(SUB, *rc, MPI_COMM_WORLD);
   if (*rc != FUPERMOD_SUCCESS) {
@@ -1334,7 +1382,8 @@ done:
 
 /* The whole-run candidate (whole_partition, on the calibrated model), run where it differs from
  * every other distribution: put second, its layout realised. Collective. */
-static int add_whole(const options *o, const app_t *a, fupermod_points *all, int size, run_t *runs, int *nruns) {
+static int add_whole(const options *o, const app_t *a, fupermod_points *all, int size, const int *leader, run_t *runs,
+                     int *nruns) {
   int rc, mode = FUPERMOD_WHOLE_EXACT, rank;
   fupermod_dist *dw;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1343,7 +1392,7 @@ static int add_whole(const options *o, const app_t *a, fupermod_points *all, int
     if (rank == 0) printf("   whole-run partition: not run for %d processes (at most 63)\n", size);
     return FUPERMOD_SUCCESS;
   }
-  if (!(dw = whole_partition(a, all, size, &rc, &mode))) return rc;
+  if (!(dw = whole_partition(a, all, size, leader, &rc, &mode))) return rc;
   if (rank == 0 && mode == FUPERMOD_WHOLE_NESTED)
     printf("   whole-run partition: too many processes for every working set; searched the nested sets of the\n"
            "   fastest processes (a heuristic, docs/algorithms.md)\n");
@@ -1572,7 +1621,7 @@ static int run_app(const options *o, app_t *a) {
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
   if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
-  if ((rc = add_whole(o, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
