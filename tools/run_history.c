@@ -208,6 +208,14 @@ int tool_cal_pool(const tool_cal_runs *r, double *out, double *whole) {
   return rejected;
 }
 
+/* Runs on one distribution: the same shares and the same prediction (the same layout, then: a
+ * square-corner layout of equal areas is priced otherwise) were measured under several names. */
+int tool_same_run(const run_t *x, const run_t *y) {
+  for (int i = 0; i < x->dist->size; i++)
+    if (x->dist->parts[i].d != y->dist->parts[i].d) return 0;
+  return x->pred_run == y->pred_run || (isnan(x->pred_run) && isnan(y->pred_run));
+}
+
 static double rel_error(double pred, double meas) { return (pred - meas) / meas; }
 
 int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best) {

@@ -284,14 +284,6 @@ static void write_plots(const run_report *r) {
   else printf("   gnuplot not available: plot script %s\n", script);
 }
 
-/* Runs on one distribution: the same shares and the same prediction (the same layout, then: a
- * square-corner layout of equal areas is priced otherwise) were measured under several names. */
-int tool_same_run(const run_t *x, const run_t *y) {
-  for (int i = 0; i < x->dist->size; i++)
-    if (x->dist->parts[i].d != y->dist->parts[i].d) return 0;
-  return x->pred_run == y->pred_run || (isnan(x->pred_run) && isnan(y->pred_run));
-}
-
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);

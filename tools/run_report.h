@@ -82,7 +82,8 @@ typedef struct {
   double regret;                 /* chosen_meas / best_meas - 1 */
 } run_accounting;
 int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *acc);
-/* Runs on one distribution: the same shares and the same prediction (so the same layout). */
+/* Runs on one distribution: the same shares and the same prediction (so the same layout);
+ * tools/run_history.c. */
 int tool_same_run(const run_t *x, const run_t *y);
 
 /* Print the tables; write OUT/report-APP.csv, summary-APP.csv, the plot data and the gnuplot

@@ -28,7 +28,7 @@ one() {
   if [ $t = cli ]; then
     # the tools' files instrumented, the library from the main build
     clang $cflags -I"$libdir/.." "$src/tests/fuzz/fuzz_cli.c" "$src/tools/cmd_partition.c" "$src/tools/cmd_model.c" \
-      "$src/tools/common.c" "$src/tools/load.c" "$src/tools/mpi_init.c" -L"$libdir" -Wl,-rpath,"$libdir" -lfupermod $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
+      "$src/tools/run_history.c" "$src/tools/common.c" "$src/tools/load.c" "$src/tools/mpi_init.c" -L"$libdir" -Wl,-rpath,"$libdir" -lfupermod $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
   else
     clang $cflags "$src/tests/fuzz/fuzz_$t.c" $common $extra $libs -o "$out/fuzz_$t" 2>"$out/build_$t.log"
   fi || { echo "fuzz: fuzz_$t: FAIL, cannot build (see $out/build_$t.log)" >&2; return 1; }
