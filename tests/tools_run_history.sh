@@ -3,55 +3,64 @@
 # calibration runs and its distinct distributions' predicted and measured whole runs beside the
 # models; the next launch on the same platform calibrates on those runs and one of its own; a
 # 100x spike in the history is rejected, not learned; a platform that drifted is calibrated
-# afresh; fupermod model history prints each launch's strict score and regret; a malformed
+# afresh, and the runs before it stop counting; fupermod model history prints each launch's strict
+# score and regret; a malformed
 # history line is an error naming it.
 . "$top_srcdir/tests/tap.sh"
 MPI="$MPIEXEC --oversubscribe --bind-to none"
 OUT=$TMPD/results
 printf 'localhost 0 none cpu\nlocalhost 1 none cpu\nlocalhost 2 none cpu\n' >"$TMPD/three.conf"
-run() { $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/three.conf" --out "$OUT" --size 256 --dgemm-b 32 --points 8 --reps 2 \
+# sizes whose runs last milliseconds (28 ms, 6 ms here), not the microseconds that a loaded host scatters
+run() { $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/three.conf" --out "$OUT" --size 1024 --dgemm-b 64 --points 8 --reps 2 \
   -r 2 -R 3 --full-grid --race-rounds 2 >"$TMPD/out$1" 2>"$TMPD/err$1"; }
 # the factors a launch calibrated with: the numbers of its "over its functions" line
 factors() { grep "fupermod run: $1: the application over its functions" "$TMPD/err$2" | sed 's/.*(median)://; s/;.*//'; }
 run 1
 ok $? "launch 1"
-ok "$(grep -q 'fupermod run: dgemm: calibration on 3 runs of this launch and 0 of earlier ones' "$TMPD/err1" &&
-  grep -q 'fupermod run: fft: calibration on 5 runs of this launch and 0 of earlier ones' "$TMPD/err1"; echo $?)" \
+ok "$(grep -q 'fupermod run: dgemm: calibration on 3 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err1" &&
+  grep -q 'fupermod run: fft: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err1"; echo $?)" \
   "launch 1 calibrates on its own runs: 3 (SUMMA), 5 (2D-FFT)"
-ok "$([ "$(grep -c ',dgemm,256,' "$OUT/models/calibration.csv")" -eq 3 ] && [ "$(grep -c ',fft,256,' "$OUT/models/calibration.csv")" -eq 5 ] &&
-  [ "$(grep -c ',dgemm,256,' "$OUT/models/history.csv")" -ge 3 ]; echo $?)" \
+ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 3 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 5 ] &&
+  [ "$(grep -c ',dgemm,1024,' "$OUT/models/history.csv")" -ge 3 ]; echo $?)" \
   "its calibration runs and its distributions are kept beside the models"
 run 2
 ok $? "launch 2"
-ok "$(grep -q 'fupermod run: dgemm: 1 run on the paraleph distribution to calibrate the whole-run model (with the earlier launches' "'"'runs)' "$TMPD/err2" &&
-  grep -q 'fupermod run: dgemm: calibration on 1 run of this launch and 3 of earlier ones' "$TMPD/err2" &&
-  grep -q 'fupermod run: fft: calibration on 1 run of this launch and 5 of earlier ones' "$TMPD/err2"; echo $?)" \
-  "launch 2 runs one calibration run and pools it with the 3 and 5 kept"
+# one run of its own checks the platform (all of them again where that one is off: a loaded host)
+ok "$(grep -q 'fupermod run: dgemm: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 3 of earlier ones' "$TMPD/err2" &&
+  grep -q 'fupermod run: fft: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err2" &&
+  grep -q 'fupermod run: dgemm: 1 run on the paraleph distribution to calibrate the whole-run model (with the earlier launches' "'"'runs)' "$TMPD/err2"; echo $?)" \
+  "launch 2 checks the platform with one calibration run and pools with the 3 and 5 kept"
+grep 'fupermod run: .*calibrat' "$TMPD/err2" | sed 's/^/# /'
 # a 100x spike: a stalled host's run, whole run and factors 100 times the others
 awk -F, -v OFS=, '$5 == "dgemm" && !done { $1 = "spike"; $8 *= 100; n = split($9, f, " "); $9 = ""
   for (i = 1; i <= n; i++) $9 = $9 (i > 1 ? " " : "") f[i] * 100; print; done = 1 }' "$OUT/models/calibration.csv" >"$TMPD/spike"
 cat "$TMPD/spike" >>"$OUT/models/calibration.csv"
 run 3
 ok $? "launch 3, a 100x spike in the history"
-ok "$(grep -q 'fupermod run: dgemm: calibration on 1 run of this launch and 5 of earlier ones; [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
+ok "$(grep -q 'fupermod run: dgemm: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones (median [0-9.e-]* s); [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
   "the spike is rejected, not learned ($(grep 'dgemm: calibration on' "$TMPD/err3"))"
 f2=$(factors dgemm 2) f3=$(factors dgemm 3)
 echo "# dgemm factors: launch 2: $f2; launch 3: $f3"
 ok "$(echo "$f2 | $f3" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " "); if (n != 3) exit 1
     for (i = 1; i <= n; i++) if (b[i] > 2 * a[i] || b[i] < a[i] / 2) exit 1 }'; echo $?)" \
   "launch 3's factors stay near launch 2's, far from 100 times them"
-# a platform that drifted: every kept 2D-FFT run three times slower than this machine runs now
-awk -F, -v OFS=, '$5 == "fft" { $8 *= 3 } { print }' "$OUT/models/calibration.csv" >"$TMPD/cal" && cp "$TMPD/cal" "$OUT/models/calibration.csv"
+# a platform that drifted: every kept 2D-FFT run ten times slower than this machine runs now
+awk -F, -v OFS=, '$5 == "fft" { $8 *= 10 } { print }' "$OUT/models/calibration.csv" >"$TMPD/cal" && cp "$TMPD/cal" "$OUT/models/calibration.csv"
 run 4
-ok $? "launch 4, the history three times slower"
+ok $? "launch 4, the history ten times slower"
 ok "$(grep -q 'fupermod run: fft: the platform drifted: whole runs of .* calibrated on this launch' "$TMPD/err4" &&
-  grep -q 'fupermod run: fft: calibration on 5 runs of this launch and 0 of earlier ones' "$TMPD/err4"; echo $?)" \
+  grep -q 'fupermod run: fft: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err4"; echo $?)" \
   "the drift is detected and the 2D-FFT calibrated afresh on 5 runs of its own"
+grep 'fupermod run: fft: .*\(drift\|calibrat\)' "$TMPD/err4" | sed 's/^/# /'
+run 5
+ok $? "launch 5, after the drift"
+ok "$(grep -q 'fupermod run: fft: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err5"; echo $?)" \
+  "the runs before the drift no longer count: launch 5 pools with launch 4's 5 alone ($(grep 'fft: calibration on' "$TMPD/err5"))"
 "$FUPERMOD" model history "$OUT" >"$TMPD/hist" 2>&1
 ok $? "fupermod model history"
 sed 's/^/# /' "$TMPD/hist" | head -12
-ok "$([ "$(grep -cE '^20[0-9-]+T[0-9:]+Z .* (dgemm|fft) +n=256 +out of sample [0-9]+ of [0-9]+ within 10 % \(median .*\); in sample [0-9] of [0-9]; chosen .* \(regret [0-9.-]+ %\)$' "$TMPD/hist")" -eq 8 ]; echo $?)" \
-  "it prints both applications of the 4 launches, each scored with its regret"
+ok "$([ "$(grep -cE '^20[0-9-]+T[0-9:]+Z .* (dgemm|fft) +n=1024 +out of sample [0-9]+ of [0-9]+ within 10 % \(median .*\); in sample [0-9] of [0-9]; chosen .* \(regret [0-9.-]+ %\)$' "$TMPD/hist")" -eq 10 ]; echo $?)" \
+  "it prints both applications of the 5 launches, each scored with its regret"
 echo 'not,a,history,line' >>"$OUT/models/history.csv"
 expect_exit 1 "a malformed history line" -- "$FUPERMOD" model history "$OUT"
 stderr_has "history.csv:[0-9]+: not a history line" "the error names the file and the line"

@@ -1235,22 +1235,25 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
   return rc;
 }
 
-/* Whether the launch's own runs left the platform the history knows: their median whole run
- * farther from the history's median than 5 x 1.4826 x its MAD and 50 % of it (rank 0). */
+/* Whether the launch's own runs left the platform the history knows: the ratio of their median
+ * whole run to the history's beyond 1.5 either way and beyond 5 x 1.4826 MADs of the history's
+ * log times, or beyond 2 either way whatever the history's scatter (rank 0). */
 static int drifted(const tool_cal_runs *past, const tool_cal_runs *now, double *mp, double *mn) {
-  double *f = malloc(3 * (size_t)now->p * sizeof *f), *dev = malloc((size_t)past->n * sizeof *dev), mad;
+  double *f = malloc(3 * (size_t)now->p * sizeof *f), *dev = malloc((size_t)past->n * sizeof *dev), mad, r;
   if (!f || !dev) {
     free(f), free(dev);
     return 0;
   }
   tool_cal_pool(past, f, mp);
   tool_cal_pool(now, f, mn);
-  for (int k = 0; k < past->n; k++) dev[k] = fabs(past->whole[k] - *mp);
+  for (int k = 0; k < past->n; k++) dev[k] = fabs(log(past->whole[k] / *mp));
   gsl_sort(dev, 1, (size_t)past->n);
   mad = gsl_stats_median_from_sorted_data(dev, 1, (size_t)past->n);
   free(f), free(dev);
-  /* 50 %: the 2D-FFT's whole runs scatter by 10-20 % from one launch to the next on shared cores */
-  return fabs(*mn - *mp) > fmax(5 * 1.4826 * mad, 0.5 * *mp);
+  r = fabs(log(*mn / *mp));
+  /* 1.5: the 2D-FFT's whole runs scatter by 10-20 % from one launch to the next on shared cores;
+   * 2: a loaded host's history may scatter so much that its MADs would hide any drift */
+  return r > log(2.0) || (r > log(1.5) && r > 5 * 1.4826 * mad);
 }
 
 /* The factors and the median whole run of the calibration runs (now's, and the history's unless
@@ -1264,9 +1267,16 @@ static void pool_factors(const options *o, const app_t *a, const tool_cal_runs *
   for (int k = 0; k < now->n && rc == FUPERMOD_SUCCESS; k++) rc = tool_cal_runs_add(&all, now->whole[k], now->f + (size_t)k * 3 * now->p);
   rej = tool_cal_pool(rc == FUPERMOD_SUCCESS ? &all : now, cal_buf, m);
   /* what was rejected is said even with -q: a spike of the host, not learned */
-  if (!o->quiet || rej)
-    fprintf(stderr, "fupermod run: %s: calibration on %d run%s of this launch and %d of earlier ones%s", a->name, now->n,
-            now->n == 1 ? "" : "s", drift ? 0 : past->n, rej ? "" : "\n");
+  if (!o->quiet || rej) {
+    double *f = malloc(3 * (size_t)now->p * sizeof *f), mn = NAN, mp = NAN;
+    if (f) tool_cal_pool(now, f, &mn);
+    if (f && past->n > 0 && !drift) tool_cal_pool(past, f, &mp);
+    free(f);
+    fprintf(stderr, "fupermod run: %s: calibration on %d run%s of this launch (median %.4g s) and %d of earlier ones", a->name,
+            now->n, now->n == 1 ? "" : "s", mn, drift ? 0 : past->n);
+    if (past->n > 0 && !drift) fprintf(stderr, " (median %.4g s)", mp);
+    fprintf(stderr, "%s", rej ? "" : "\n");
+  }
   if (rej) fprintf(stderr, "; %d outlying (a whole run beyond 5 MADs and 20 %% of the median) rejected\n", rej);
   tool_cal_runs_free(&all);
 }
@@ -1364,7 +1374,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
                            cal.group};
   solo_factors(size);
   message_factor(a, base, m);
-  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, 0) != FUPERMOD_SUCCESS)
+  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, 0, drift) != FUPERMOD_SUCCESS)
     fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);

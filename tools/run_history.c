@@ -15,7 +15,7 @@
 #include "tools/run_history.h"
 
 #define CAL_HEADER "# fupermod calibration runs v1 (docs/models.md, \"History\")\n" \
-                   "launch,date,version,platform,app,size,shares,whole,factors\n"
+                   "launch,date,version,platform,app,size,shares,whole,factors,fresh\n"
 #define HIST_HEADER "# fupermod history v1 (docs/models.md, \"History\")\n" \
                     "launch,date,version,platform,app,size,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,sample,chosen\n"
 
@@ -88,7 +88,7 @@ static void put_head(FILE *fp, const tool_launch *l, const app_t *a) {
 }
 
 int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
-                            const tool_cal_runs *r, int from) {
+                            const tool_cal_runs *r, int from, int fresh) {
   int rc;
   FILE *fp = open_append(out, "calibration.csv", CAL_HEADER, &rc);
   if (!fp) return rc;
@@ -97,7 +97,7 @@ int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *
     put_shares(fp, d);
     fprintf(fp, ",%.9g,", r->whole[k]);
     for (int j = 0; j < 3 * r->p; j++) fprintf(fp, "%s%.9g", j ? " " : "", r->f[(size_t)k * 3 * r->p + j]);
-    fprintf(fp, "\n");
+    fprintf(fp, ",%d\n", fresh);
   }
   return close_append(fp, out, "calibration.csv");
 }
@@ -142,7 +142,7 @@ static int same_key(char **f, const tool_launch *l, const app_t *a, const fuperm
 
 int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
                           tool_cal_runs *r) {
-  char path[4200], line[65536], *f[9];
+  char path[4200], line[65536], *f[10], reset[64] = "";
   int p = d->size, rc = FUPERMOD_SUCCESS, no = 0;
   double *v = malloc(3 * (size_t)p * sizeof *v), whole;
   FILE *fp;
@@ -157,13 +157,20 @@ int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a,
   while (rc == FUPERMOD_SUCCESS && fgets(line, sizeof line, fp)) {
     no++;
     if (line[0] == '#' || strncmp(line, "launch,", 7) == 0) continue;
-    if (fields(line, f, 9) != 9 || numbers(f[7], &whole, 1) != 0)
+    if (fields(line, f, 10) != 10 || numbers(f[7], &whole, 1) != 0 || (strcmp(f[9], "0") != 0 && strcmp(f[9], "1") != 0))
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not a calibration run (launch,date,version,platform,app,size,"
-                          "shares,whole,factors)", path, no);
+                          "shares,whole,factors,fresh)", path, no);
     else if (same_key(f, l, a, d)) {
       if (numbers(f[8], v, 3 * p) != 0 || !(whole > 0))
         rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %d factors and a whole run > 0 expected", path, no, 3 * p);
-      else rc = tool_cal_runs_add(r, whole, v);
+      else {
+        /* a launch that calibrated afresh (the platform drifted): the runs before it no longer count */
+        if (strcmp(f[9], "1") == 0 && strcmp(reset, f[0]) != 0) {
+          r->n = 0;
+          snprintf(reset, sizeof reset, "%s", f[0]);
+        }
+        rc = tool_cal_runs_add(r, whole, v);
+      }
     }
   }
   fclose(fp);
