@@ -1,4 +1,5 @@
 #!/bin/bash
+# alone: launches compare their calibration runs; a test beside one launch and not the next is a drift
 # fupermod run learns from every launch (docs/models.md, "History"): each launch appends its
 # calibration runs and its distinct distributions' predicted and measured whole runs beside the
 # models; the next launch on the same platform calibrates on those runs and one of its own; a
