@@ -1374,7 +1374,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
                            cal.group};
   solo_factors(size);
   message_factor(a, base, m);
-  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, 0, drift) != FUPERMOD_SUCCESS)
+  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, drift) != FUPERMOD_SUCCESS)
     fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);

@@ -88,11 +88,11 @@ static void put_head(FILE *fp, const tool_launch *l, const app_t *a) {
 }
 
 int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
-                            const tool_cal_runs *r, int from, int fresh) {
+                            const tool_cal_runs *r, int fresh) {
   int rc;
   FILE *fp = open_append(out, "calibration.csv", CAL_HEADER, &rc);
   if (!fp) return rc;
-  for (int k = from; k < r->n; k++) {
+  for (int k = 0; k < r->n; k++) {
     put_head(fp, l, a);
     put_shares(fp, d);
     fprintf(fp, ",%.9g,", r->whole[k]);

@@ -35,10 +35,10 @@ int tool_cal_runs_add(tool_cal_runs *r, double whole, const double *f);
  * malformed line is an error naming it. */
 int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
                           tool_cal_runs *r);
-/* Append the launch's own calibration runs (runs[from..n-1]); fresh: the launch calibrated afresh
+/* Append the launch's own calibration runs; fresh: the launch calibrated afresh
  * (the platform drifted), so that the runs kept before it stop counting. */
 int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
-                            const tool_cal_runs *r, int from, int fresh);
+                            const tool_cal_runs *r, int fresh);
 
 /* Append the launch's distinct distributions of app a (as the report counts them) to
  * DIR/models/history.csv. */
