@@ -3,8 +3,11 @@
 # A process that does not pay for its messages is left idle: node2's process sits behind a slow
 # link (Linux traffic control on the loopback, the MPI TCP ports only, 200 Mbit/s) and shares a
 # core with node1's second process. fupermod run measures the links, chooses by the whole-run
-# prediction, and its choice leaves node2 idle and runs at most 1.02x the best of the fastest
-# process alone, even and the computation-only optimum (PARALEPH), measured in the same run.
+# prediction, and its choice leaves node2 idle and is not measurably slower than the fastest
+# process alone, even and the computation-only optimum (PARALEPH), measured in the same run: at
+# most 1.02x each, or within both measured intervals of it (and never beyond 1.25x). Near-equal
+# distributions of runs of 10-50 ms differ by a few % from one measurement to the next; what the
+# choice must not do is put node2 to work, which costs 10x here.
 . "$top_srcdir/tests/tap.sh"
 . "$top_srcdir/tests/cluster/setup.sh"
 if ! command -v tc >/dev/null || ! tc qdisc show dev lo | grep -q '^qdisc noqueue 0: root'; then
@@ -42,7 +45,7 @@ for app in dgemm fft; do
   awk -v app="$app" '/^== / { cur = $2 } cur != app":" { next }
       /^   distribution +comp t/ { intab = 1; next }
       intab && ($2 ~ /^[0-9]/ || ($2 == "*" && $3 ~ /^[0-9]/)) { star = ($2 == "*"); o = star ? 1 : 0
-        print $1, star, $(3 + o), $(5 + o); next }
+        print $1, star, $(3 + o), $(5 + o), $(6 + o); next }
       { intab = 0 }' run.out >"t-$app"
   sed "s/^/# $app: /" "t-$app"
   chosen=$(awk '$2 == 1 { print $1 }' "t-$app")
@@ -51,12 +54,13 @@ for app in dgemm fft; do
   ok "$([ -n "$chosen" ] && awk -v c="$chosen" '$1 == c { exit !($4 == 0) }' "d-$app"; echo $?)" \
     "$app: the choice ($chosen) leaves node2's process idle"
   # against each reference: the same shares are the same distribution; otherwise the measured runs
-  ok "$(awk -v c="$chosen" 'NR == FNR { s[$1] = $2 " " $3 " " $4; next } { t[$1] = $4 }
+  ok "$(awk -v c="$chosen" 'NR == FNR { s[$1] = $2 " " $3 " " $4; next } { t[$1] = $4; h[$1] = $5 }
         END { bad = 0
               for (r in t) if (r == "fastest-alone" || r == "even" || r == "paraleph")
-                if (s[r] != s[c] && t[c] > 1.02 * t[r]) { bad = 1; print "# " c " " t[c] " s vs " r " " t[r] " s" >"/dev/stderr" }
+                if (s[r] != s[c] && (t[c] > 1.25 * t[r] || (t[c] > 1.02 * t[r] && t[c] - h[c] > t[r] + h[r]))) {
+                  bad = 1; print "# " c " " t[c] " +- " h[c] " s vs " r " " t[r] " +- " h[r] " s" >"/dev/stderr" }
               exit bad }' "d-$app" "t-$app"; echo $?)" \
-    "$app: the choice runs at most 1.02x the fastest alone, even and PARALEPH"
+    "$app: the choice is not measurably slower than the fastest alone, even and PARALEPH"
   ok "$(grep -A200 "^== $app" run.out | grep -m1 -q '^   whole-run predictions: out of sample [0-9]* of [0-9]* within 10 %.*; in sample [0-9]* of [0-9]*; chosen'; echo $?)" \
     "$app: the report ends with the whole-run predictions line"
 done
