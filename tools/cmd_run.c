@@ -523,6 +523,28 @@ static void predict_run(run_t *r, const app_t *a) {
     fprintf(stderr, "fupermod run: %s: no whole-run prediction for %s: %s\n", a->name, r->label, fupermod_error_message());
 }
 
+/* r's whole run by the two wrong models the report scores beside the model (run_report.h): the
+ * functions and links alone (the calibration's factors 1; the structure kept: core groups, shared
+ * memory, direct transforms), and the calibrated model without messages (rank 0). */
+static void predict_wrong(run_t *r, const app_t *a) {
+  fupermod_app_cal saved = cal;
+  fupermod_comm saved_links = links;
+  double *solo = cal_solo;
+  predict_quiet++;
+  cal = (fupermod_app_cal){NULL, NULL, NULL, saved.direct, saved.shared, 0, saved.group};
+  cal_solo = NULL;
+  predict_run(r, a);
+  r->pred_wrong[TOOL_MODEL_UNCALIBRATED] = r->pred_run;
+  cal = saved;
+  cal_solo = solo;
+  links.p = 0;
+  predict_run(r, a);
+  r->pred_wrong[TOOL_MODEL_NO_MESSAGES] = r->pred_run;
+  links = saved_links;
+  predict_quiet--;
+  predict_run(r, a); /* the model's own, per process too */
+}
+
 /* Predictions of a distribution from the measured functions. Processes that time-share cores
  * (leader[i], the lowest rank of i's group) were measured together, each with the same size:
  * their point at x is how long their cores need for x from each of them. The group's
@@ -1634,7 +1656,10 @@ static int run_app(const options *o, app_t *a) {
   if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
-    for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
+    for (int k = 0; k < nruns; k++) {
+      predict(&runs[k], all, a, leader);
+      predict_wrong(&runs[k], a);
+    }
   if ((rc = choose(o, &tp, a, share, runs, nruns, &best, &choice)) != FUPERMOD_SUCCESS) goto done;
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */

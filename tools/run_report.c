@@ -308,7 +308,7 @@ static void distinct_runs(const run_t *runs, int nruns, int *group, double *meas
   }
 }
 
-int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *acc) {
+int tool_run_accounting(const run_t *runs, int nruns, int best, int model, run_accounting *acc) {
   int *group = malloc((size_t)nruns * sizeof *group), *sample = malloc((size_t)nruns * sizeof *sample);
   double *meas = malloc((size_t)nruns * sizeof *meas), *err = malloc((size_t)nruns * sizeof *err);
   int rc = FUPERMOD_SUCCESS;
@@ -319,7 +319,8 @@ int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *
   else distinct_runs(runs, nruns, group, meas, sample);
   for (int k = 0; rc == FUPERMOD_SUCCESS && k < nruns; k++) {
     if (group[k] != k) continue;
-    double e = fabs(runs[k].pred_run - meas[k]) / meas[k]; /* NaN where no prediction: never within */
+    double pred = model == TOOL_MODEL_REAL ? runs[k].pred_run : runs[k].pred_wrong[model];
+    double e = fabs(pred - meas[k]) / meas[k]; /* NaN where no prediction: never within */
     acc->distinct++;
     if (meas[k] < acc->best_meas) acc->best_meas = meas[k];
     if (group[best] == k) acc->chosen_meas = meas[k];
@@ -350,7 +351,8 @@ static void write_predictions_csv(const run_report *r) {
   snprintf(path, sizeof path, "%s/predictions-%s.csv", r->o->out, r->a->name);
   if (group && sample && meas && fupermod_atomic_open(&af, path) == FUPERMOD_SUCCESS) {
     distinct_runs(r->runs, n, group, meas, sample);
-    fprintf(af.fp, "app,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,rel_error,sample,chosen\n");
+    fprintf(af.fp, "app,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,rel_error,sample,chosen,pred_uncalibrated,"
+                   "pred_no_messages\n");
     for (int k = 0; k < n; k++) {
       if (group[k] != k) continue;
       double ci = 0;
@@ -364,12 +366,28 @@ static void write_predictions_csv(const run_report *r) {
       fprintf(af.fp, ",");
       for (int i = 0; i < r->size; i++) fprintf(af.fp, "%s%ld", i ? " " : "", r->runs[k].dist->parts[i].d);
       /* the pooled mean's half-width: the names' means, each of as many rounds (a bound) */
-      fprintf(af.fp, ",%.9g,%.9g,%.9g,%.9g,%.6g,%s,%d\n", r->runs[k].pred_run, r->runs[k].pred_run_ci, meas[k], ci / m,
-              (r->runs[k].pred_run - meas[k]) / meas[k], sample[k] ? "in" : "out", group[r->best] == k);
+      fprintf(af.fp, ",%.9g,%.9g,%.9g,%.9g,%.6g,%s,%d,%.9g,%.9g\n", r->runs[k].pred_run, r->runs[k].pred_run_ci, meas[k],
+              ci / m, (r->runs[k].pred_run - meas[k]) / meas[k], sample[k] ? "in" : "out", group[r->best] == k,
+              r->runs[k].pred_wrong[0], r->runs[k].pred_wrong[1]);
     }
     fupermod_atomic_commit(&af);
   }
   free(group), free(sample), free(meas);
+}
+
+/* Two wrong models scored as the model is, out of sample, so that a reader sees what the score
+ * tells apart on this platform: where the calibration, or the messages, do not matter, the wrong
+ * model scores as well (and the configuration cannot show the model's worth on them). */
+static void print_wrong(const run_report *r) {
+  static const char *what[2] = {"uncalibrated (the functions and links alone)", "without messages"};
+  printf("   wrong models, scored alike for comparison:");
+  for (int m = TOOL_MODEL_UNCALIBRATED; m <= TOOL_MODEL_NO_MESSAGES; m++) {
+    run_accounting acc;
+    if (tool_run_accounting(r->runs, r->nruns, r->best, m, &acc) != FUPERMOD_SUCCESS) return;
+    printf("%s %s out of sample %d of %d within 10 %% (median %.1f %%)", m ? ";" : "", what[m], acc.out_k, acc.out_n,
+           100 * acc.median);
+  }
+  printf("\n");
 }
 
 /* The predictions counted strictly (|pred - meas| / meas <= 10 %), each distinct distribution once,
@@ -377,7 +395,7 @@ static void write_predictions_csv(const run_report *r) {
  * measured distribution; intervals are in the table, never used to count. */
 static void print_accounting(const run_report *r) {
   run_accounting acc;
-  if (tool_run_accounting(r->runs, r->nruns, r->best, &acc) != FUPERMOD_SUCCESS) return;
+  if (tool_run_accounting(r->runs, r->nruns, r->best, TOOL_MODEL_REAL, &acc) != FUPERMOD_SUCCESS) return;
   for (int k = 0; k < r->nruns; k++) {
     int first = 1, more = 0;
     for (int j = 0; j < k && first; j++) first = !tool_same_run(&r->runs[j], &r->runs[k]);
@@ -390,6 +408,7 @@ static void print_accounting(const run_report *r) {
   }
   printf("   in sample: the %s distribution, on which the whole-run model was calibrated; out of sample: the others\n",
          r->runs[0].label);
+  print_wrong(r);
   printf("   whole-run predictions: out of sample %d of %d within 10 %% (median %.1f %%, worst %.1f %%); in sample %d of %d; "
          "chosen %.4g s, best measured %.4g s (regret %.1f %%)\n",
          acc.out_k, acc.out_n, 100 * acc.median, 100 * acc.worst, acc.in_k, acc.in_n, acc.chosen_meas, acc.best_meas,

@@ -33,6 +33,7 @@ typedef struct {
   fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
   double pred_run, pred_run_ci;     /* the whole run predicted by the application's cost model (apps/model.h) */
   double *pred_comp, *pred_comm;    /* per process: its computation and its messages in that prediction */
+  double pred_wrong[2];             /* the same by two wrong models (TOOL_MODEL_UNCALIBRATED, _NO_MESSAGES) */
   double tsq, meas_run_ci;          /* the whole runs' sum of squares; the mean's confidence half-width */
   double *meas_rows, *meas_cols;    /* 2D-FFT, per process: its row and column phases (wall, mean) */
   double *meas_copy;                /* 2D-FFT, per process: its own copies (its busy time outside the phases) */
@@ -81,7 +82,10 @@ typedef struct {
   double chosen_meas, best_meas; /* the chosen distribution's measured run, the least measured */
   double regret;                 /* chosen_meas / best_meas - 1 */
 } run_accounting;
-int tool_run_accounting(const run_t *runs, int nruns, int best, run_accounting *acc);
+/* Which prediction is scored: the model's, or one of two wrong models, scored alike so that the
+ * report shows what the score can tell apart (docs/models.md, "Scored strictly"). */
+enum { TOOL_MODEL_REAL = -1, TOOL_MODEL_UNCALIBRATED = 0, TOOL_MODEL_NO_MESSAGES = 1 };
+int tool_run_accounting(const run_t *runs, int nruns, int best, int model, run_accounting *acc);
 /* Runs on one distribution: the same shares and the same prediction (so the same layout);
  * tools/run_history.c. */
 int tool_same_run(const run_t *x, const run_t *y);
