@@ -18,18 +18,23 @@ run() { $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/three.conf" --out "$OUT" --size
 factors() { grep "fupermod run: $1: the application over its functions" "$TMPD/err$2" | sed 's/.*(median)://; s/;.*//'; }
 run 1
 ok $? "launch 1"
-ok "$(grep -q 'fupermod run: dgemm: calibration on 3 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err1" &&
-  grep -q 'fupermod run: fft: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err1"; echo $?)" \
-  "launch 1 calibrates on its own runs: 3 (SUMMA), 5 (2D-FFT)"
-ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 3 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 5 ] &&
+ok "$(for d in paraleph even; do
+    grep -q "fupermod run: dgemm: $d: calibration on 3 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones" "$TMPD/err1" &&
+    grep -q "fupermod run: fft: $d: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones" "$TMPD/err1" || exit 1
+  done; echo $?)" \
+  "launch 1 calibrates on its own runs, on PARALEPH's distribution and on even: 3 each (SUMMA), 5 each (2D-FFT)"
+ok "$(grep -q 'fupermod run: dgemm: leave one out: calibrated on even alone, paraleph predicted [0-9.e-]* s, measured [0-9.e-]* s ([-+][0-9.]* %); calibrated on paraleph alone, even predicted' "$TMPD/err1" &&
+  grep -q "fupermod run: dgemm: their 95 % bootstrap intervals (over the calibration runs): [0-9.e-]*-[0-9.e-]* " "$TMPD/err1"; echo $?)" \
+  "each factor's bootstrap interval and the leave-one-out check are printed ($(grep -m1 'dgemm: leave one out' "$TMPD/err1" | cut -c 1-200))"
+ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 6 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 10 ] &&
   [ "$(grep -c ',dgemm,1024,' "$OUT/models/history.csv")" -ge 3 ]; echo $?)" \
   "its calibration runs and its distributions are kept beside the models"
 run 2
 ok $? "launch 2"
 # one run of its own checks the platform (all of them again where that one is off: a loaded host)
-ok "$(grep -q 'fupermod run: dgemm: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 3 of earlier ones' "$TMPD/err2" &&
-  grep -q 'fupermod run: fft: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err2" &&
-  grep -q 'fupermod run: dgemm: 1 run on the paraleph distribution to calibrate the whole-run model (with the earlier launches' "'"'runs)' "$TMPD/err2"; echo $?)" \
+ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 3 of earlier ones' "$TMPD/err2" &&
+  grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err2" &&
+  grep -q 'fupermod run: dgemm: calibration runs of the whole-run model: 1 on the paraleph distribution, 1 on the even one (with the earlier launches' "'"'runs)' "$TMPD/err2"; echo $?)" \
   "launch 2 checks the platform with one calibration run and pools with the 3 and 5 kept"
 grep 'fupermod run: .*calibrat' "$TMPD/err2" | sed 's/^/# /'
 # a 100x spike: a stalled host's run, whole run and factors 100 times the others
@@ -38,8 +43,8 @@ awk -F, -v OFS=, '$5 == "dgemm" && !done { $1 = "spike"; $8 *= 100; n = split($9
 cat "$TMPD/spike" >>"$OUT/models/calibration.csv"
 run 3
 ok $? "launch 3, a 100x spike in the history"
-ok "$(grep -q 'fupermod run: dgemm: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones (median [0-9.e-]* s); [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
-  "the spike is rejected, not learned ($(grep 'dgemm: calibration on' "$TMPD/err3"))"
+ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones (median [0-9.e-]* s); [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
+  "the spike is rejected, not learned ($(grep 'dgemm: paraleph: calibration on' "$TMPD/err3"))"
 f2=$(factors dgemm 2) f3=$(factors dgemm 3)
 echo "# dgemm factors: launch 2: $f2; launch 3: $f3"
 ok "$(echo "$f2 | $f3" | awk -F'|' '{ n = split($1, a, " "); split($2, b, " "); if (n != 3) exit 1
@@ -50,13 +55,13 @@ awk -F, -v OFS=, '$5 == "fft" { $8 *= 10 } { print }' "$OUT/models/calibration.c
 run 4
 ok $? "launch 4, the history ten times slower"
 ok "$(grep -q 'fupermod run: fft: the platform drifted: whole runs of .* calibrated on this launch' "$TMPD/err4" &&
-  grep -q 'fupermod run: fft: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err4"; echo $?)" \
+  grep -q 'fupermod run: fft: paraleph: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err4"; echo $?)" \
   "the drift is detected and the 2D-FFT calibrated afresh on 5 runs of its own"
 grep 'fupermod run: fft: .*\(drift\|calibrat\)' "$TMPD/err4" | sed 's/^/# /'
 run 5
 ok $? "launch 5, after the drift"
-ok "$(grep -q 'fupermod run: fft: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err5"; echo $?)" \
-  "the runs before the drift no longer count: launch 5 pools with launch 4's 5 alone ($(grep 'fft: calibration on' "$TMPD/err5"))"
+ok "$(grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err5"; echo $?)" \
+  "the runs before the drift no longer count: launch 5 pools with launch 4's 5 alone ($(grep 'fft: paraleph: calibration on' "$TMPD/err5"))"
 "$FUPERMOD" model history "$OUT" >"$TMPD/hist" 2>&1
 ok $? "fupermod model history"
 sed 's/^/# /' "$TMPD/hist" | head -12

@@ -29,6 +29,7 @@
 #include "tools/mpi_init.h"
 #include "tools/run_report.h"
 #include "tools/run_history.h"
+#include "tools/run_calib.h"
 
 static const char *SUB = "run";
 static int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
@@ -1251,6 +1252,18 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
       fk[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
     }
   }
+  /* A group time-sharing its cores ends a phase when its last member does: the members' own
+   * factors scatter between 1 and 1/members from run to run with how their phases fell in step
+   * (one finishing early on the cores the other then has alone), so each member takes the group's
+   * slowest, which is the phase's (the copies stay each member's own) */
+  for (int k = 0; fk && cal.group && rc == FUPERMOD_SUCCESS && k < 2; k++)
+    for (int g = 0; g < size; g++) {
+      double m = 0;
+      for (int i = 0; i < size; i++)
+        if (cal.group[i] == g && fk[k * size + i] > m) m = fk[k * size + i];
+      for (int i = 0; i < size; i++)
+        if (cal.group[i] == g && fk[k * size + i] > 0) fk[k * size + i] = m;
+    }
   r.dist = NULL;
   r.layout = NULL;
   run_free(&r);
@@ -1278,29 +1291,33 @@ static int drifted(const tool_cal_runs *past, const tool_cal_runs *now, double *
   return r > log(2.0) || (r > log(1.5) && r > 5 * 1.4826 * mad);
 }
 
-/* The factors and the median whole run of the calibration runs (now's, and the history's unless
- * the platform drifted), outlying runs rejected (rank 0). */
-static void pool_factors(const options *o, const app_t *a, const tool_cal_runs *past, const tool_cal_runs *now, int drift,
-                         double *m) {
-  tool_cal_runs all = {0, now->p, 0, NULL, NULL};
+/* The runs a set's fit uses (now's, and the history's unless the platform drifted) into *use; the
+ * line saying so, with their medians and the runs rejected as outlying (rank 0). */
+static int set_runs(const options *o, const app_t *a, const char *label, const tool_cal_runs *past,
+                    const tool_cal_runs *now, int drift, tool_cal_runs *use) {
   int rej, rc = FUPERMOD_SUCCESS;
+  double *f = malloc(3 * (size_t)now->p * sizeof *f), mn = NAN, mp = NAN, m;
+  use->p = now->p;
   for (int k = 0; !drift && k < past->n && rc == FUPERMOD_SUCCESS; k++)
-    rc = tool_cal_runs_add(&all, past->whole[k], past->f + (size_t)k * 3 * past->p);
-  for (int k = 0; k < now->n && rc == FUPERMOD_SUCCESS; k++) rc = tool_cal_runs_add(&all, now->whole[k], now->f + (size_t)k * 3 * now->p);
-  rej = tool_cal_pool(rc == FUPERMOD_SUCCESS ? &all : now, cal_buf, m);
+    rc = tool_cal_runs_add(use, past->whole[k], past->f + (size_t)k * 3 * past->p);
+  for (int k = 0; k < now->n && rc == FUPERMOD_SUCCESS; k++) rc = tool_cal_runs_add(use, now->whole[k], now->f + (size_t)k * 3 * now->p);
+  if (rc != FUPERMOD_SUCCESS || !f) {
+    free(f);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  }
+  rej = tool_cal_pool(use, f, &m);
   /* what was rejected is said even with -q: a spike of the host, not learned */
   if (!o->quiet || rej) {
-    double *f = malloc(3 * (size_t)now->p * sizeof *f), mn = NAN, mp = NAN;
-    if (f) tool_cal_pool(now, f, &mn);
-    if (f && past->n > 0 && !drift) tool_cal_pool(past, f, &mp);
-    free(f);
-    fprintf(stderr, "fupermod run: %s: calibration on %d run%s of this launch (median %.4g s) and %d of earlier ones", a->name,
-            now->n, now->n == 1 ? "" : "s", mn, drift ? 0 : past->n);
+    tool_cal_pool(now, f, &mn);
+    if (past->n > 0 && !drift) tool_cal_pool(past, f, &mp);
+    fprintf(stderr, "fupermod run: %s: %s: calibration on %d run%s of this launch (median %.4g s) and %d of earlier ones",
+            a->name, label, now->n, now->n == 1 ? "" : "s", mn, drift ? 0 : past->n);
     if (past->n > 0 && !drift) fprintf(stderr, " (median %.4g s)", mp);
     fprintf(stderr, "%s", rej ? "" : "\n");
   }
   if (rej) fprintf(stderr, "; %d outlying (a whole run beyond 5 MADs and 20 %% of the median) rejected\n", rej);
-  tool_cal_runs_free(&all);
+  free(f);
+  return FUPERMOD_SUCCESS;
 }
 
 /* The processes alone on cores they shared in the calibration take the median factors of those
@@ -1321,35 +1338,75 @@ static void solo_factors(int size) {
   }
 }
 
-/* What the runs took beyond or below the calibrated prediction (m, their median whole run) goes
- * to the messages, where there are any: the links were measured a pair at a time, the
- * application sends many at once, or hides them behind its updates (rank 0). */
-static void message_factor(const app_t *a, run_t *base, double m) {
-  fupermod_comm saved = links;
-  double with, without;
-  if (links.p != base->dist->size) return;
-  predict_run(base, a);
-  with = base->pred_run;
-  links.p = 0;
-  predict_run(base, a);
-  without = base->pred_run;
-  links = saved;
-  /* below 1 where the runs hid part of their messages behind the updates (SUMMA's next pivot
-   * travels during the current one) */
-  if (with > without && m > 0) cal.msgs = fmax(fmin(1.0 + (m - with) / (with - without), 10.0), 0.2);
+/* calibrate()'s sets for cal_predict: set s's run and the application */
+typedef struct {
+  const app_t *a;
+  run_t **set;
+} cal_pred_ctx;
+
+/* Set s's whole run by the cost model with the factors f and the messages at the links' cost
+ * (with) or free: tools/run_calib.h's tool_cal_predict (rank 0). */
+static double cal_predict(int s, const double *f, int with, void *ctx) {
+  const cal_pred_ctx *c = ctx;
+  fupermod_app_cal saved = cal;
+  fupermod_comm saved_links = links;
+  double *solo = cal_solo;
+  int p = c->set[s]->dist->size;
+  cal.comp = f;
+  if (!c->a->b) cal.cols = f + p, cal.copy = f + 2 * p;
+  cal.msgs = 0;
+  cal_solo = NULL;
+  if (!with) links.p = 0;
+  predict_quiet++;
+  predict_run(c->set[s], c->a);
+  predict_quiet--;
+  cal = saved;
+  links = saved_links;
+  cal_solo = solo;
+  return c->set[s]->pred_run;
 }
 
-/* The application's own runs on base's distribution, where the kernels' functions and the links do
- * not tell (calibration_run), SUMMA three and the 2D-FFT five (whose runs are short and scatter),
- * pooled by their medians with the runs earlier launches kept for the same platform, application,
- * size and distribution (tools/run_history.h): with enough of those, one run of this launch
- * checks that the platform has not drifted (if it has, this launch calibrates afresh on its own
- * runs alone). Into cal on rank 0; the launch's runs appended to the history. Collective. */
-static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *base) {
+/* The fit's bootstrap intervals and, on two distributions, the leave-one-out check (rank 0). */
+static void report_fit(const options *o, const app_t *a, const tool_cal_runs *use, int nsets, cal_pred_ctx *pc) {
+  int p = use[0].p;
+  double *lo = malloc(3 * (size_t)p * sizeof *lo), *hi = malloc(3 * (size_t)p * sizeof *hi), mlo = NAN, mhi = NAN;
+  if (lo && hi && tool_cal_bootstrap(use, nsets, cal_predict, pc, 200, o->prec.cl, lo, hi, &mlo, &mhi) == FUPERMOD_SUCCESS) {
+    fprintf(stderr, "fupermod run: %s: their %g %% bootstrap intervals (over the calibration runs):", a->name, 100 * o->prec.cl);
+    for (int i = 0; i < p; i++)
+      if (a->b) fprintf(stderr, " %.3g-%.3g", lo[i], hi[i]);
+      else fprintf(stderr, " %.3g-%.3g/%.3g-%.3g", lo[i], hi[i], lo[p + i], hi[p + i]);
+    if (cal.msgs > 0) fprintf(stderr, "; messages %.3g-%.3g", mlo, mhi);
+    fprintf(stderr, "\n");
+  }
+  free(lo), free(hi);
+  if (nsets == 2) {
+    double pr[2], me[2];
+    if (tool_cal_leave_one_out(use, nsets, cal_predict, pc, pr, me) != FUPERMOD_SUCCESS) return;
+    fprintf(stderr, "fupermod run: %s: leave one out: calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%); "
+                    "calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%)\n", a->name,
+            pc->set[1]->label, pc->set[0]->label, pr[0], me[0], 100 * (pr[0] / me[0] - 1), pc->set[0]->label,
+            pc->set[1]->label, pr[1], me[1], 100 * (pr[1] / me[1] - 1));
+  }
+}
+
+/* The application's own runs where the kernels' functions and the links do not tell
+ * (calibration_run), on two distributions so that every process has worked and the messages'
+ * factor is fitted on more than one pattern: the partitioner's optimum (runs[0]) and even
+ * (runs[nruns - 1]; one alone where they coincide). Per distribution, SUMMA three runs and the
+ * 2D-FFT five (whose runs are short and scatter), pooled by their medians with the runs earlier
+ * launches kept for the same platform, application, size and distribution (tools/run_history.h):
+ * with enough of those, one run of this launch checks that the platform has not drifted (if it
+ * has, that distribution is calibrated afresh on this launch's runs alone). The fit
+ * (tools/run_calib.h) into cal on rank 0; the launch's runs appended to the history. Collective. */
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns) {
   const int RUNS = a->b ? 3 : 5;
-  int rank, size, rc = FUPERMOD_SUCCESS, todo = RUNS, drift = 0;
-  tool_cal_runs past = {0}, now = {0};
-  double *fk = NULL, m = NAN, mp = NAN, mn = NAN, whole;
+  run_t *set[2] = {&runs[0], &runs[nruns - 1]};
+  int nsets = nruns > 1 && !same_dist(runs[0].dist, runs[nruns - 1].dist) ? 2 : 1;
+  int rank, size, rc = FUPERMOD_SUCCESS, todo[2] = {RUNS, RUNS}, drift[2] = {0, 0};
+  tool_cal_runs past[2] = {{0}, {0}}, now[2] = {{0}, {0}}, use[2] = {{0}, {0}};
+  tool_cal_fit fit = {0};
+  cal_pred_ctx pc = {a, set};
+  double *fk = NULL, mp = NAN, mn = NAN, whole;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   free(cal_buf);
@@ -1357,7 +1414,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   free(cal_solo);
   free(cal_mix);
   cal_buf = cal_solo = cal_mix = NULL;
-  cal_dist = base->dist;
+  cal_dist = runs[0].dist;
   cal_direct = rank == 0 ? calloc((size_t)size, sizeof *cal_direct) : NULL;
   {
     /* a GPU holding the whole signal transforms it in one call (apps/fft2d.c) */
@@ -1365,50 +1422,68 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
   cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0, cal.group};
-  now.p = size;
-  if (rank == 0) {
-    rc = tool_history_cal_load(o->out, &launch, a, base->dist, &past);
-    if (rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
-    if (past.n >= RUNS) todo = 1;
+  for (int s = 0; s < nsets; s++) {
+    now[s].p = size;
+    set[s]->calibrated = 1;
   }
+  for (int s = 0; rank == 0 && s < nsets && rc == FUPERMOD_SUCCESS; s++) {
+    rc = tool_history_cal_load(o->out, &launch, a, set[s]->dist, &past[s]);
+    if (past[s].n >= RUNS) todo[s] = 1;
+  }
+  if (rank == 0 && rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk)))
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
-  MPI_Bcast(&todo, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  if (rank == 0 && !o->quiet)
-    fprintf(stderr, "fupermod run: %s: %d run%s on the %s distribution to calibrate the whole-run model%s\n", a->name, todo,
-            todo == 1 ? "" : "s", base->label, todo < RUNS ? " (with the earlier launches' runs)" : "");
-  for (int k = 0; k < todo && rc == FUPERMOD_SUCCESS; k++) {
-    rc = calibration_run(o, tp, a, share, base, fk, &whole);
-    if (rc == FUPERMOD_SUCCESS && rank == 0) rc = tool_cal_runs_add(&now, whole, fk);
-    if (k + 1 == todo && todo < RUNS) {
-      /* off the history: as many runs as without one, this launch's alone if they agree */
-      int more = rank == 0 && drifted(&past, &now, &mp, &mn);
-      MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
-      if (more) todo = RUNS;
-    }
+  MPI_Bcast(todo, 2, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0 && !o->quiet) {
+    fprintf(stderr, "fupermod run: %s: calibration runs of the whole-run model: %d on the %s distribution", a->name, todo[0],
+            set[0]->label);
+    if (nsets == 2) fprintf(stderr, ", %d on the %s one", todo[1], set[1]->label);
+    fprintf(stderr, "%s\n", todo[0] < RUNS || todo[nsets - 1] < RUNS ? " (with the earlier launches' runs)" : "");
   }
+  for (int s = 0; s < nsets; s++)
+    for (int k = 0; k < todo[s] && rc == FUPERMOD_SUCCESS; k++) {
+      rc = calibration_run(o, tp, a, share, set[s], fk, &whole);
+      if (rc == FUPERMOD_SUCCESS && rank == 0) rc = tool_cal_runs_add(&now[s], whole, fk);
+      if (k + 1 == todo[s] && todo[s] < RUNS) {
+        /* off the history: as many runs as without one, this launch's alone if they agree */
+        int more = rank == 0 && drifted(&past[s], &now[s], &mp, &mn);
+        MPI_Bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        if (more) todo[s] = RUNS;
+      }
+    }
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS || rank != 0) goto done;
-  if (past.n > 0 && (drift = drifted(&past, &now, &mp, &mn)))
-    fprintf(stderr, "fupermod run: %s: the platform drifted: whole runs of %.4g s against %.4g s in the history (%d runs): "
-                    "calibrated on this launch's runs alone\n", a->name, mn, mp, past.n);
-  if (!(cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) goto done;
-  pool_factors(o, a, &past, &now, drift, &m);
-  cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared, 0,
-                           cal.group};
+  for (int s = 0; s < nsets && rc == FUPERMOD_SUCCESS; s++) {
+    if (past[s].n > 0 && (drift[s] = drifted(&past[s], &now[s], &mp, &mn)))
+      fprintf(stderr, "fupermod run: %s: the platform drifted: whole runs of %.4g s on the %s distribution against %.4g s in "
+                      "the history (%d runs): calibrated on this launch's runs alone\n", a->name, mn, set[s]->label, mp,
+              past[s].n);
+    rc = set_runs(o, a, set[s]->label, &past[s], &now[s], drift[s], &use[s]);
+  }
+  if (rc != FUPERMOD_SUCCESS || !(cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) goto done;
+  if (tool_cal_fit_sets(use, nsets, ~0u, cal_predict, &pc, &fit) != FUPERMOD_SUCCESS) goto done;
+  memcpy(cal_buf, fit.f, 3 * (size_t)size * sizeof *cal_buf);
+  cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
+                           fit.msgs, cal.group};
   solo_factors(size);
-  message_factor(a, base, m);
-  if (tool_history_cal_append(o->out, &launch, a, base->dist, &now, drift) != FUPERMOD_SUCCESS)
-    fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
+  for (int s = 0; s < nsets; s++)
+    if (tool_history_cal_append(o->out, &launch, a, set[s]->dist, &now[s], drift[s]) != FUPERMOD_SUCCESS)
+      fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);
     for (int i = 0; i < size; i++)
       if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
       else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
     fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
+    report_fit(o, a, use, nsets, &pc);
   }
 done:
   free(fk);
-  tool_cal_runs_free(&past);
-  tool_cal_runs_free(&now);
+  tool_cal_fit_free(&fit);
+  for (int s = 0; s < 2; s++) {
+    tool_cal_runs_free(&past[s]);
+    tool_cal_runs_free(&now[s]);
+    tool_cal_runs_free(&use[s]);
+  }
   return rc;
 }
 
@@ -1652,7 +1727,7 @@ static int run_app(const options *o, app_t *a) {
   cal_dist = NULL;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  if ((rc = calibrate(o, &tp, a, share, &runs[0])) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = calibrate(o, &tp, a, share, runs, nruns)) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)

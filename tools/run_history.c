@@ -179,40 +179,9 @@ int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a,
   return rc;
 }
 
-static double median_of(double *v, int n) {
+double tool_median(double *v, int n) {
   gsl_sort(v, 1, (size_t)n);
   return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-}
-
-int tool_cal_pool(const tool_cal_runs *r, double *out, double *whole) {
-  int n = r->n, p = r->p, m = 0, rejected = 0;
-  double *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w), *dev = malloc((size_t)(n > 0 ? n : 1) * sizeof *dev);
-  int *keep = calloc((size_t)(n > 0 ? n : 1), sizeof *keep);
-  double med = 0, mad = 0;
-  if (!w || !dev || !keep || n == 0) {
-    free(w), free(dev), free(keep);
-    *whole = NAN;
-    return 0;
-  }
-  memcpy(w, r->whole, (size_t)n * sizeof *w);
-  med = median_of(w, n);
-  for (int k = 0; k < n; k++) dev[k] = fabs(r->whole[k] - med);
-  mad = median_of(dev, n);
-  for (int k = 0; k < n; k++) {
-    keep[k] = fabs(r->whole[k] - med) <= fmax(5 * 1.4826 * mad, 0.2 * med);
-    rejected += !keep[k];
-  }
-  for (int k = 0; k < n; k++)
-    if (keep[k]) w[m++] = r->whole[k];
-  *whole = median_of(w, m);
-  for (int j = 0; j < 3 * p; j++) {
-    m = 0;
-    for (int k = 0; k < n; k++)
-      if (keep[k]) w[m++] = r->f[(size_t)k * 3 * p + j];
-    out[j] = median_of(w, m);
-  }
-  free(w), free(dev), free(keep);
-  return rejected;
 }
 
 /* Runs on one distribution: the same shares and the same prediction (the same layout, then: a
@@ -230,7 +199,7 @@ int tool_history_append(const char *out, const tool_launch *l, const app_t *a, c
   FILE *fp = open_append(out, "history.csv", HIST_HEADER, &rc);
   if (!fp) return rc;
   for (int k = 0; k < nruns; k++) {
-    int first = 1, n = 0, chosen = 0;
+    int first = 1, n = 0, chosen = 0, sample = 0;
     double meas = 0, ci = 0;
     for (int j = 0; j < k && first; j++) first = !tool_same_run(&runs[j], &runs[k]);
     if (!first) continue;
@@ -240,11 +209,12 @@ int tool_history_append(const char *out, const tool_launch *l, const app_t *a, c
         fprintf(fp, "%s%s", n ? "=" : "", runs[j].label);
         meas += runs[j].meas_time, ci += runs[j].meas_run_ci, n++;
         chosen |= j == best;
+        sample |= runs[j].calibrated;
       }
     fprintf(fp, ",");
     put_shares(fp, runs[k].dist);
     fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%s,%d\n", runs[k].pred_run, runs[k].pred_run_ci, meas / n, ci / n,
-            tool_same_run(&runs[0], &runs[k]) ? "in" : "out", chosen);
+            sample ? "in" : "out", chosen);
   }
   return close_append(fp, out, "history.csv");
 }
@@ -262,7 +232,7 @@ static void print_one(const launch_app *x) {
   double e[64], med = NAN, worst = NAN;
   memcpy(e, x->err, (size_t)x->out_n * sizeof *e);
   if (x->out_n > 0) {
-    med = median_of(e, x->out_n);
+    med = tool_median(e, x->out_n);
     worst = e[x->out_n - 1];
   }
   printf("%s  %-7s %-8s %-6s n=%-6s out of sample %d of %d within 10 %% (median %.1f %%, worst %.1f %%); in sample %d of %d; "

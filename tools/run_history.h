@@ -47,9 +47,7 @@ int tool_history_append(const char *out, const tool_launch *l, const app_t *a, c
 /* fupermod model history DIR: the prediction error and the regret, launch by launch. */
 int tool_history_print(const char *dir);
 
-/* Robust pooling of the calibration runs: a run whose whole time lies farther from the median than
- * 5 x 1.4826 x MAD (and 20 % of it) is rejected (a spike of the host is not learned); out[j] the
- * median of factor j over the others, *whole their median whole run. Returns the runs rejected. */
-int tool_cal_pool(const tool_cal_runs *r, double *out, double *whole);
+/* The median of v[0..n-1] (n > 0), sorting v. */
+double tool_median(double *v, int n);
 
 #endif

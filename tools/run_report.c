@@ -291,7 +291,7 @@ static int cmp_double(const void *a, const void *b) {
 
 /* group[k]: the first run on run k's distribution; meas[k], for a first run: the distribution's
  * runs under every name pooled (each the mean of as many rounds); sample[k]: 1 in sample (the
- * calibration's distribution, runs[0]'s, whose factors were measured on it). */
+ * calibration's distributions, whose factors were measured on them). */
 static void distinct_runs(const run_t *runs, int nruns, int *group, double *meas, int *sample) {
   for (int k = 0; k < nruns; k++) {
     group[k] = k;
@@ -304,7 +304,8 @@ static void distinct_runs(const run_t *runs, int nruns, int *group, double *meas
     for (int j = k; j < nruns && group[k] == k; j++)
       if (group[j] == k) meas[k] += runs[j].meas_time, n++;
     if (n) meas[k] /= n;
-    sample[k] = group[k] == group[0];
+    sample[k] = 0;
+    for (int j = 0; j < nruns; j++) sample[k] |= group[j] == group[k] && runs[j].calibrated;
   }
 }
 
@@ -406,8 +407,10 @@ static void print_accounting(const run_report *r) {
       if (tool_same_run(&r->runs[k], &r->runs[j])) printf(" = %s", r->runs[j].label);
     printf("\n");
   }
-  printf("   in sample: the %s distribution, on which the whole-run model was calibrated; out of sample: the others\n",
-         r->runs[0].label);
+  printf("   in sample: the distributions the whole-run model was calibrated on (");
+  for (int k = 0, n = 0; k < r->nruns; k++)
+    if (r->runs[k].calibrated) printf("%s%s", n++ ? ", " : "", r->runs[k].label);
+  printf("); out of sample: the others\n");
   print_wrong(r);
   printf("   whole-run predictions: out of sample %d of %d within 10 %% (median %.1f %%, worst %.1f %%); in sample %d of %d; "
          "chosen %.4g s, best measured %.4g s (regret %.1f %%)\n",

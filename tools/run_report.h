@@ -33,6 +33,7 @@ typedef struct {
   fupermod_layout *layout;          /* DGEMM, rank 0: the blocks of C SUMMA runs on */
   double pred_run, pred_run_ci;     /* the whole run predicted by the application's cost model (apps/model.h) */
   double *pred_comp, *pred_comm;    /* per process: its computation and its messages in that prediction */
+  int calibrated;                   /* the whole-run model was calibrated on it: in sample */
   double pred_wrong[2];             /* the same by two wrong models (TOOL_MODEL_UNCALIBRATED, _NO_MESSAGES) */
   double tsq, meas_run_ci;          /* the whole runs' sum of squares; the mean's confidence half-width */
   double *meas_rows, *meas_cols;    /* 2D-FFT, per process: its row and column phases (wall, mean) */
