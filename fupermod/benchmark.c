@@ -1,5 +1,3 @@
-#define _GNU_SOURCE /* RTLD_DEFAULT */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -14,29 +12,6 @@
 #include "fupermod/error.h"
 #include "fupermod/meter.h"
 #include "fupermod/share.h"
-
-/* With $FAKE_CUDA_SIM, the stand-in CUDA's virtual clock (docs/kernels.md, "A simulated GPU"),
- * when the program has it in the global scope at the first call. */
-static double (*sim_time)(void);
-static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
-static void find_sim_time(void) {
-  if (getenv("FAKE_CUDA_SIM")) *(void **)&sim_time = dlsym(RTLD_DEFAULT, "fupermod_standin_sim_time");
-}
-
-double fupermod_time(void) {
-  struct timespec ts;
-  pthread_once(&sim_once, find_sim_time);
-  if (sim_time) return sim_time();
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int fupermod_time_simulated(void) {
-  const char *np = getenv("FAKE_CUDA_NOPAYLOAD");
-  pthread_once(&sim_once, find_sim_time);
-  if (!sim_time) return 0;
-  return np && *np && strcmp(np, "0") != 0 ? 2 : 1;
-}
 
 int fupermod_precision_check(const fupermod_precision *p) {
   if (p->reps_min < 1) return fupermod_error(FUPERMOD_ERR_USAGE, "reps_min must be >= 1, got %d", p->reps_min);

@@ -6,6 +6,7 @@
 #include "kernel.h"
 #include "meter.h"
 #include "point.h"
+#include "clock.h" /* fupermod_time */
 
 #ifdef __cplusplus
 extern "C" {
@@ -79,12 +80,7 @@ double fupermod_benchmark_running(void);
 int fupermod_benchmark_meter(fupermod_kernel *k, fupermod_meter *meter, double static_power, long d,
                              const fupermod_precision *prec, MPI_Comm comm_sync, fupermod_point *point);
 
-/* Monotonic wall clock in seconds. */
-double fupermod_time(void);
-/* 0: fupermod_time is the real clock; 1: it reads a simulated GPU's virtual clock (the stand-in
- * CUDA with $FAKE_CUDA_SIM, docs/kernels.md): its times are SIMULATED; 2: the same, and the
- * simulated GPU computes nothing ($FAKE_CUDA_NOPAYLOAD): its results are not to be checked. */
-int fupermod_time_simulated(void);
+
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

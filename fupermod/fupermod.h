@@ -18,5 +18,6 @@
 #include "mpi_thread.h"
 #include "comm.h"
 #include "choose.h"
+#include "clock.h"
 
 #endif

@@ -1,5 +1,5 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
-CORE_TESTS = tests/test_run_calib tests/test_points tests/test_parse tests/test_lines tests/test_smooth tests/test_smooth_edges tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
+CORE_TESTS = tests/test_run_calib tests/test_clock tests/test_points tests/test_parse tests/test_lines tests/test_smooth tests/test_smooth_edges tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
   tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4 tests/test_point_flags \
   tests/mpi_abandon_np2 tests/mpi_outliers_np2 tests/test_comm tests/test_choose
 check_PROGRAMS += $(CORE_TESTS)
@@ -8,6 +8,8 @@ tests_test_points_SOURCES = tests/test_points.c tests/tap.h
 # the calibration's fit, from the tool's own files (fupermod run links them into the command)
 tests_test_run_calib_SOURCES = tests/test_run_calib.c tests/tap.h tools/run_calib.c tools/run_history.c
 tests_test_run_calib_LDADD = $(TEST_LDADD)
+tests_test_clock_SOURCES = tests/test_clock.c tests/tap.h
+tests_test_clock_LDADD = $(TEST_LDADD)
 tests_test_choose_SOURCES = tests/test_choose.c tests/tap.h
 tests_test_choose_LDADD = $(TEST_LDADD)
 tests_test_points_LDADD = $(TEST_LDADD)

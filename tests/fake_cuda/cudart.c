@@ -24,6 +24,7 @@
  * pageable memory. */
 #define _GNU_SOURCE /* PTHREAD_MUTEX_RECURSIVE */
 #include "config.h"
+#include <dlfcn.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -242,6 +243,18 @@ static int sim_parse(FILE *f, char *why, size_t n) {
   return 0;
 }
 
+static int nopayload(void);
+STANDIN_EXPORT double fupermod_standin_sim_time(void);
+
+/* The program's fupermod_time reads the virtual clock: the stand-in gives it to the library
+ * (fupermod_clock_inject, fupermod/clock.h), which never looks a simulator up. A program that has
+ * read its clock already keeps it. */
+static void inject_clock(void) {
+  int (*inject)(double (*)(void), int (*)(void));
+  *(void **)&inject = dlsym(RTLD_DEFAULT, "fupermod_clock_inject");
+  if (inject) inject(fupermod_standin_sim_time, nopayload);
+}
+
 /* $FAKE_CUDA_SIM: a path (with a '/'), or NAME for NAME.conf in $FAKE_CUDA_SIM_DIR or the
  * source tree's tests/fake_cuda/devices. A description that cannot be read leaves no device. */
 static void sim_load(void) {
@@ -265,6 +278,7 @@ static void sim_load(void) {
   }
   sim.epoch = now();
   sim.on = 1;
+  inject_clock();
 }
 
 static int sim_state(void) {
@@ -273,6 +287,12 @@ static int sim_state(void) {
 }
 
 static int sim_on(void) { return sim_state() == 1; }
+
+/* Preloaded, or loaded with the program, where $FAKE_CUDA_SIM is set from the start: the
+ * description is read and the clock given before the program reads any time. */
+__attribute__((constructor)) static void standin_start(void) {
+  if (getenv("FAKE_CUDA_SIM")) sim_state();
+}
 
 static int env_on(const char *name) {
   const char *v = getenv(name);

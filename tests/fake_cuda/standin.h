@@ -33,7 +33,8 @@ cudaError_t fupermod_standin_enqueue_cost(cudaStream_t s, int dev, const standin
 
 /* The calling host thread's virtual time in seconds with $FAKE_CUDA_SIM (SIMULATED: the real time
  * the host spends between CUDA calls, plus what it waits for the simulated device); without it,
- * CLOCK_MONOTONIC. A program finds it with dlsym(RTLD_DEFAULT, "fupermod_standin_sim_time"). */
+ * CLOCK_MONOTONIC. The stand-in gives it to fupermod_clock_inject when it reads the description
+ * (at load where $FAKE_CUDA_SIM is set then, or at the first call that needs it). */
 STANDIN_EXPORT double fupermod_standin_sim_time(void);
 
 /* Whether [p, p + bytes) lies in one allocation of device dev, or of a device whose memory dev
