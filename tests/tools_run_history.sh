@@ -29,6 +29,16 @@ ok "$(grep -q 'fupermod run: dgemm: leave one out: calibrated on even alone, par
 ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 6 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 10 ] &&
   [ "$(grep -c ',dgemm,1024,' "$OUT/models/history.csv")" -ge 3 ]; echo $?)" \
   "its calibration runs and its distributions are kept beside the models"
+# a row per working process of each distinct distribution in history.csv
+ok "$(awk -F, 'FNR == 1 { f++ } f == 1 && FNR > 2 { k = split($8, sh, " "); for (i = 1; i <= k; i++) want[$5] += sh[i] > 0; next }
+      f == 2 && FNR == 2 { ok = $0 == "launch,date,version,platform,app,size,names,rank,d,pred_comp,pred_comm,meas_comp,meas_busy,meas_cpu,meas_rows,meas_cols,meas_copy" }
+      f == 2 && FNR > 2 && $5 == "fft" && $9 > 0 { n++; if (!($12 > 0 && $13 > 0 && $15 > 0 && $16 > 0 && $10 > 0)) { bad++; print "# " $0 >diag } }
+      f == 2 && FNR > 2 && $5 == "dgemm" && $9 > 0 { m++; if (!($12 > 0 && $15 == "nan")) { bad++; print "# " $0 >diag } }
+      END { if (!(ok && n == want["fft"] && m == want["dgemm"])) print "# header " ok ", " n " and " m " rows, for " want["fft"] " and " want["dgemm"] >diag
+            exit !(ok && n > 0 && m > 0 && n == want["fft"] && m == want["dgemm"] && bad == 0) }' diag="$TMPD/phases.diag" \
+      "$OUT/models/history.csv" "$OUT/models/phases.csv"; echo $?)" \
+  "each distinct distribution's per-process phases are kept too (phases.csv: a row per working process, predicted and measured, the 2D-FFT's row and column phases)"
+[ -s "$TMPD/phases.diag" ] && cat "$TMPD/phases.diag"
 run 2
 ok $? "launch 2"
 # one run of its own checks the platform (all of them again where that one is off: a loaded host)

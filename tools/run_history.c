@@ -16,6 +16,9 @@
 
 #define CAL_HEADER "# fupermod calibration runs v1 (docs/models.md, \"History\")\n" \
                    "launch,date,version,platform,app,size,shares,whole,factors,fresh\n"
+#define PHASES_HEADER "# fupermod phases v1 (docs/models.md, \"History\")\n" \
+                      "launch,date,version,platform,app,size,names,rank,d,pred_comp,pred_comm,meas_comp,meas_busy,meas_cpu," \
+                      "meas_rows,meas_cols,meas_copy\n"
 #define HIST_HEADER "# fupermod history v1 (docs/models.md, \"History\")\n" \
                     "launch,date,version,platform,app,size,names,shares,pred_run,pred_run_ci,meas_run,meas_run_ci,sample,chosen\n"
 
@@ -194,6 +197,36 @@ int tool_same_run(const run_t *x, const run_t *y) {
 
 static double rel_error(double pred, double meas) { return (pred - meas) / meas; }
 
+/* DIR/models/phases.csv: per distinct distribution and process, the predicted computation and
+ * messages and what the rounds measured (each mean over the distribution's names): its
+ * computation, how long its cores were busy, the CPU time they gave, and the 2D-FFT's phases. */
+static int phases_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns) {
+  int rc;
+  FILE *fp = open_append(out, "phases.csv", PHASES_HEADER, &rc);
+  if (!fp) return rc;
+  for (int k = 0; k < nruns; k++) {
+    int first = 1;
+    for (int j = 0; j < k && first; j++) first = !tool_same_run(&runs[j], &runs[k]);
+    for (int i = 0; first && i < runs[k].dist->size; i++) {
+      double m[6] = {0};
+      int n = 0;
+      put_head(fp, l, a);
+      for (int j = k; j < nruns; j++)
+        if (tool_same_run(&runs[k], &runs[j])) {
+          const double *v[6] = {runs[j].meas_proc, runs[j].meas_wall, runs[j].meas_cpu, runs[j].meas_rows,
+                                runs[j].meas_cols, runs[j].meas_copy};
+          fprintf(fp, "%s%s", n++ ? "=" : "", runs[j].label);
+          for (int f = 0; f < 6; f++) m[f] += v[f] ? v[f][i] : NAN;
+        }
+      fprintf(fp, ",%d,%ld,%.9g,%.9g", i, runs[k].dist->parts[i].d, runs[k].pred_comp ? runs[k].pred_comp[i] : NAN,
+              runs[k].pred_comm ? runs[k].pred_comm[i] : NAN);
+      for (int f = 0; f < 6; f++) fprintf(fp, ",%.9g", a->b && f >= 3 ? NAN : m[f] / n);
+      fprintf(fp, "\n");
+    }
+  }
+  return close_append(fp, out, "phases.csv");
+}
+
 int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best) {
   int rc;
   FILE *fp = open_append(out, "history.csv", HIST_HEADER, &rc);
@@ -216,7 +249,8 @@ int tool_history_append(const char *out, const tool_launch *l, const app_t *a, c
     fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%s,%d\n", runs[k].pred_run, runs[k].pred_run_ci, meas / n, ci / n,
             sample ? "in" : "out", chosen);
   }
-  return close_append(fp, out, "history.csv");
+  rc = close_append(fp, out, "history.csv");
+  return rc == FUPERMOD_SUCCESS ? phases_append(out, l, a, runs, nruns) : rc;
 }
 
 /* ---- fupermod model history ---- */

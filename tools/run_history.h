@@ -41,7 +41,7 @@ int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *
                             const tool_cal_runs *r, int fresh);
 
 /* Append the launch's distinct distributions of app a (as the report counts them) to
- * DIR/models/history.csv. */
+ * DIR/models/history.csv, and their per-process phases to DIR/models/phases.csv. */
 int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best);
 
 /* fupermod model history DIR: the prediction error and the regret, launch by launch. */
