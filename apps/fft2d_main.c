@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "apps/driver.h"
 #include "apps/fft2d.h"
+#include "apps/record.h"
 
 static int rank = 0, size = 1;
 
@@ -22,6 +23,8 @@ static void help(void) {
          "  --planner NAME     estimate | measure | patient (default estimate)\n"
          "  --conf CONF        process configuration: apply this process's binding\n"
          "  --check            also run the backward transform and report the round-trip error\n"
+         "  --record DIR       append the run to DIR/models/runs.csv: the median transform and each\n"
+         "                     process's mean phases (docs/formats.md, \"Application runs\")\n"
          "Prints the best and median time of the slowest process per transform and GFLOP/s by the\n"
          "convention 5 M N log2(M N) / t (5 N^2 log2 N^2 for N x N).\n");
 }
@@ -35,11 +38,12 @@ static int run(int argc, char **argv) {
   static const struct option opts[] = {{"dist", required_argument, NULL, 'd'}, {"threads", required_argument, NULL, 't'},
                                        {"reps", required_argument, NULL, 'r'}, {"planner", required_argument, NULL, 'p'},
                                        {"conf", required_argument, NULL, 'c'}, {"check", no_argument, NULL, 'k'},
+                                       {"record", required_argument, NULL, 'R'},
                                        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
   long M = 1024, N = -1, v;
   int threads = 1, reps = 5, check = 0, o, rc = FUPERMOD_SUCCESS;
   unsigned flags = FFTW_ESTIMATE;
-  const char *distfile = NULL, *conffile = NULL, *planner = "estimate";
+  const char *distfile = NULL, *conffile = NULL, *planner = "estimate", *record = NULL;
   fupermod_dist *rows = NULL;
   fupermod_fft2d *plan = NULL;
 
@@ -71,6 +75,7 @@ static int run(int argc, char **argv) {
     case 'd': distfile = optarg; break;
     case 'c': conffile = optarg; break;
     case 'k': check = 1; break;
+    case 'R': record = optarg; break;
     case 'h':
       if (rank == 0) help();
       return 1; /* handled: exit 0 */
@@ -97,7 +102,7 @@ static int run(int argc, char **argv) {
 
   {
     long first, d = fupermod_fft2d_local_rows(plan, &first);
-    double *x = fupermod_fft2d_local(plan), *t = malloc((size_t)reps * sizeof *t), ph[4], phmax[4], err = 0.0;
+    double *x = fupermod_fft2d_local(plan), *t = malloc((size_t)reps * sizeof *t), ph[4], phmax[4], phsum[4] = {0}, err = 0.0;
     if (!t) {
       rc = driver_agree(fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
       goto out;
@@ -120,6 +125,7 @@ static int run(int argc, char **argv) {
       t1 = fupermod_time() - t0;
       MPI_Allreduce(&t1, &t[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       fupermod_fft2d_phase_times(plan, &ph[0], &ph[1], &ph[2], &ph[3]);
+      for (int k = 0; k < 4; k++) phsum[k] += ph[k] / reps;
       MPI_Reduce(ph, phmax, 4, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
       if (rank == 0 && rc == FUPERMOD_SUCCESS)
         printf("%5d  %.6f  %.6f  %.6f  %.6f  %.6f\n", r, t[r], phmax[0], phmax[1], phmax[2], phmax[3]);
@@ -135,6 +141,17 @@ static int run(int argc, char **argv) {
         err = fmax(err, hypot(re - cos(0.001 * (double)(first * N + k)), im - sin(0.003 * (double)(first * N + k))));
       }
       MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    }
+    if (rc == FUPERMOD_SUCCESS && record) {
+      static const char *const names[4] = {"rows", "transpose", "cols", "transpose_back"};
+      double *sorted = malloc((size_t)reps * sizeof *sorted);
+      if (sorted) {
+        memcpy(sorted, t, (size_t)reps * sizeof *t);
+        qsort(sorted, (size_t)reps, sizeof *sorted, cmp);
+      }
+      rc = driver_agree(sorted ? fupermod_app_record(MPI_COMM_WORLD, record, "fft2d", M, d, sorted[reps / 2], 4, names, phsum)
+                               : fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory"));
+      free(sorted);
     }
     if (rc == FUPERMOD_SUCCESS && rank == 0) {
       double best;

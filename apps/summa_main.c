@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "apps/driver.h"
+#include "apps/record.h"
 #include "apps/summa.h"
 #include "partitioners/partitioners.h"
 
@@ -27,7 +28,9 @@ static void help(void) {
          "  -v MODE     verification: none | exact | random | auto (exact for n <= 512, default)\n"
          "  -r R        timed repetitions (default 3)\n"
          "  -c          accumulate: C += A B (default C = A B)\n"
-         "  -s SEED     seed of the matrices (default 1)\n\n"
+         "  -s SEED     seed of the matrices (default 1)\n"
+         "  -R DIR      append the run to DIR/models/runs.csv: the median run and each process's mean\n"
+         "              updates and whole time of its own (docs/formats.md, \"Application runs\")\n\n"
          "exit status: 0 ok, 1 failed run or verification, 2 usage\n");
 }
 
@@ -120,18 +123,57 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* reps timed runs: times[r] the slowest rank's; own: this rank's mean updates (its local GEMMs)
+ * and whole time. Collective. */
+static int timed_runs(const fupermod_layout *l, int n, int b, const double *A, const double *B, double *C, const double *C0,
+                      long loc, int accumulate, long reps, double *times, double *own) {
+  fupermod_trace updates = FUPERMOD_TRACE_INIT;
+  int rc = FUPERMOD_SUCCESS;
+  for (long r = 0; r < reps && rc == FUPERMOD_SUCCESS; r++) {
+    double t0, t;
+    if (accumulate) memcpy(C, C0, (loc ? loc : 1) * sizeof *C);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    fupermod_trace_clear(&updates);
+    if ((rc = fupermod_summa_dgemm_timed(MPI_COMM_WORLD, l, n, b, A, B, C, accumulate, &updates)) != FUPERMOD_SUCCESS) break;
+    t = MPI_Wtime() - t0;
+    own[0] += fupermod_trace_total(&updates) / (double)reps;
+    own[1] += t / (double)reps;
+    MPI_Allreduce(&t, &times[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
+  fupermod_trace_free(&updates);
+  return rc;
+}
+
+/* -R DIR: the median run and this rank's area and phases, appended to DIR/models/runs.csv
+ * (apps/record.h). Collective; the same status on every rank. */
+static int record_run(const char *dir, long n, const fupermod_layout *l, int rank, const double *times, long reps,
+                      const double *own) {
+  static const char *const names[2] = {"updates", "own"};
+  double *sorted = malloc((size_t)reps * sizeof *sorted);
+  int rc;
+  if (sorted) {
+    memcpy(sorted, times, (size_t)reps * sizeof *times);
+    qsort(sorted, (size_t)reps, sizeof *sorted, cmp_double);
+  }
+  rc = sorted ? fupermod_app_record(MPI_COMM_WORLD, dir, "summa", n, fupermod_layout_area(l, rank), sorted[reps / 2], 2, names, own)
+              : fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  free(sorted);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const char *alg = "even", *area_list = NULL, *dist_file = NULL, *layout_file = NULL, *part_name = "geometric",
-             *model_type = NULL, *out_file = NULL, *verify = "auto";
+             *model_type = NULL, *out_file = NULL, *verify = "auto", *record = NULL;
   long n = 1024, b = 128, reps = 3, seed = 1;
   int accumulate = 0, rank, size, c, rc, status = 0, K;
   fupermod_layout *l = NULL;
-  double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL;
+  double *A = NULL, *B = NULL, *C = NULL, *C0 = NULL, *times = NULL, own[2] = {0, 0};
   long loc = 0;
   if ((status = driver_mpi_start(&argc, &argv, MPI_THREAD_SERIALIZED, "fupermod-summa", NULL, &rank, &size)) != 0)
     return status;
   opterr = 0;
-  while ((c = getopt(argc, argv, "n:b:l:a:d:L:p:m:o:v:r:cs:h")) != -1) {
+  while ((c = getopt(argc, argv, "n:b:l:a:d:L:p:m:o:v:r:cs:R:h")) != -1) {
     switch (c) {
       case 'n': if (fupermod_parse_long(optarg, &n) || n < 1 || n > 1000000) status = usage(rank, "-n: '%s' is not an order in 1..1000000", optarg); break;
       case 'b': if (fupermod_parse_long(optarg, &b) || b < 1 || b > 1000000) status = usage(rank, "-b: '%s' is not a block size in 1..1000000", optarg); break;
@@ -145,6 +187,7 @@ int main(int argc, char **argv) {
       case 'v': verify = optarg; break;
       case 'r': if (fupermod_parse_long(optarg, &reps) || reps < 1 || reps > 100000) status = usage(rank, "-r: '%s' is not a repetition count >= 1", optarg); break;
       case 'c': accumulate = 1; break;
+      case 'R': record = optarg; break;
       case 's': if (fupermod_parse_long(optarg, &seed)) status = usage(rank, "-s: '%s' is not an integer", optarg); break;
       case 'h': if (rank == 0) help(); MPI_Finalize(); return 0;
       default: status = usage(rank, "unknown option or missing argument near '%s'", argv[optind - 1]); break;
@@ -209,16 +252,8 @@ int main(int argc, char **argv) {
                             ratio <= 1.0 ? "PASS" : "FAIL");
       if (!(ratio <= 1.0)) status = 1;
     }
-    for (long r = 0; r < reps; r++) {
-      double t0, t;
-      if (accumulate) memcpy(C, C0, (loc ? loc : 1) * sizeof *C);
-      MPI_Barrier(MPI_COMM_WORLD);
-      t0 = MPI_Wtime();
-      if ((rc = fupermod_summa_dgemm(MPI_COMM_WORLD, l, (int)n, (int)b, A, B, C, accumulate)) != FUPERMOD_SUCCESS)
-        goto fail;
-      t = MPI_Wtime() - t0;
-      MPI_Allreduce(&t, &times[r], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    }
+    if ((rc = timed_runs(l, (int)n, (int)b, A, B, C, C0, loc, accumulate, reps, times, own)) != FUPERMOD_SUCCESS) goto fail;
+    if (record && (rc = record_run(record, n, l, rank, times, reps, own)) != FUPERMOD_SUCCESS) goto fail;
     if (rank == 0) {
       double flops = 2.0 * (double)n * n * n;
       qsort(times, (size_t)reps, sizeof *times, cmp_double);

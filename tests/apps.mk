@@ -3,8 +3,8 @@ APPS_TEST_LIBS = libfupermod_apps.la $(TEST_LDADD) $(FFTW3_OMP_LIBS) $(FFTW3_LIB
 APPS_TESTS = tests/test_app_model tests/mpi_fft2d_np1 tests/mpi_fft2d_np2 tests/mpi_fft2d_np3 tests/mpi_fft2d_np4 \
   tests/mpi_jacobi_np2 tests/mpi_jacobi_np3
 check_PROGRAMS += $(APPS_TESTS)
-TESTS += $(APPS_TESTS) tests/apps_drivers.sh
-EXTRA_DIST += tests/apps_drivers.sh
+TESTS += $(APPS_TESTS) tests/apps_drivers.sh tests/apps_record.sh
+EXTRA_DIST += tests/apps_drivers.sh tests/apps_record.sh
 tests_test_app_model_SOURCES = tests/test_app_model.c tests/tap.h
 tests_test_app_model_LDADD = $(APPS_TEST_LIBS)
 tests_mpi_fft2d_np1_SOURCES = tests/mpi_fft2d.c tests/tap.h tests/exec_env.h
