@@ -32,6 +32,8 @@
 #include "tools/run_calib.h"
 
 static const char *SUB = "run";
+/* the leave-one-out check's error beyond which the predictions cannot rank the candidates */
+#define LOO_TRUST 0.10
 static int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
 static fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one process), measured with the first application */
 /* what the application's own run measured (rank 0, per application): calibrate() */
@@ -1366,7 +1368,20 @@ static double cal_predict(int s, const double *f, int with, void *ctx) {
   return c->set[s]->pred_run;
 }
 
-/* The fit's bootstrap intervals and, on two distributions, the leave-one-out check (rank 0). */
+/* The leave-one-out check on two distributions (tool_cal_leave_one_out): the larger relative
+ * error of the two, NaN on one distribution; its line unless quiet (rank 0). */
+static double leave_one_out(const options *o, const app_t *a, const tool_cal_runs *use, int nsets, cal_pred_ctx *pc) {
+  double pr[2], me[2];
+  if (nsets != 2 || tool_cal_leave_one_out(use, nsets, cal_predict, pc, pr, me) != FUPERMOD_SUCCESS) return NAN;
+  if (!o->quiet)
+    fprintf(stderr, "fupermod run: %s: leave one out: calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%); "
+                    "calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%)\n", a->name,
+            pc->set[1]->label, pc->set[0]->label, pr[0], me[0], 100 * (pr[0] / me[0] - 1), pc->set[0]->label,
+            pc->set[1]->label, pr[1], me[1], 100 * (pr[1] / me[1] - 1));
+  return fmax(fabs(pr[0] / me[0] - 1), fabs(pr[1] / me[1] - 1));
+}
+
+/* The fit's bootstrap intervals (rank 0). */
 static void report_fit(const options *o, const app_t *a, const tool_cal_runs *use, int nsets, cal_pred_ctx *pc) {
   int p = use[0].p;
   double *lo = malloc(3 * (size_t)p * sizeof *lo), *hi = malloc(3 * (size_t)p * sizeof *hi), mlo = NAN, mhi = NAN;
@@ -1379,14 +1394,6 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
     fprintf(stderr, "\n");
   }
   free(lo), free(hi);
-  if (nsets == 2) {
-    double pr[2], me[2];
-    if (tool_cal_leave_one_out(use, nsets, cal_predict, pc, pr, me) != FUPERMOD_SUCCESS) return;
-    fprintf(stderr, "fupermod run: %s: leave one out: calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%); "
-                    "calibrated on %s alone, %s predicted %.4g s, measured %.4g s (%+.1f %%)\n", a->name,
-            pc->set[1]->label, pc->set[0]->label, pr[0], me[0], 100 * (pr[0] / me[0] - 1), pc->set[0]->label,
-            pc->set[1]->label, pr[1], me[1], 100 * (pr[1] / me[1] - 1));
-  }
 }
 
 /* The application's own runs where the kernels' functions and the links do not tell
@@ -1397,8 +1404,9 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
  * launches kept for the same platform, application, size and distribution (tools/run_history.h):
  * with enough of those, one run of this launch checks that the platform has not drifted (if it
  * has, that distribution is calibrated afresh on this launch's runs alone). The fit
- * (tools/run_calib.h) into cal on rank 0; the launch's runs appended to the history. Collective. */
-static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns) {
+ * (tools/run_calib.h) into cal on rank 0; the launch's runs appended to the history; *loo: the
+ * leave-one-out check's larger error (rank 0; NaN on one distribution). Collective. */
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns, double *loo) {
   const int RUNS = a->b ? 3 : 5;
   run_t *set[2] = {&runs[0], &runs[nruns - 1]};
   int nsets = nruns > 1 && !same_dist(runs[0].dist, runs[nruns - 1].dist) ? 2 : 1;
@@ -1409,6 +1417,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   double *fk = NULL, mp = NAN, mn = NAN, whole;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  *loo = NAN;
   free(cal_buf);
   free(cal_direct);
   free(cal_solo);
@@ -1476,6 +1485,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
     report_fit(o, a, use, nsets, &pc);
   }
+  *loo = leave_one_out(o, a, use, nsets, &pc);
 done:
   free(fk);
   tool_cal_fit_free(&fit);
@@ -1599,8 +1609,8 @@ static int race_measure(int k, void *ctx, double *t) {
 
 /* The choice among the runs by o->choose (fupermod_choose), on every process: the predictions
  * (rank 0's) shared first. *note: the report's lines on it (rank 0). Collective. */
-static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *runs, int nruns, int *best,
-                  char **note) {
+static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *runs, int nruns, double loo,
+                  int *best, char **note) {
   fupermod_candidate c[16];
   fupermod_choose_stats st;
   race_ctx ctx = {o, tp, a, share, runs};
@@ -1611,6 +1621,9 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nruns; k++) pred[2 * k] = runs[k].pred_run, pred[2 * k + 1] = runs[k].pred_run_ci;
   MPI_Bcast(pred, 2 * nruns, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  /* a model that fails its own leave-one-out check cannot rank the candidates: every one races */
+  MPI_Bcast(&loo, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (loo > LOO_TRUST && o->choose == FUPERMOD_CHOOSE_RACE) co.top = nruns;
   for (int k = 0; k < nruns; k++) {
     c[k] = (fupermod_candidate){runs[k].label, pred[2 * k], pred[2 * k + 1], -1, 0, 0, 0};
     /* the same shares and prediction: the same distribution under another name, raced once */
@@ -1620,7 +1633,11 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
       fprintf(stderr, "fupermod run: %s: the %s distribution's whole run cannot be predicted (%g s): it is not a "
                       "candidate\n", a->name, runs[k].label, c[k].pred);
   }
-  if (rank == 0 && !o->quiet && o->choose == FUPERMOD_CHOOSE_RACE)
+  if (rank == 0 && o->choose == FUPERMOD_CHOOSE_RACE && co.top > o->race_top)
+    fprintf(stderr, "fupermod run: %s: the leave-one-out check missed by %.0f %% (beyond %.0f %%): the predictions cannot "
+                    "rank the distributions, so every one races (at most %d rounds)\n", a->name, 100 * loo, 100 * LOO_TRUST,
+            o->race_rounds);
+  else if (rank == 0 && !o->quiet && o->choose == FUPERMOD_CHOOSE_RACE)
     fprintf(stderr, "fupermod run: %s: racing the %d least predicted distributions and those whose predictions overlap "
                     "the least one's (at most %d rounds)\n", a->name, o->race_top, o->race_rounds);
   rc = fupermod_choose(c, nruns, &co, best, &st);
@@ -1638,9 +1655,12 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   else if (st.top < 2)
     snprintf(*note + len, cap - len, ", the only distinct distribution with a prediction: no race");
   else {
-    len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d raced (the %d least predicted and those whose "
-                    "intervals overlap the least one's; runs apart from the table's):", st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out",
-                    st.rounds, st.rounds == 1 ? "" : "s", st.top, o->race_top);
+    char why[128];
+    if (co.top > o->race_top) snprintf(why, sizeof why, "every distinct one: the leave-one-out check failed");
+    else snprintf(why, sizeof why, "the %d least predicted and those whose intervals overlap the least one's", o->race_top);
+    len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d raced (%s; runs apart from the table's):",
+                    st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out", st.rounds,
+                    st.rounds == 1 ? "" : "s", st.top, why);
     for (int k = 0; k < nruns && len < (int)cap - 80; k++)
       if (c[k].raced) len += snprintf(*note + len, cap - len, " %s %.4g s +- %.2g (%d)", runs[k].label, c[k].race_mean,
                                       c[k].race_ci, c[k].raced);
@@ -1657,7 +1677,7 @@ static int run_app(const options *o, app_t *a) {
   fupermod_front front = {0, NULL};
   run_t runs[8];
   int rank, size, nruns = 0, chosen = -1, rc, best = 0;
-  double el;
+  double el, loo = NAN;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
   int *leader = NULL, *threads = NULL;
@@ -1727,7 +1747,7 @@ static int run_app(const options *o, app_t *a) {
   cal_dist = NULL;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  if ((rc = calibrate(o, &tp, a, share, runs, nruns)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = calibrate(o, &tp, a, share, runs, nruns, &loo)) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
@@ -1735,7 +1755,7 @@ static int run_app(const options *o, app_t *a) {
       predict(&runs[k], all, a, leader);
       predict_wrong(&runs[k], a);
     }
-  if ((rc = choose(o, &tp, a, share, runs, nruns, &best, &choice)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = choose(o, &tp, a, share, runs, nruns, loo, &best, &choice)) != FUPERMOD_SUCCESS) goto done;
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
    * run falls on all of them alike rather than on whichever ran last. */
   for (int round = 0; round < o->reps && rc == FUPERMOD_SUCCESS; round++) {

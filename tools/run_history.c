@@ -259,8 +259,49 @@ typedef struct {
   char launch[64], date[32], version[32], platform[32], app[16], size[24];
   int out_k, out_n, in_k, in_n;
   double err[64];
-  double chosen, best;
+  double chosen, best, chosen_ci, best_ci;
 } launch_app;
+
+/* Every launch of one application and size, for the totals (the acceptance of docs/models.md:
+ * the strict score over all launches, the regret's median, mean and worst, and the launches whose
+ * choice was slower than the best beyond both measured intervals). */
+#define TOTAL_CAP 4096
+typedef struct {
+  char app[16], size[24];
+  int launches, out_k, out_n, in_k, in_n, beyond;
+  double err[TOTAL_CAP], regret[TOTAL_CAP];
+} app_total;
+
+static void total_add(app_total *t, int *nt, int cap, const launch_app *x) {
+  app_total *g = NULL;
+  for (int k = 0; k < *nt && !g; k++)
+    if (strcmp(t[k].app, x->app) == 0 && strcmp(t[k].size, x->size) == 0) g = &t[k];
+  if (!g && *nt < cap) {
+    g = &t[(*nt)++];
+    memset(g, 0, sizeof *g);
+    snprintf(g->app, sizeof g->app, "%s", x->app);
+    snprintf(g->size, sizeof g->size, "%s", x->size);
+  }
+  if (!g || g->launches >= TOTAL_CAP) return;
+  g->regret[g->launches++] = x->chosen / x->best - 1;
+  g->beyond += x->chosen - x->chosen_ci > x->best + x->best_ci;
+  g->out_k += x->out_k, g->in_k += x->in_k, g->in_n += x->in_n;
+  for (int i = 0; i < x->out_n && g->out_n < TOTAL_CAP; i++) g->err[g->out_n++] = x->err[i];
+}
+
+static void total_print(app_total *g) {
+  double sum = 0, rmed, emed = NAN, worst = NAN;
+  for (int k = 0; k < g->launches; k++) sum += g->regret[k];
+  rmed = tool_median(g->regret, g->launches);
+  if (g->out_n > 0) {
+    emed = tool_median(g->err, g->out_n);
+    worst = g->err[g->out_n - 1];
+  }
+  printf("# all %d launches of %s n=%s: out of sample %d of %d within 10 %% (%.0f %%; median %.1f %%, worst %.1f %%); in sample "
+         "%d of %d; regret median %.2f %%, mean %.2f %%, worst %.2f %%; chosen slower than the best beyond both intervals: %d\n",
+         g->launches, g->app, g->size, g->out_k, g->out_n, g->out_n ? 100.0 * g->out_k / g->out_n : NAN, 100 * emed,
+         100 * worst, g->in_k, g->in_n, 100 * rmed, 100 * sum / g->launches, 100 * g->regret[g->launches - 1], g->beyond);
+}
 
 static void print_one(const launch_app *x) {
   double e[64], med = NAN, worst = NAN;
@@ -278,11 +319,15 @@ static void print_one(const launch_app *x) {
 int tool_history_print(const char *dir) {
   char path[4200], line[65536], *f[14];
   launch_app cur;
-  int no = 0, have = 0, launches = 0, rc = FUPERMOD_SUCCESS;
+  int no = 0, have = 0, launches = 0, rc = FUPERMOD_SUCCESS, nt = 0;
+  app_total *tot = calloc(16, sizeof *tot);
   FILE *fp;
+  if (!tot) return fupermod_error(FUPERMOD_ERR_NOMEM, "history: out of memory");
   snprintf(path, sizeof path, "%s/models/history.csv", dir);
-  if (!(fp = fopen(path, "r")))
+  if (!(fp = fopen(path, "r"))) {
+    free(tot);
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s (fupermod run --out %s writes it)", path, strerror(errno), dir);
+  }
   printf("# %s: each launch's whole-run predictions, scored strictly (|pred - meas| / meas <= 10 %%, each distinct\n"
          "# distribution once, in sample the calibration's), and its choice's regret; platform: its fingerprint's last 8\n"
          "# digits\n", path);
@@ -291,6 +336,7 @@ int tool_history_print(const char *dir) {
     no++;
     if (line[0] == '#' || strncmp(line, "launch,", 7) == 0) continue;
     if (fields(line, f, 14) != 14 || numbers(f[8], &v[0], 1) || numbers(f[10], &v[1], 1) || numbers(f[13], &v[2], 1) ||
+        numbers(f[11], &v[3], 1) ||
         (strcmp(f[12], "in") != 0 && strcmp(f[12], "out") != 0)) {
       rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not a history line (launch,date,version,platform,app,size,names,"
                           "shares,pred_run,pred_run_ci,meas_run,meas_run_ci,sample,chosen)", path, no);
@@ -298,6 +344,7 @@ int tool_history_print(const char *dir) {
     }
     if (have && (strcmp(cur.launch, f[0]) != 0 || strcmp(cur.app, f[4]) != 0)) {
       print_one(&cur);
+      total_add(tot, &nt, 16, &cur);
       have = 0;
     }
     if (!have) {
@@ -315,11 +362,16 @@ int tool_history_print(const char *dir) {
     double e = fabs(rel_error(v[0], v[1]));
     if (strcmp(f[12], "in") == 0) cur.in_n++, cur.in_k += e <= 0.1;
     else if (cur.out_n < 64) cur.err[cur.out_n++] = isnan(e) ? INFINITY : e, cur.out_k += e <= 0.1;
-    if (v[2] == 1) cur.chosen = v[1];
-    if (v[1] < cur.best) cur.best = v[1];
+    if (v[2] == 1) cur.chosen = v[1], cur.chosen_ci = v[3];
+    if (v[1] < cur.best) cur.best = v[1], cur.best_ci = v[3];
   }
-  if (have && rc == FUPERMOD_SUCCESS) print_one(&cur);
+  if (have && rc == FUPERMOD_SUCCESS) {
+    print_one(&cur);
+    total_add(tot, &nt, 16, &cur);
+  }
   fclose(fp);
   if (rc == FUPERMOD_SUCCESS && launches == 0) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no launches recorded", path);
+  for (int k = 0; rc == FUPERMOD_SUCCESS && k < nt; k++) total_print(&tot[k]);
+  free(tot);
   return rc;
 }
