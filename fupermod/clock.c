@@ -31,8 +31,9 @@ int fupermod_clock_inject(double (*now)(void), int (*nopayload)(void)) {
   if (!now) return fupermod_error(FUPERMOD_ERR_USAGE, "clock: no clock to inject");
   if (__atomic_load_n(&read_once, __ATOMIC_ACQUIRE) && __atomic_load_n(&injected, __ATOMIC_ACQUIRE) != now)
     return fupermod_error(FUPERMOD_ERR_USAGE, "clock: fupermod_time was already read; an injected clock must come first");
-  __atomic_store_n(&injected_mode, nopayload, __ATOMIC_RELEASE);
   if (!__atomic_compare_exchange_n(&injected, &none, now, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) && none != now)
     return fupermod_error(FUPERMOD_ERR_USAGE, "clock: another clock was injected first");
+  /* only the clock that holds: a refused injection must not change what it says */
+  if (none == NULL) __atomic_store_n(&injected_mode, nopayload, __ATOMIC_RELEASE);
   return FUPERMOD_SUCCESS;
 }

@@ -35,6 +35,7 @@ static int injected_first(void) {
   bad |= fupermod_clock_inject(fake_now, NULL) != FUPERMOD_SUCCESS; /* the same again: no change */
   bad |= fupermod_clock_inject(other_now, NULL) == FUPERMOD_SUCCESS;
   bad |= fupermod_time() != 101.5;
+  bad |= fupermod_time_simulated() != 2; /* the refused injection left the mode as it was */
   return bad;
 }
 

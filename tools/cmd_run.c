@@ -1616,14 +1616,15 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   race_ctx ctx = {o, tp, a, share, runs};
   fupermod_choose_opts co = {o->choose, 0, o->race_rounds, o->race_top, o->prec.cl, race_measure, &ctx};
   double pred[32];
-  int rank, rc, len = 0;
+  int rank, rc, len = 0, all; /* every candidate races: the model failed its leave-one-out check */
   size_t cap = 4096;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   for (int k = 0; k < nruns; k++) pred[2 * k] = runs[k].pred_run, pred[2 * k + 1] = runs[k].pred_run_ci;
   MPI_Bcast(pred, 2 * nruns, MPI_DOUBLE, 0, MPI_COMM_WORLD);
   /* a model that fails its own leave-one-out check cannot rank the candidates: every one races */
   MPI_Bcast(&loo, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  if (loo > LOO_TRUST && o->choose == FUPERMOD_CHOOSE_RACE) co.top = nruns;
+  all = loo > LOO_TRUST && o->choose == FUPERMOD_CHOOSE_RACE;
+  if (all) co.top = nruns;
   for (int k = 0; k < nruns; k++) {
     c[k] = (fupermod_candidate){runs[k].label, pred[2 * k], pred[2 * k + 1], -1, 0, 0, 0};
     /* the same shares and prediction: the same distribution under another name, raced once */
@@ -1633,7 +1634,7 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
       fprintf(stderr, "fupermod run: %s: the %s distribution's whole run cannot be predicted (%g s): it is not a "
                       "candidate\n", a->name, runs[k].label, c[k].pred);
   }
-  if (rank == 0 && o->choose == FUPERMOD_CHOOSE_RACE && co.top > o->race_top)
+  if (rank == 0 && all)
     fprintf(stderr, "fupermod run: %s: the leave-one-out check missed by %.0f %% (beyond %.0f %%): the predictions cannot "
                     "rank the distributions, so every one races (at most %d rounds)\n", a->name, 100 * loo, 100 * LOO_TRUST,
             o->race_rounds);
@@ -1656,7 +1657,7 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
     snprintf(*note + len, cap - len, ", the only distinct distribution with a prediction: no race");
   else {
     char why[128];
-    if (co.top > o->race_top) snprintf(why, sizeof why, "every distinct one: the leave-one-out check failed");
+    if (all) snprintf(why, sizeof why, "every distinct one: the leave-one-out check failed");
     else snprintf(why, sizeof why, "the %d least predicted and those whose intervals overlap the least one's", o->race_top);
     len += snprintf(*note + len, cap - len, ", %s after %d round%s of the %d raced (%s; runs apart from the table's):",
                     st.decided ? "ahead beyond both half-widths" : "the least mean when the rounds ran out", st.rounds,
