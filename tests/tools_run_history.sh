@@ -12,8 +12,9 @@ MPI="$MPIEXEC --oversubscribe --bind-to none"
 OUT=$TMPD/results
 printf 'localhost 0 none cpu\nlocalhost 1 none cpu\nlocalhost 2 none cpu\n' >"$TMPD/three.conf"
 # sizes whose runs last milliseconds (28 ms, 6 ms here), not the microseconds that a loaded host scatters
-run() { $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/three.conf" --out "$OUT" --size 1024 --dgemm-b 64 --points 8 --reps 2 \
-  -r 2 -R 3 --full-grid --race-rounds 2 >"$TMPD/out$1" 2>"$TMPD/err$1"; }
+# (run N [--out DIR --models MDIR]: the later options win)
+run() { local i=$1; shift; $MPI -np 3 "$FUPERMOD" run --conf "$TMPD/three.conf" --out "$OUT" --size 1024 --dgemm-b 64 --points 8 --reps 2 \
+  -r 2 -R 3 --full-grid --race-rounds 2 "$@" >"$TMPD/out$i" 2>"$TMPD/err$i"; }
 # the factors a launch calibrated with: the numbers of its "over its functions" line
 factors() { grep "fupermod run: $1: the application over its functions" "$TMPD/err$2" | sed 's/.*(median)://; s/;.*//'; }
 run 1
@@ -85,8 +86,12 @@ ok "$(grep -q 'fupermod run: fft: the platform drifted: whole runs of .* calibra
   grep -q 'fupermod run: fft: paraleph: calibration on 5 runs of this launch (median [0-9.e-]* s) and 0 of earlier ones' "$TMPD/err4"; echo $?)" \
   "the drift is detected and the 2D-FFT calibrated afresh on 5 runs of its own"
 grep 'fupermod run: fft: .*\(drift\|calibrat\)' "$TMPD/err4" | sed 's/^/# /'
-run 5
-ok $? "launch 5, after the drift"
+# launch 5 in a directory of its own on the same models (--models: as a campaign's experiments share them)
+run 5 --out "$TMPD/other" --models "$OUT/models"
+ok $? "launch 5, after the drift, --out elsewhere and --models the same"
+ok "$([ -s "$TMPD/other/report-fft.csv" ] && [ ! -e "$TMPD/other/models" ] &&
+  grep -q 'fupermod run: .*models reused from '"$OUT/models" "$TMPD/err5"; echo $?)" \
+  "launch 5 reports in its own directory and reuses the shared models, writing none of its own"
 ok "$(grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err5"; echo $?)" \
   "the runs before the drift no longer count: launch 5 pools with launch 4's 5 alone ($(grep 'fft: paraleph: calibration on' "$TMPD/err5"))"
 "$FUPERMOD" model history "$OUT" >"$TMPD/hist" 2>&1

@@ -70,6 +70,8 @@ static void help(void) {
          "     DIR/summary-APP.csv, DIR/front-APP.csv and plots.\n"
          "Options:\n"
          "  --out DIR          results (default fupermod-run)\n"
+         "  --models MDIR      the models, links and history (default DIR/models): several runs\n"
+         "                     may share one, as a campaign's partitioner experiments do\n"
          "  --apps LIST        dgemm,fft (default both)\n"
          "  --size N           matrix order and signal side for every app (or --dgemm-n, --fft-n;\n"
          "                     defaults 3072 and 4096)\n"
@@ -318,7 +320,7 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, const
   int rc = FUPERMOD_SUCCESS, rank, reuse = 0, lockfd = -1;
   double t0 = fupermod_time();
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  snprintf(dir, sizeof dir, "%s/models/%s", o->out, a->name);
+  snprintf(dir, sizeof dir, "%s/%s", o->models, a->name);
   snprintf(path, sizeof path, "%s/%s.%d.points", dir, pc->hostname, pc->rank_intra);
   snprintf(head, sizeof head, "# fupermod run model: app %s kernel %s fingerprint %016llx", a->name, a->kernel,
            (unsigned long long)fp);
@@ -379,7 +381,7 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, const
               fupermod_time() - t0);
   }
   if (rank == 0 && !o->quiet && reuse)
-    fprintf(stderr, "fupermod run: %s models reused from %s/models/%s\n", a->name, o->out, a->name);
+    fprintf(stderr, "fupermod run: %s models reused from %s/%s\n", a->name, o->models, a->name);
 done:
   tool_dir_unlock(&lockfd);
   fupermod_kernel_unload(k);
@@ -1172,7 +1174,7 @@ static int measure_links(const options *o, tool_proc *tp) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   links_done = 1;
-  snprintf(path, sizeof path, "%s/models", o->out);
+  snprintf(path, sizeof path, "%s", o->models);
   if (rank == 0 && mkdir(path, 0777) != 0 && errno != EEXIST)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create the directory: %s", path, strerror(errno));
   if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) return rc;
@@ -1198,7 +1200,7 @@ static int measure_links(const options *o, tool_proc *tp) {
     }
     free(all);
     MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    snprintf(path, sizeof path, "%s/models/comm-%016llx.txt", o->out, (unsigned long long)h);
+    snprintf(path, sizeof path, "%s/comm-%016llx.txt", o->models, (unsigned long long)h);
     /* the same fingerprint names the platform in the history (tools/run_history.h) */
     tool_launch_init(&launch, h);
   }
@@ -1436,7 +1438,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     set[s]->calibrated = 1;
   }
   for (int s = 0; rank == 0 && s < nsets && rc == FUPERMOD_SUCCESS; s++) {
-    rc = tool_history_cal_load(o->out, &launch, a, set[s]->dist, &past[s]);
+    rc = tool_history_cal_load(o->models, &launch, a, set[s]->dist, &past[s]);
     if (past[s].n >= RUNS) todo[s] = 1;
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk)))
@@ -1475,7 +1477,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
                            fit.msgs, cal.group};
   solo_factors(size);
   for (int s = 0; s < nsets; s++)
-    if (tool_history_cal_append(o->out, &launch, a, set[s]->dist, &now[s], drift[s]) != FUPERMOD_SUCCESS)
+    if (tool_history_cal_append(o->models, &launch, a, set[s]->dist, &now[s], drift[s]) != FUPERMOD_SUCCESS)
       fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);
@@ -1773,7 +1775,7 @@ static int run_app(const options *o, app_t *a) {
     run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best,
                       choice, links.p == size};
     tool_run_report(&rep);
-    if (tool_history_append(o->out, &launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
+    if (tool_history_append(o->models, &launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
       fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   }
 done:
@@ -1800,7 +1802,7 @@ done:
 
 int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
-    {"conf", required_argument, NULL, 'C'}, {"out", required_argument, NULL, 'o'}, {"apps", required_argument, NULL, 'a'},
+    {"conf", required_argument, NULL, 'C'}, {"out", required_argument, NULL, 'o'}, {"models", required_argument, NULL, 'M'}, {"apps", required_argument, NULL, 'a'},
     {"size", required_argument, NULL, 'N'}, {"dgemm-n", required_argument, NULL, 'G'},
     {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
@@ -1809,9 +1811,10 @@ int cmd_run(int argc, char **argv) {
     {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {"choose", required_argument, NULL, 'c'},
     {"race-rounds", required_argument, NULL, 'n'}, {"race-top", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
+  options o = {NULL, "fupermod-run", "paraleph", NULL, 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
                FUPERMOD_CHOOSE_RACE, 5, 3};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
+  char models[4096];
   const fupermod_partitioner *alg;
   double t0;
   o.prec.reps_min = 3;
@@ -1825,6 +1828,7 @@ int cmd_run(int argc, char **argv) {
     switch (c) {
     case 'C': o.conf = optarg; break;
     case 'o': o.out = optarg; break;
+    case 'M': o.models = optarg; break;
     case 'a':
       if (parse_apps(optarg, &o)) return tool_usage(SUB, "%s", fupermod_error_message());
       break;
@@ -1884,6 +1888,11 @@ int cmd_run(int argc, char **argv) {
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
   if (!o.conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (!o.models) {
+    if (snprintf(models, sizeof models, "%s/models", o.out) >= (int)sizeof models)
+      return tool_usage(SUB, "--out '%s' is too long a path", o.out);
+    o.models = models;
+  }
   /* one configuration serves both applications: its lines may carry either kernel's keys */
   tool_line_kernels[0] = "dgemm";
   tool_line_kernels[1] = "fft-rows";

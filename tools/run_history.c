@@ -54,17 +54,16 @@ int tool_cal_runs_add(tool_cal_runs *r, double whole, const double *f) {
   return FUPERMOD_SUCCESS;
 }
 
-static void path_of(char *buf, size_t size, const char *out, const char *file) {
-  snprintf(buf, size, "%s/models/%s", out, file);
+static void path_of(char *buf, size_t size, const char *models, const char *file) {
+  snprintf(buf, size, "%s/%s", models, file);
 }
 
-/* Open DIR/models/FILE for appending, its header written when it is new. */
-static FILE *open_append(const char *out, const char *file, const char *header, int *rc) {
+/* Open MODELS/FILE for appending, its header written when it is new. */
+static FILE *open_append(const char *models, const char *file, const char *header, int *rc) {
   char path[4200];
   FILE *fp;
-  snprintf(path, sizeof path, "%s/models", out);
-  if ((*rc = fupermod_mkdir_p(path)) != FUPERMOD_SUCCESS) return NULL;
-  path_of(path, sizeof path, out, file);
+  if ((*rc = fupermod_mkdir_p(models)) != FUPERMOD_SUCCESS) return NULL;
+  path_of(path, sizeof path, models, file);
   if (!(fp = fopen(path, "a"))) {
     *rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot append: %s", path, strerror(errno));
     return NULL;
@@ -323,10 +322,12 @@ int tool_history_print(const char *dir) {
   app_total *tot = calloc(16, sizeof *tot);
   FILE *fp;
   if (!tot) return fupermod_error(FUPERMOD_ERR_NOMEM, "history: out of memory");
+  /* a run's directory, or a models directory of its own (fupermod run --models) */
   snprintf(path, sizeof path, "%s/models/history.csv", dir);
+  if (access(path, F_OK) != 0) snprintf(path, sizeof path, "%s/history.csv", dir);
   if (!(fp = fopen(path, "r"))) {
     free(tot);
-    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s (fupermod run --out %s writes it)", path, strerror(errno), dir);
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: %s (fupermod run --out %s, or --models %s, writes it)", path, strerror(errno), dir, dir);
   }
   printf("# %s: each launch's whole-run predictions, scored strictly (|pred - meas| / meas <= 10 %%, each distinct\n"
          "# distribution once, in sample the calibration's), and its choice's regret; platform: its fingerprint's last 8\n"

@@ -1,6 +1,6 @@
-/* What every fupermod run learns and keeps (docs/models.md, "History"): beside the models, in
- * DIR/models/history.csv, each application's distinct distributions with their predicted and
- * measured whole runs, launch by launch; in DIR/models/calibration.csv, each calibration run's
+/* What every fupermod run learns and keeps (docs/models.md, "History"): beside the models (MODELS:
+ * fupermod run --models, by default OUT/models), in MODELS/history.csv, each application's
+ * distinct distributions with their predicted and measured whole runs, launch by launch; in MODELS/calibration.csv, each calibration run's
  * factors. The next launch on the same platform calibrates on those runs and its own, robustly,
  * and runs fewer calibration runs of its own. */
 #ifndef FUPERMOD_TOOLS_RUN_HISTORY_H
@@ -31,18 +31,18 @@ void tool_cal_runs_free(tool_cal_runs *r);
 int tool_cal_runs_add(tool_cal_runs *r, double whole, const double *f);
 
 /* The calibration runs kept for (platform, app, size) on distribution d (the same shares), from
- * DIR/models/calibration.csv, since the last launch that calibrated afresh (none: r->n = 0). A
+ * MODELS/calibration.csv, since the last launch that calibrated afresh (none: r->n = 0). A
  * malformed line is an error naming it. */
-int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+int tool_history_cal_load(const char *models, const tool_launch *l, const app_t *a, const fupermod_dist *d,
                           tool_cal_runs *r);
 /* Append the launch's own calibration runs; fresh: the launch calibrated afresh
  * (the platform drifted), so that the runs kept before it stop counting. */
-int tool_history_cal_append(const char *out, const tool_launch *l, const app_t *a, const fupermod_dist *d,
+int tool_history_cal_append(const char *models, const tool_launch *l, const app_t *a, const fupermod_dist *d,
                             const tool_cal_runs *r, int fresh);
 
 /* Append the launch's distinct distributions of app a (as the report counts them) to
- * DIR/models/history.csv, and their per-process phases to DIR/models/phases.csv. */
-int tool_history_append(const char *out, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best);
+ * MODELS/history.csv, and their per-process phases to MODELS/phases.csv. */
+int tool_history_append(const char *models, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best);
 
 /* fupermod model history DIR: the prediction error and the regret, launch by launch. */
 int tool_history_print(const char *dir);

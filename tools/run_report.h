@@ -42,6 +42,7 @@ typedef struct {
 
 typedef struct {
   const char *conf, *out, *algorithm;
+  const char *models; /* the models, links and history: --models, else OUT/models */
   int apps_dgemm, apps_fft, reps, quiet, rebuild;
   int full_grid; /* measure every grid size instead of building adaptively */
   long dgemm_n, dgemm_b, fft_n, K;
