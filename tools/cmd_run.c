@@ -79,7 +79,14 @@ static void help(void) {
          "  --points K         grid sizes per function (default 32; N/b squared and N must be\n"
          "                     multiples of K)\n"
          "  --full-grid        measure every grid size (default: adaptive, docs/models.md)\n"
-         "  --algorithm A      time partitioner over the measured functions (default paraleph)\n"
+         "  --algorithm A      the partitioner of the first distribution (default paraleph), any of the\n"
+         "                     registry: a discrete one's distribution, a continuous one's on its\n"
+         "                     model type, a Pareto one's fastest point, one for identical processors\n"
+         "                     on the processes' mean function (docs/models.md); A is one of:\n"
+         "                    ");
+  for (const fupermod_partitioner *const *p = fupermod_partitioners(); *p; p++) printf(" %s", (*p)->name);
+  printf("\n"
+         "  --static-power W   the static power (W) that htpopta adds to the energy (default 0)\n"
          "  --smooth W         partition and predict on smoothed functions: local fits of log time over\n"
          "                     the measured sizes near each (weighted as 2W+1 sizes around it, within\n"
          "                     a factor of 4), with a prediction interval from the points' scatter\n"
@@ -170,8 +177,10 @@ static long *app_grid(const app_t *a) {
 }
 
 /* The adaptive build on app a's grid g, 2g, ..., D, measuring the shares of what this job
- * partitions: time with --algorithm, energy (PARALEPH) when the
- * functions have energy, and HiPOPTA's over several nodes. */
+ * partitions: time with --algorithm (PARALEPH where that is not a discrete time partitioner of
+ * heterogeneous functions: the adaptive build needs exact shares on measured sizes; the others'
+ * shares are then interpolated), energy (PARALEPH) when the functions have energy, and HiPOPTA's
+ * over several nodes. */
 static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fupermod_kernel *k, const char *path,
                           fupermod_points *pts) {
   tool_adaptive ad;
@@ -180,7 +189,10 @@ static int build_adaptive(const options *o, tool_proc *tp, const app_t *a, fuper
   ad.grid = app_grid(a);
   ad.ngrid = a->K;
   ad.D = a->D;
-  ad.algorithm = o->algorithm;
+  {
+    const fupermod_partitioner *alg = fupermod_partitioner_find(o->algorithm);
+    ad.algorithm = alg && alg->kind == FUPERMOD_PART_DISCRETE && !alg->homogeneous && !alg->needs_energy ? o->algorithm : "paraleph";
+  }
   ad.objectives = TOOL_ADAPT_TIME | TOOL_ADAPT_ENERGY | TOOL_ADAPT_HIER | TOOL_ADAPT_PARETO;
   ad.tradeoff = o->tradeoff;
   ad.init = 4;
@@ -1026,6 +1038,76 @@ static int same_dist(const fupermod_dist *x, const fupermod_dist *y) {
   return x && y;
 }
 
+/* The processes' mean function at process 0's sizes: what a partitioner for identical processors
+ * (POPTA, EOPTA, ALEPH) is given on processors that are not (docs/models.md, "Any partitioner"). */
+static int mean_function(const fupermod_problem *prob, fupermod_points *mean) {
+  const fupermod_points *f0 = prob->f[0];
+  int rc = fupermod_points_copy(mean, f0);
+  for (int k = 0; rc == FUPERMOD_SUCCESS && k < mean->count; k++) {
+    fupermod_point *pt = &mean->pts[k];
+    double st = 0, se = 0, sc = 0;
+    for (int i = 0; i < prob->p; i++) {
+      double t, e, ci;
+      value_at(prob->f[i], (double)pt->d, &t, &e, &ci);
+      st += t;
+      se += e;
+      sc += ci;
+    }
+    pt->t = st / prob->p;
+    pt->ci = sc / prob->p;
+    if (mean->has_energy) pt->e = se / prob->p;
+  }
+  return rc;
+}
+
+/* --algorithm's time distribution on rank 0, from any partitioner of the registry: a discrete
+ * one's own; a continuous one's on its model type fitted to each process's function (its shares
+ * are whole units, which the applications and the predictions take as they are); a Pareto
+ * one's fastest point; one for identical processors on the processes' mean function. */
+static int algorithm_dist(const options *o, const app_t *a, const fupermod_problem *prob0,
+                          const fupermod_partitioner *alg, fupermod_dist *dt) {
+  fupermod_problem prob = *prob0;
+  fupermod_points mean = {0, NULL, 0};
+  const fupermod_points **same = NULL;
+  fupermod_model **m = NULL;
+  fupermod_front front = {0, NULL};
+  int rc = FUPERMOD_SUCCESS;
+  prob.static_power = o->static_power;
+  for (int i = 0; alg->needs_energy && i < prob.p; i++)
+    if (!prob.f[i]->has_energy)
+      return fupermod_error(FUPERMOD_ERR_INPUT, "--algorithm %s: %s needs dynamic energy, and process %d's %s function has "
+                            "none (a meter on its configuration line, docs/energy.md)", o->algorithm, alg->name, i, a->name);
+  if (alg->homogeneous) {
+    if ((rc = mean_function(&prob, &mean)) == FUPERMOD_SUCCESS && !(same = malloc((size_t)prob.p * sizeof *same)))
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    for (int i = 0; same && i < prob.p; i++) same[i] = &mean;
+    prob.f = same;
+  }
+  if (rc != FUPERMOD_SUCCESS) {
+  } else if (alg->kind == FUPERMOD_PART_CONTINUOUS) {
+    if (!(m = calloc((size_t)prob.p, sizeof *m))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+    for (int i = 0; rc == FUPERMOD_SUCCESS && i < prob.p; i++)
+      rc = fupermod_model_create(alg->model_type, prob.f[i], a->D, &m[i]);
+    if (rc == FUPERMOD_SUCCESS) rc = alg->continuous(prob.p, m, dt);
+  } else if ((rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
+  } else if (alg->kind == FUPERMOD_PART_PARETO || !alg->discrete) {
+    if ((rc = alg->pareto(&prob, &front)) == FUPERMOD_SUCCESS && front.count > 0)
+      fupermod_dist_copy(dt, front.points[0].dist); /* ordered by increasing time */
+    else if (rc == FUPERMOD_SUCCESS)
+      rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "--algorithm %s: an empty Pareto front", o->algorithm);
+  } else {
+    rc = alg->discrete(&prob, dt);
+  }
+  if (rc != FUPERMOD_SUCCESS && alg->homogeneous)
+    rc = fupermod_error_prefix(rc, "--algorithm %s (for identical processors, on the processes' mean function)", o->algorithm);
+  for (int i = 0; m && i < prob.p; i++) fupermod_model_free(m[i]);
+  free(m);
+  free(same);
+  fupermod_points_free(&mean);
+  fupermod_front_free(&front);
+  return rc;
+}
+
 /* Partition on rank 0 (except paraleph, which runs on every process); results on every rank. */
 static int partition_all(const options *o, const app_t *a, fupermod_points *f, int size, run_t *runs, int *nruns,
                          fupermod_front *front, int *chosen, const tool_proc *tp) {
@@ -1050,10 +1132,7 @@ static int partition_all(const options *o, const app_t *a, fupermod_points *f, i
     } else {
       if (rank == 0) {
         dt = fupermod_dist_alloc(a->D, size);
-        if (alg->kind != FUPERMOD_PART_DISCRETE)
-          rc = fupermod_error(FUPERMOD_ERR_USAGE, "--algorithm %s: run takes a discrete time partitioner", o->algorithm);
-        else if ((rc = fupermod_problem_check(&prob, alg)) == FUPERMOD_SUCCESS)
-          rc = alg->discrete(&prob, dt);
+        rc = dt ? algorithm_dist(o, a, &prob, alg, dt) : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
       }
       MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
       if (rc == FUPERMOD_SUCCESS) {
@@ -1810,9 +1889,10 @@ int cmd_run(int argc, char **argv) {
     {"rebuild", no_argument, NULL, 'b'}, {"full-grid", no_argument, NULL, 'g'}, {"smooth", required_argument, NULL, 'S'},
     {"keep-outliers", no_argument, NULL, 'k'}, {"lock-wait", required_argument, NULL, 'l'},
     {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {"choose", required_argument, NULL, 'c'},
-    {"race-rounds", required_argument, NULL, 'n'}, {"race-top", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
+    {"race-rounds", required_argument, NULL, 'n'}, {"race-top", required_argument, NULL, 't'},
+    {"static-power", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
   options o = {NULL, "fupermod-run", "paraleph", NULL, 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
-               FUPERMOD_CHOOSE_RACE, 5, 3};
+               FUPERMOD_CHOOSE_RACE, 5, 3, 0.0};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   char models[4096];
   const fupermod_partitioner *alg;
@@ -1864,6 +1944,11 @@ int cmd_run(int argc, char **argv) {
         return tool_usage(SUB, "--lock-wait '%s' must be a number of seconds >= 0", optarg);
       o.lock_wait = x;
       break;
+    case 'w':
+      if (fupermod_parse_double(optarg, &x) || !(x >= 0) || !isfinite(x))
+        return tool_usage(SUB, "--static-power '%s' must be a number of watts >= 0", optarg);
+      o.static_power = x;
+      break;
     case 'X': case 'e': case 'i': case 'T':
       if (fupermod_parse_double(optarg, &x) || x < 0) return tool_usage(SUB, "-%c '%s' must be a number >= 0", c, optarg);
       if (c == 'X') o.tradeoff = x;
@@ -1899,8 +1984,7 @@ int cmd_run(int argc, char **argv) {
   if (o.smooth > 0 && o.K < 3)
     return tool_usage(SUB, "--smooth %d needs --points >= 3 (a fit with its own scatter), got %ld; or --smooth 0", o.smooth, o.K);
   if (fupermod_precision_check(&o.prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
-  if (!(alg = fupermod_partitioner_find(o.algorithm)) || alg->kind != FUPERMOD_PART_DISCRETE)
-    return tool_usage(SUB, "--algorithm '%s' is not a discrete time partitioner (paraleph, dp, hpopta, ...)", o.algorithm);
+  if (!(alg = fupermod_partitioner_find(o.algorithm))) return tool_usage(SUB, "--algorithm: %s", fupermod_error_message());
   {
     app_t d = {"dgemm", "dgemm", o.dgemm_n, o.dgemm_b, 0, 0, (int)o.K, 0};
     long nb = o.dgemm_n / o.dgemm_b;

@@ -53,6 +53,7 @@ typedef struct {
   int choose;       /* fupermod_choose_policy */
   int race_rounds;  /* the race's budget in rounds */
   int race_top;     /* the least predictions that race whatever their intervals */
+  double static_power; /* --static-power: htpopta's */
 } options;
 
 /* What the report is about, on rank 0 after the runs. */
