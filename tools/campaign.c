@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "fupermod/fupermod.h"
 #include "tools/campaign.h"
+#include "tools/provenance.h"
 #include "tools/trim.h"
 
 enum {
@@ -20,7 +21,8 @@ static const char *const keys[NKEYS] = {
   "rundir", "timeout", "cluster", "nodes", "cores_per_node", "walltime", "queue", "project", "properties",
   "constraint", "cluster_config", "config_subopts", "cluster_mpirun", "setup"};
 
-static const char *const placeholders[] = {"app", "size", "partitioner", "config", "np", "rep", "dir", "id", NULL};
+static const char *const placeholders[] = {"app", "size", "partitioner", "config", "np", "rep", "dir", "id", "models",
+                                            NULL};
 
 /* Values land in ids, file names and shell commands unquoted, so they keep to these characters. */
 static int name_char(int ch) { return isalnum(ch) || ch == '_' || ch == '.' || ch == '+' || ch == '-'; }
@@ -155,7 +157,7 @@ static int expand(const char *path, int line, const char *key, const char *tmpl,
                               path, line, key);
       return fupermod_error(FUPERMOD_ERR_INPUT,
                             "%s:%d: %s: unknown placeholder '%.*s' (known: {app} {size} {partitioner} {config} "
-                            "{np} {rep} {dir} {id})",
+                            "{np} {rep} {dir} {id} {models})",
                             path, line, key, len, p);
     }
     if (used) used[k] = 1;
@@ -180,13 +182,34 @@ int camp_uses(const char *tmpl, const char *name) {
 }
 
 int camp_expand(const campaign *c, const char *key, const camp_exp *e, long np, const char *dir, char **out) {
-  char size[32], nps[32], rep[32];
-  const char *vals[9];
-  int k = strcmp(key, "command") == 0 ? K_COMMAND : K_RESULT;
-  snprintf(size, sizeof size, "%s", c->sizes.items[e->size]);
+  char nps[32];
   if (np > 0) snprintf(nps, sizeof nps, "%ld", np);
   else nps[0] = '\0';
+  return camp_expand_np(c, key, e, nps, dir, out);
+}
+
+void camp_models_dir(const campaign *c, const camp_exp *e, char *buf, size_t size) {
+  snprintf(buf, size, "%s/models/%s-%s-%s", c->rundir, c->apps.items[e->app], c->sizes.items[e->size], c->tags[e->conf]);
+}
+
+void camp_spec(const campaign *c, char *cmd, size_t ncmd, char *np, size_t nnp, char hash[65]) {
+  char buf[20000];
+  size_t n = 0;
+  snprintf(cmd, ncmd, "%s", c->command);
+  if (!c->np_count) snprintf(np, nnp, "auto");
+  for (int i = 0; i < c->np_count; i++) n += (size_t)snprintf(np + n, n < nnp ? nnp - n : 0, "%s%ld", i ? ", " : "", c->np[i]);
+  snprintf(buf, sizeof buf, "command=%s\nresult=%s\nnp=%s\n", c->command, c->result, np);
+  fupermod_sha256_hex(buf, strlen(buf), hash);
+}
+
+int camp_expand_np(const campaign *c, const char *key, const camp_exp *e, const char *nps, const char *dir,
+                   char **out) {
+  char size[32], rep[32], models[4096];
+  const char *vals[10];
+  int k = strcmp(key, "command") == 0 ? K_COMMAND : K_RESULT;
+  snprintf(size, sizeof size, "%s", c->sizes.items[e->size]);
   snprintf(rep, sizeof rep, "%d", e->rep);
+  camp_models_dir(c, e, models, sizeof models);
   vals[0] = c->apps.items[e->app];
   vals[1] = size;
   vals[2] = c->partitioners.items[e->part];
@@ -195,7 +218,8 @@ int camp_expand(const campaign *c, const char *key, const camp_exp *e, long np, 
   vals[5] = rep;
   vals[6] = dir;
   vals[7] = e->id;
-  vals[8] = NULL;
+  vals[8] = models;
+  vals[9] = NULL;
   return expand(c->path, c->line_of[k], key, k == K_COMMAND ? c->command : c->result, vals, NULL, out);
 }
 
@@ -354,6 +378,7 @@ static int load_body(const char *path, campaign *c) {
     free(text);
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: binary data (a NUL byte); a campaign file is text", path);
   }
+  fupermod_sha256_hex(text, len, c->sha);
   for (p = text; *p && rc == FUPERMOD_SUCCESS;) {
     /* one logical line: '#' starts a comment, a trailing backslash continues on the next line */
     char logical[8192], *eq, *key, *value;
@@ -531,9 +556,12 @@ int camp_experiments(const campaign *c, camp_exp **out, int *count) {
   return FUPERMOD_SUCCESS;
 }
 
+static const char legacy_header[] =
+  "id,app,size,partitioner,config,np,rep,status,exit_code,wall_s,time,energy,even_time,even_energy,finished,extra\n";
+
 const char *camp_header(void) {
   return "id,app,size,partitioner,config,np,rep,status,exit_code,wall_s,time,energy,even_time,even_energy,"
-         "finished,extra\n";
+         "finished,extra,energy_source,shares,prov,command\n";
 }
 
 void camp_rows_free(camp_row *rows, int n) {
@@ -541,12 +569,91 @@ void camp_rows_free(camp_row *rows, int n) {
   free(rows);
 }
 
-int camp_rows_load(const char *path, camp_row **rows, int *n, size_t *good) {
+void camp_meta_free(camp_meta *m) {
+  for (int i = 0; m && i < m->nnotes; i++) free(m->notes[i]);
+  if (m) free(m->notes);
+  if (m) memset(m, 0, sizeof *m);
+}
+
+const char *camp_meta_get(const camp_meta *m, const char *key) {
+  size_t l = strlen(key);
+  for (int i = 0; m && i < m->nnotes; i++)
+    if (strncmp(m->notes[i], key, l) == 0 && m->notes[i][l] == ':') return tool_trim(m->notes[i] + l + 1);
+  return NULL;
+}
+
+int camp_row_line(char *buf, size_t size, const camp_row *r) {
+  size_t n = 0;
+  for (int k = 0; k < NCOLS; k++) {
+    const char *v = r->f[k] ? r->f[k] : "";
+    if (n + 2 > size) return -1;
+    if (k) buf[n++] = ',';
+    if (k == COL_COMMAND) { /* the one field with commas and quotes: CSV-quoted */
+      buf[n++] = '"';
+      for (; *v && n + 4 < size; v++) {
+        if (*v == '"') buf[n++] = '"';
+        buf[n++] = *v == '\n' ? ' ' : *v;
+      }
+      if (*v || n + 3 > size) return -1;
+      buf[n++] = '"';
+    } else {
+      n += (size_t)snprintf(buf + n, size - n, "%s", v);
+      if (n + 2 > size) return -1;
+    }
+  }
+  strcpy(buf + n, "\n");
+  return 0;
+}
+
+/* Split a row in place: fields by commas, a field in double quotes ("" for a quote) may hold
+ * commas. The number of fields. */
+static int split_row(char *s, char **f, int max) {
+  int k = 0;
+  for (char *p = s;;) {
+    char *end;
+    if (*p == '"') {
+      char *w = ++p;
+      if (k < max) f[k] = w;
+      for (; *p && !(*p == '"' && p[1] != '"'); p++) {
+        if (*p == '"') p++;
+        *w++ = *p;
+      }
+      end = *p == '"' ? p + 1 : p;
+      *w = '\0';
+    } else {
+      if (k < max) f[k] = p;
+      end = p + strcspn(p, ",");
+    }
+    k++;
+    if (*end != ',') {
+      *end = '\0';
+      return k;
+    }
+    *end = '\0';
+    p = end + 1;
+  }
+}
+
+static int add_note(camp_meta *m, const char *line) {
+  char **l = realloc(m->notes, (size_t)(m->nnotes + 1) * sizeof *l);
+  if (!l) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  m->notes = l;
+  line += *line == '#';
+  line += *line == ' ';
+  if (!(l[m->nnotes] = strdup(line))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  m->nnotes++;
+  return FUPERMOD_SUCCESS;
+}
+
+int camp_rows_load(const char *path, camp_row **rows, int *n, size_t *good, camp_meta *meta) {
   char *text, *p, *last_nl;
   size_t len;
-  int rc, line = 1, cap = 0;
+  int rc = FUPERMOD_SUCCESS, line = 1, cap = 0, ncols = 0;
   struct stat st;
+  camp_meta local;
   const char *header = camp_header();
+  if (!meta) meta = &local;
+  memset(meta, 0, sizeof *meta);
   *rows = NULL;
   *n = 0;
   *good = 0;
@@ -559,20 +666,30 @@ int camp_rows_load(const char *path, camp_row **rows, int *n, size_t *good) {
   last_nl = strrchr(text, '\n');
   *good = last_nl ? (size_t)(last_nl - text + 1) : 0;
   text[*good] = '\0';
-  if (*good == 0) {
-    free(text);
-    return FUPERMOD_SUCCESS;
-  }
-  if (strncmp(text, header, strlen(header)) != 0) {
-    free(text);
-    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:1: not a campaign result file (the header must be %.*s)", path,
-                          (int)strlen(header) - 1, header);
-  }
-  for (p = text + strlen(header), line = 2; *p; line++) {
+  for (p = text, line = 1; *p && rc == FUPERMOD_SUCCESS; line++) {
     char *nl = strchr(p, '\n'), *f;
-    int k = 0;
+    int k;
     *nl = '\0';
     if (!*p) {
+      p = nl + 1;
+      continue;
+    }
+    if (*p == '#') { /* provenance: the campaign's spec, each run's platform and software */
+      rc = add_note(meta, p);
+      p = nl + 1;
+      continue;
+    }
+    if (!ncols) {
+      if (strncmp(p, header, strlen(header) - 1) == 0 && !p[strlen(header) - 1]) ncols = NCOLS;
+      else if (strncmp(p, legacy_header, strlen(legacy_header) - 1) == 0 && !p[strlen(legacy_header) - 1])
+        ncols = NCOLS_LEGACY;
+      else {
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not a campaign result file (the header must be %.*s)", path,
+                            line, (int)strlen(header) - 1, header);
+        break;
+      }
+      meta->header = 1;
+      meta->legacy = ncols == NCOLS_LEGACY;
       p = nl + 1;
       continue;
     }
@@ -588,20 +705,19 @@ int camp_rows_load(const char *path, camp_row **rows, int *n, size_t *good) {
       rc = fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
       break;
     }
-    (*rows)[*n].line = line;
-    (*rows)[*n].f[k++] = f;
-    for (char *q = f; *q; q++)
-      if (*q == ',') {
-        *q = '\0';
-        if (k < NCOLS) (*rows)[*n].f[k] = q + 1;
-        k++;
-      }
-    (*n)++;
-    if (k != NCOLS || !*f) {
-      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %s (a campaign result row has %d fields)", path, line,
-                          k != NCOLS ? "wrong number of fields" : "no id", NCOLS);
+    if (*f == '"') { /* the id is never quoted, and the row's memory hangs on its first field */
+      free(f);
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: no id (a campaign result row has %d fields)", path, line, ncols);
       break;
     }
+    memset(&(*rows)[*n], 0, sizeof **rows);
+    (*rows)[*n].line = line;
+    k = split_row(f, (*rows)[*n].f, NCOLS);
+    for (int j = ncols; j < NCOLS; j++) (*rows)[*n].f[j] = f + strlen(f); /* a legacy row: "" */
+    (*n)++;
+    if (k != ncols || !*f)
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: %s (a campaign result row has %d fields)", path, line,
+                          k != ncols ? "wrong number of fields" : "no id", ncols);
     p = nl + 1;
   }
   free(text);
@@ -610,6 +726,7 @@ int camp_rows_load(const char *path, camp_row **rows, int *n, size_t *good) {
     *rows = NULL;
     *n = 0;
   }
+  if (rc != FUPERMOD_SUCCESS || meta == &local) camp_meta_free(meta);
   return rc;
 }
 
@@ -654,11 +771,63 @@ static int number_field(const char *path, int line, const char *col, const char 
   return FUPERMOD_SUCCESS;
 }
 
+/* A value into a row field: no comma, quote or newline (they would split or break the row). */
+static void safe_copy(char *dst, size_t size, const char *v) {
+  snprintf(dst, size, "%s", v);
+  for (char *q = dst; *q; q++)
+    if (*q == ',' || *q == '"' || *q == '\n' || *q == '\r') *q = ' ';
+}
+
+/* The distribution of experiment e from report-APP.csv beside its result (what fupermod run
+ * writes: a row per distribution and process, with its share): the shares in rank order, ';'-joined.
+ * Nothing when there is no such file or row: the distribution is then unknown. */
+static void report_shares(const char *result, const campaign *c, const camp_exp *e, char *out, size_t size) {
+  char path[4200], *text = NULL, *p, *head[32], *f[32];
+  const char *slash = strrchr(result, '/');
+  int nh = 0, c_app = -1, c_n = -1, c_dist = -1, c_rank = -1, c_share = -1, next = 0;
+  size_t len, n = 0;
+  snprintf(path, sizeof path, "%.*sreport-%s.csv", slash ? (int)(slash - result + 1) : 0, result, c->apps.items[e->app]);
+  out[0] = '\0';
+  if (fupermod_read_file(path, &text, &len) != FUPERMOD_SUCCESS) {
+    fupermod_error_clear();
+    return;
+  }
+  for (p = text; *p;) {
+    char *nl = strchr(p, '\n'), *s = p;
+    int k;
+    if (nl) *nl = '\0';
+    p = nl ? nl + 1 : p + strlen(p);
+    if (!nh) {
+      if ((nh = split_csv(s, head, 32)) > 32) break;
+      for (k = 0; k < nh; k++) {
+        int *col = strcmp(head[k], "app") == 0 ? &c_app : strcmp(head[k], "n") == 0 ? &c_n
+                   : strcmp(head[k], "distribution") == 0 ? &c_dist : strcmp(head[k], "rank") == 0 ? &c_rank
+                   : strcmp(head[k], "share") == 0 ? &c_share : NULL;
+        if (col) *col = k;
+      }
+      if (c_dist < 0 || c_rank < 0 || c_share < 0) break;
+      continue;
+    }
+    if (split_csv(s, f, 32) != nh || strcmp(f[c_dist], c->partitioners.items[e->part]) != 0 ||
+        (c_app >= 0 && strcmp(f[c_app], c->apps.items[e->app]) != 0) ||
+        (c_n >= 0 && strcmp(f[c_n], c->sizes.items[e->size]) != 0))
+      continue;
+    if (atoi(f[c_rank]) != next++ || n + strlen(f[c_share]) + 2 > size) { /* not in rank order: not trusted */
+      n = 0;
+      break;
+    }
+    n += (size_t)snprintf(out + n, size - n, "%s%s", n ? ";" : "", f[c_share]);
+  }
+  out[n] = '\0';
+  if (strpbrk(out, ",\"")) out[0] = '\0';
+  free(text);
+}
+
 #define MAXF 64
 int camp_result_read(const char *path, const campaign *c, const camp_exp *e, camp_result *r) {
   char *text, *head[MAXF], *rowsf[256][MAXF];
   int rowline[256], nrows = 0, nh = 0, line = 0, rc = FUPERMOD_SUCCESS, pick = -1, even = -1, matches = 0;
-  int c_time = -1, c_energy = -1, c_et = -1, c_ee = -1, c_app = -1, c_size = -1, c_alg = -1;
+  int c_time = -1, c_energy = -1, c_et = -1, c_ee = -1, c_app = -1, c_size = -1, c_alg = -1, c_meter = -1, c_shares = -1;
   size_t len;
   memset(r, 0, sizeof *r);
   if ((rc = fupermod_read_file(path, &text, &len)) != FUPERMOD_SUCCESS) return rc;
@@ -698,7 +867,9 @@ int camp_result_read(const char *path, const campaign *c, const camp_exp *e, cam
     int *col = strcmp(head[k], "time") == 0 ? &c_time : strcmp(head[k], "energy") == 0 ? &c_energy
                : strcmp(head[k], "even_time") == 0 ? &c_et : strcmp(head[k], "even_energy") == 0 ? &c_ee
                : strcmp(head[k], "app") == 0 ? &c_app : strcmp(head[k], "size") == 0 ? &c_size
-               : (strcmp(head[k], "algorithm") == 0 || strcmp(head[k], "partitioner") == 0) ? &c_alg : NULL;
+               : (strcmp(head[k], "algorithm") == 0 || strcmp(head[k], "partitioner") == 0) ? &c_alg
+               : (strcmp(head[k], "energy_meter") == 0 || strcmp(head[k], "meter") == 0) ? &c_meter
+               : strcmp(head[k], "shares") == 0 ? &c_shares : NULL;
     if (col && *col >= 0) rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: column '%s' appears twice", path, head[k]);
     else if (col) *col = k;
   }
@@ -742,13 +913,19 @@ int camp_result_read(const char *path, const campaign *c, const camp_exp *e, cam
     }
     for (int k = 0, n = 0; rc == FUPERMOD_SUCCESS && k < nh; k++) {
       char item[512];
-      if (k == c_time || k == c_energy || k == c_et || k == c_ee || k == c_app || k == c_size || k == c_alg) continue;
+      if (k == c_time || k == c_energy || k == c_et || k == c_ee || k == c_app || k == c_size || k == c_alg ||
+          k == c_meter || k == c_shares)
+        continue;
       snprintf(item, sizeof item, "%s%s=%s", n++ ? ";" : "", head[k], row[k]);
       for (char *q = item + (n > 1); *q; q++)
         if (*q == ',' || *q == ';' || *q == '\n' || (*q == '=' && q != strchr(item + (n > 1), '='))) *q = '_';
       if (strlen(r->extra) + strlen(item) < sizeof r->extra) strcat(r->extra, item);
     }
+    if (rc == FUPERMOD_SUCCESS && c_meter >= 0 && !absent(row[c_meter])) safe_copy(r->meter, sizeof r->meter, row[c_meter]);
+    if (rc == FUPERMOD_SUCCESS && c_shares >= 0 && !absent(row[c_shares]))
+      safe_copy(r->shares, sizeof r->shares, row[c_shares]);
   }
   free(text);
+  if (rc == FUPERMOD_SUCCESS && !r->shares[0]) report_shares(path, c, e, r->shares, sizeof r->shares);
   return rc;
 }

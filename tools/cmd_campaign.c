@@ -15,13 +15,16 @@
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
+#include <gsl/gsl_cdf.h>
+#include "partitioners/partitioners.h"
 #include "tools/campaign.h"
+#include "tools/provenance.h"
 #include "tools/tools.h"
 
 static const char *SUB = "campaign";
 
 static void help(void) {
-  printf("usage: fupermod campaign run [--retry-failed] [--timeout S] [--dry-run] [-q] FILE\n"
+  printf("usage: fupermod campaign run [--retry-failed] [--new] [--timeout S] [--dry-run] [-q] FILE\n"
          "       fupermod campaign summary [-o DIR] [--baseline NAME] FILE|RESULTS.csv\n"
          "       fupermod campaign script --oar|--slurm [-o SCRIPT] FILE\n\n"
          "FILE is a campaign file (docs/campaigns.md): apps, sizes, partitioners, configs, repetitions and\n"
@@ -29,6 +32,8 @@ static void help(void) {
          "row per experiment to the output CSV as soon as it is measured; a rerun skips the experiments\n"
          "already there, so a killed campaign resumes where it stopped.\n"
          "  --retry-failed   run again the experiments recorded as failed, timeout or noresult\n"
+         "  --new            start a fresh output, the old one kept aside as OUTPUT-STEM.oldN.csv (needed when\n"
+         "                   the command, result or np changed: results of two specs are never mixed)\n"
          "  --timeout S      stop an experiment after S seconds (default: the file's timeout, else none)\n"
          "  --dry-run        list the experiments, done or to do, with their commands; run nothing\n"
          "  -q               no progress lines\n"
@@ -156,19 +161,8 @@ static int append_line(int fd, const char *path, const char *line) {
   return FUPERMOD_SUCCESS;
 }
 
-/* The row as one CSV line; -1 when it does not fit (it must never be written in part). */
-static int row_line(char *buf, size_t size, camp_row *r) {
-  size_t n = 0;
-  for (int k = 0; k < NCOLS; k++) {
-    n += (size_t)snprintf(buf + n, size - n, "%s%s", k ? "," : "", r->f[k] ? r->f[k] : "");
-    if (n + 2 > size) return -1;
-  }
-  strcpy(buf + n, "\n");
-  return 0;
-}
-
 /* Drop the rows of the experiments to retry: keep them in OUTPUT.retried, rewrite OUTPUT without. */
-static int drop_rows(const char *output, camp_row *rows, int nrows, const char *drop) {
+static int drop_rows(const char *output, const camp_meta *meta, camp_row *rows, int nrows, const char *drop) {
   char path[4096], line[8192];
   fupermod_atomic_file af;
   int fd, rc;
@@ -179,16 +173,18 @@ static int drop_rows(const char *output, camp_row *rows, int nrows, const char *
   rc = fstat(fd, &st) == 0 && st.st_size == 0 ? append_line(fd, path, camp_header()) : FUPERMOD_SUCCESS;
   for (int i = 0; rc == FUPERMOD_SUCCESS && i < nrows; i++)
     if (drop[i])
-      rc = row_line(line, sizeof line, &rows[i]) ? fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: row too long", output,
+      rc = camp_row_line(line, sizeof line, &rows[i]) ? fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: row too long", output,
                                                                     rows[i].line)
                                                   : append_line(fd, path, line);
   close(fd);
   if (rc != FUPERMOD_SUCCESS) return rc;
   if ((rc = fupermod_atomic_open(&af, output)) != FUPERMOD_SUCCESS) return rc;
+  /* the provenance notes stay: the rows that remain refer to them */
+  for (int i = 0; i < meta->nnotes; i++) fprintf(af.fp, "# %s\n", meta->notes[i]);
   fputs(camp_header(), af.fp);
   for (int i = 0; i < nrows; i++)
     if (!drop[i]) {
-      if (row_line(line, sizeof line, &rows[i])) {
+      if (camp_row_line(line, sizeof line, &rows[i])) {
         fupermod_atomic_abort(&af);
         return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: row too long", output, rows[i].line);
       }
@@ -211,8 +207,11 @@ enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status 
 /* One `campaign run`: the campaign, its experiments and the rows its output already holds. */
 typedef struct {
   double timeout;
-  int retry, dry, quiet;
+  int retry, dry, quiet, fresh;
   campaign c;
+  camp_meta meta;          /* the output's notes: its spec, the provenance of each session */
+  char prov[16];           /* this session's provenance id, once written */
+  char spec[65];
   camp_exp *ex;
   int nex;
   camp_row *rows, **index; /* index: the rows sorted by experiment id */
@@ -242,6 +241,7 @@ static void run_job_free(run_job *j) {
   free(j->done);
   free(j->index);
   camp_rows_free(j->rows, j->nrows);
+  camp_meta_free(&j->meta);
   camp_experiments_free(j->ex, j->nex);
   camp_free(&j->c);
 }
@@ -249,7 +249,7 @@ static void run_job_free(run_job *j) {
 /* GO_ON, or the exit status: 0 after --help, a usage error's. */
 static int run_options(int argc, char **argv, run_job *j) {
   static const struct option opts[] = {{"retry-failed", no_argument, NULL, 'r'}, {"timeout", required_argument, NULL, 't'},
-                                       {"dry-run", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'},
+                                       {"dry-run", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'}, {"new", no_argument, NULL, 'N'},
                                        {NULL, 0, NULL, 0}};
   int opt;
   optind = 0; /* a full reset of glibc's getopt: the parse may run more than once per process */
@@ -257,6 +257,7 @@ static int run_options(int argc, char **argv, run_job *j) {
     switch (opt) {
     case 'r': j->retry = 1; break;
     case 'n': j->dry = 1; break;
+    case 'N': j->fresh = 1; break;
     case 'q': j->quiet = 1; break;
     case 't':
       if (fupermod_parse_double(optarg, &j->timeout) || j->timeout < 0)
@@ -280,7 +281,9 @@ static int lock_output(run_job *j) {
     if ((rc = fupermod_mkdir_p(path)) != FUPERMOD_SUCCESS) return rc;
   }
   snprintf(path, sizeof path, "%s.lock", j->c.output);
-  if ((j->lockfd = open(path, O_RDWR | O_CREAT, 0644)) < 0)
+  /* close-on-exec: an experiment's leftover process (a daemon, a stray background job) would hold the
+   * lock after the runner ended, and the next runner would wait for a run that is gone */
+  if ((j->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
     return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
   /* a run that a batch system just stopped may still be ending its experiment (up to 5 s of
    * SIGTERM grace) after the scheduler has released the job: wait for it a little */
@@ -299,7 +302,7 @@ static int lock_output(run_job *j) {
 /* The rows the output holds. */
 static int load_rows(run_job *j) {
   struct stat st;
-  int rc = camp_rows_load(j->c.output, &j->rows, &j->nrows, &j->good);
+  int rc = camp_rows_load(j->c.output, &j->rows, &j->nrows, &j->good, &j->meta);
   if (rc != FUPERMOD_SUCCESS || j->dry || stat(j->c.output, &st) != 0 || (size_t)st.st_size <= j->good) return rc;
   /* a row torn by a crash in the middle of its write: that experiment runs again */
   fprintf(stderr, "fupermod campaign: %s: dropping a torn last line (%ld bytes)\n", j->c.output,
@@ -347,7 +350,8 @@ static int mark_done(run_job *j) {
   if (in_campaign < j->nrows && !j->quiet)
     fprintf(stderr, "fupermod campaign: %s: %d rows are of experiments no longer in %s; they stay\n", j->c.output,
             j->nrows - in_campaign, j->c.path);
-  if (ndrop && !j->dry && (rc = drop_rows(j->c.output, j->rows, j->nrows, j->drop)) != FUPERMOD_SUCCESS) return rc;
+  if (ndrop && !j->dry && (rc = drop_rows(j->c.output, &j->meta, j->rows, j->nrows, j->drop)) != FUPERMOD_SUCCESS)
+    return rc;
   if (ndrop && !j->dry && (stat(j->c.output, &st) != 0 || (j->good = (size_t)st.st_size) == 0)) j->good = 0;
   for (int i = 0; i < j->nex; i++) j->ntodo += !j->done[i];
   return FUPERMOD_SUCCESS;
@@ -361,7 +365,7 @@ static int count_processes(run_job *j) {
     int needed = camp_uses(c->command, "np") || camp_uses(c->result, "np"), used = 0;
     for (int i = 0; i < j->nex; i++) used |= !j->done[i] && j->ex[i].conf == f;
     if (c->np_count) j->np[f] = c->np[c->np_count == 1 ? 0 : f];
-    else if (used && (rc = conf_processes(c->configs.items[f], &j->np[f])) != FUPERMOD_SUCCESS) {
+    else if ((used || j->dry) && (rc = conf_processes(c->configs.items[f], &j->np[f])) != FUPERMOD_SUCCESS) {
       if (needed && !j->dry) {
         fupermod_error_prefix(rc, "%s:%d: np = auto counts the processes of ", c->path, camp_key_line(c, "configs"));
         return rc;
@@ -376,9 +380,13 @@ static int count_processes(run_job *j) {
 static int list_experiments(const run_job *j) {
   int rc;
   for (int i = 0; i < j->nex; i++) {
-    char dir[4096], *cmd = NULL;
+    char dir[4096], nps[4200], *cmd = NULL;
+    long np = j->np[j->ex[i].conf];
     snprintf(dir, sizeof dir, "%s/%s", j->c.rundir, j->ex[i].id);
-    if ((rc = camp_expand(&j->c, "command", &j->ex[i], j->np[j->ex[i].conf], dir, &cmd)) != FUPERMOD_SUCCESS) return rc;
+    /* np = auto of a configuration that cannot be read yet (a batch job writes it): say so */
+    if (np > 0) snprintf(nps, sizeof nps, "%ld", np);
+    else snprintf(nps, sizeof nps, "<np: the processes of %s, not readable now>", j->c.configs.items[j->ex[i].conf]);
+    if ((rc = camp_expand_np(&j->c, "command", &j->ex[i], nps, dir, &cmd)) != FUPERMOD_SUCCESS) return rc;
     printf("%s\t%s\t%s\n", j->ex[i].id, j->done[i] ? "done" : "todo", cmd);
     free(cmd);
   }
@@ -387,12 +395,152 @@ static int list_experiments(const run_job *j) {
   return FUPERMOD_SUCCESS;
 }
 
+/* A new output's first lines: what its rows were measured with (the spec that later runs must
+ * share), then the header; one write, so that a kill leaves all or nothing. */
+static int write_head(run_job *j) {
+  char cmd[8192], np[1024], hash[65], buf[20000];
+  camp_spec(&j->c, cmd, sizeof cmd, np, sizeof np, hash);
+  snprintf(buf, sizeof buf,
+           "# fupermod campaign results of %s (%s); '#' lines are provenance (docs/campaigns.md)\n"
+           "# spec: %s\n# command template: %s\n# result template: %s\n# np: %s\n%s",
+           j->c.name, j->c.path, hash, cmd, j->c.result, np, camp_header());
+  return append_line(j->outfd, j->c.output, buf);
+}
+
+/* This session's provenance block, before its first row: the platform, the software and the inputs
+ * (campaign file, process configurations) by hash; every row it writes names it. */
+static int write_session(run_job *j) {
+  fupermod_provenance pv;
+  char *text = NULL, hash[65], conf[65], prefix[64];
+  size_t len = 0;
+  FILE *fp = open_memstream(&text, &len);
+  int rc;
+  if (!fp) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+  fupermod_provenance_collect(&pv);
+  fupermod_provenance_write(fp, &pv, "");
+  fprintf(fp, "campaign=%s sha256=%s\n", j->c.path, j->c.sha);
+  for (int f = 0; f < j->c.configs.count; f++) {
+    fupermod_conf cf;
+    fprintf(fp, "config=%s", j->c.configs.items[f]);
+    if (fupermod_sha256_file(j->c.configs.items[f], conf) == FUPERMOD_SUCCESS &&
+        fupermod_conf_load(j->c.configs.items[f], &cf) == FUPERMOD_SUCCESS) {
+      fprintf(fp, " sha256=%s hosts=", conf);
+      for (int i = 0; i < cf.count; i++) {
+        int seen = 0;
+        for (int k = 0; k < i; k++) seen |= strcmp(cf.procs[k].hostname, cf.procs[i].hostname) == 0;
+        if (!seen) fprintf(fp, "%s%s", i ? "+" : "", cf.procs[i].hostname);
+      }
+      fupermod_conf_free(&cf);
+    } else {
+      fupermod_error_clear();
+      fprintf(fp, " (not readable when the campaign ran)");
+    }
+    fputc('\n', fp);
+  }
+  fclose(fp);
+  fupermod_sha256_hex(text, len, hash);
+  snprintf(j->prov, sizeof j->prov, "p%.8s", hash);
+  {
+    /* each line "# provenance ID: key=value"; the date line is the block's first */
+    size_t cap = len * 2 + 64 * 32, n = 0;
+    char *out = malloc(cap);
+    if (!out) {
+      free(text);
+      return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
+    }
+    snprintf(prefix, sizeof prefix, "# provenance %s: ", j->prov);
+    for (char *l = text, *nl; *l; l = nl + 1) {
+      nl = strchr(l, '\n');
+      *nl = '\0';
+      n += (size_t)snprintf(out + n, cap - n, "%s%s\n", prefix, l);
+    }
+    rc = append_line(j->outfd, j->c.output, out);
+    free(out);
+  }
+  free(text);
+  return rc;
+}
+
+/* Results of another spec (command, result or np) are not mixed with this one's: the output says
+ * which spec it was measured with; what changed is named. */
+static int check_spec(run_job *j) {
+  char cmd[8192], np[1024];
+  const char *old, *oc, *orr, *onp;
+  camp_spec(&j->c, cmd, sizeof cmd, np, sizeof np, j->spec);
+  if (!j->meta.header) return FUPERMOD_SUCCESS;
+  if (j->meta.legacy)
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: written by an older fupermod campaign, without the spec and the "
+                          "provenance of its results; run with --new to start a fresh %s (the old one is kept aside), "
+                          "or set output = ... in %s to a new file", j->c.output, j->c.output, j->c.path);
+  old = camp_meta_get(&j->meta, "spec");
+  if (old && strcmp(old, j->spec) == 0) return FUPERMOD_SUCCESS;
+  oc = camp_meta_get(&j->meta, "command template");
+  orr = camp_meta_get(&j->meta, "result template");
+  onp = camp_meta_get(&j->meta, "np");
+  {
+    char what[20000];
+    size_t n = 0;
+    if (!oc || strcmp(oc, cmd))
+      n += (size_t)snprintf(what + n, sizeof what - n, "; the command template changed (it was '%s', it is now '%s')",
+                            oc ? oc : "?", cmd);
+    if (n < sizeof what && (!orr || strcmp(orr, j->c.result)))
+      n += (size_t)snprintf(what + n, sizeof what - n, "; the result template changed (it was '%s', it is now '%s')",
+                            orr ? orr : "?", j->c.result);
+    if (n < sizeof what && (!onp || strcmp(onp, np)))
+      n += (size_t)snprintf(what + n, sizeof what - n, "; np changed (it was %s, it is now %s)", onp ? onp : "?", np);
+    if (!n) snprintf(what, sizeof what, "; its spec line was edited");
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: its %d results were measured with another spec of %s%s. They are not "
+                          "mixed with new ones: run with --new to start a fresh %s (the old one is kept aside), or set "
+                          "output = ... in %s to a new file", j->c.output, j->nrows, j->c.path, what, j->c.output,
+                          j->c.path);
+  }
+}
+
+/* --new: the old output, and the failures retried from it, move aside to OUTPUT-STEM.oldN.csv. */
+static int set_aside(run_job *j) {
+  const char *out = j->c.output;
+  size_t l = strlen(out);
+  int stem = (int)(l > 4 && strcmp(out + l - 4, ".csv") == 0 ? l - 4 : l);
+  char path[4200], retried[4200], aside[4300];
+  struct stat st;
+  if (stat(out, &st) != 0) return FUPERMOD_SUCCESS;
+  for (int k = 1;; k++) {
+    snprintf(path, sizeof path, "%.*s.old%d.csv", stem, out, k);
+    if (stat(path, &st) != 0) break;
+  }
+  if (rename(out, path) != 0) return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot move it to %s: %s", out, path, strerror(errno));
+  snprintf(retried, sizeof retried, "%s.retried", out);
+  snprintf(aside, sizeof aside, "%s.retried", path);
+  if (stat(retried, &st) == 0 && rename(retried, aside) != 0)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot move it to %s: %s", retried, aside, strerror(errno));
+  fprintf(stderr, "fupermod campaign: --new: the old results are now %s; %s starts afresh\n", path, out);
+  return FUPERMOD_SUCCESS;
+}
+
+/* A command of `fupermod run` with --algorithm {partitioner}: every partitioner must be one it
+ * knows, which is the registry's (checked here, before hours of failed experiments). */
+static int check_partitioners(const campaign *c) {
+  const fupermod_partitioner *const *all = fupermod_partitioners();
+  if (!strstr(c->command, "fupermod run") || !camp_uses(c->command, "partitioner")) return FUPERMOD_SUCCESS;
+  for (int i = 0; i < c->partitioners.count; i++) {
+    char known[4096];
+    size_t n = 0;
+    if (fupermod_partitioner_find(c->partitioners.items[i])) continue;
+    for (int k = 0; all[k]; k++) n += (size_t)snprintf(known + n, n < sizeof known ? sizeof known - n : 0, "%s%s",
+                                                       k ? ", " : "", all[k]->name);
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: partitioners: '%s' is not a partitioner that fupermod run knows "
+                          "(the registry has: %s)", c->path, camp_key_line(c, "partitioners"), c->partitioners.items[i],
+                          known);
+  }
+  return FUPERMOD_SUCCESS;
+}
+
 /* The output, opened for appending, with its header when it is new. */
 static int open_output(run_job *j) {
   int rc;
-  if ((j->outfd = open(j->c.output, O_WRONLY | O_CREAT | O_APPEND, 0644)) < 0)
+  if ((j->outfd = open(j->c.output, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0)
     return fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", j->c.output, strerror(errno));
-  if (j->good == 0 && (rc = append_line(j->outfd, j->c.output, camp_header())) != FUPERMOD_SUCCESS) return rc;
+  if (!j->meta.header && (rc = write_head(j)) != FUPERMOD_SUCCESS) return rc;
   if (!j->quiet)
     fprintf(stderr, "fupermod campaign: %s: %d experiments, %d done, %d to run; results in %s\n", j->c.path, j->nex,
             j->nex - j->ntodo, j->ntodo, j->c.output);
@@ -429,9 +577,34 @@ static void judge(const run_job *j, int i, int how, const char *result, const ch
   }
 }
 
+/* Where experiment i's energy comes from: the meter its result names, else ESTIMATE when its log
+ * or its configuration says that the model meter (power x time) gave it; "" when unknown. */
+static void energy_source(const run_job *j, int i, const run_outcome *o, const char *log, char *out, size_t size) {
+  char *text = NULL, val[64];
+  size_t len;
+  fupermod_conf cf;
+  out[0] = '\0';
+  if (!o->res.energy[0]) return;
+  if (o->res.meter[0]) {
+    snprintf(out, size, "%s", strstr(o->res.meter, "ESTIMATE") || strcmp(o->res.meter, "model") == 0 ? "ESTIMATE"
+                                                                                                      : o->res.meter);
+    return;
+  }
+  /* fupermod run labels the model meter's energies "ESTIMATE" in its output, -q or not */
+  if (fupermod_read_file(log, &text, &len) == FUPERMOD_SUCCESS && strstr(text, "ESTIMATE")) snprintf(out, size, "ESTIMATE");
+  free(text);
+  if (!out[0] && fupermod_conf_load(j->c.configs.items[j->ex[i].conf], &cf) == FUPERMOD_SUCCESS) {
+    for (int k = 0; k < cf.count; k++)
+      if (fupermod_subopt_get(cf.procs[k].subopts, "meter", val, sizeof val) == 1 && strcmp(val, "model") == 0)
+        snprintf(out, size, "ESTIMATE");
+    fupermod_conf_free(&cf);
+  }
+  fupermod_error_clear();
+}
+
 /* Experiment i's row, appended to the output in one write: a kill leaves it whole or absent. */
-static int append_row(const run_job *j, int i, run_outcome *o) {
-  char line[8192], wall[32], codes[16], finished[32], nps[32], reps[16];
+static int append_row(const run_job *j, int i, run_outcome *o, const char *cmd, const char *log) {
+  char line[16384], wall[32], codes[16], finished[32], nps[32], reps[16], source[128];
   const campaign *c = &j->c;
   const camp_exp *e = &j->ex[i];
   time_t tnow;
@@ -442,11 +615,13 @@ static int append_row(const run_job *j, int i, run_outcome *o) {
   snprintf(reps, sizeof reps, "%d", e->rep);
   tnow = time(NULL);
   strftime(finished, sizeof finished, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tnow));
+  energy_source(j, i, o, log, source, sizeof source);
   r = (camp_row){{e->id, c->apps.items[e->app], c->sizes.items[e->size], c->partitioners.items[e->part],
                   c->configs.items[e->conf], nps, reps, (char *)o->status, codes, wall, o->res.time, o->res.energy,
-                  o->res.even_time, o->res.even_energy, finished, o->res.extra},
+                  o->res.even_time, o->res.even_energy, finished, o->res.extra, source, o->res.shares,
+                  (char *)j->prov, (char *)cmd},
                  0};
-  if (row_line(line, sizeof line, &r))
+  if (camp_row_line(line, sizeof line, &r))
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: the row of %s is too long", c->output, e->id);
   return append_line(j->outfd, c->output, line);
 }
@@ -476,14 +651,16 @@ static void print_outcome(const run_job *j, int i, int k, const run_outcome *o, 
 /* Run experiment i, the k-th to run, and record its row. *ok: 1 ok, 0 not, -1 stopped by a signal
  * (not recorded: it runs again on restart). */
 static int run_experiment(const run_job *j, int i, int k, double t_start, int *ok) {
-  char dir[4096], log[4200], *cmd = NULL, *result = NULL;
+  char dir[4096], log[4200], models[4096], *cmd = NULL, *result = NULL;
   const camp_exp *e = &j->ex[i];
   run_outcome o;
   int how, rc;
   memset(&o, 0, sizeof o);
   snprintf(dir, sizeof dir, "%s/%s", j->c.rundir, e->id);
   snprintf(log, sizeof log, "%s/log", dir);
+  camp_models_dir(&j->c, e, models, sizeof models);
   if ((rc = fupermod_mkdir_p(dir)) != FUPERMOD_SUCCESS ||
+      (camp_uses(j->c.command, "models") && (rc = fupermod_mkdir_p(models)) != FUPERMOD_SUCCESS) ||
       (rc = camp_expand(&j->c, "command", e, j->np[e->conf], dir, &cmd)) != FUPERMOD_SUCCESS ||
       (rc = camp_expand(&j->c, "result", e, j->np[e->conf], dir, &result)) != FUPERMOD_SUCCESS) {
     free(cmd);
@@ -497,15 +674,17 @@ static int run_experiment(const run_job *j, int i, int k, double t_start, int *o
   }
   if (!j->quiet) print_start(j, i, k, t_start);
   how = run_command(cmd, log, e->id, j->timeout, &o.code, &o.wall);
-  free(cmd);
   *ok = -1;
   if (how < 0 || how == RUN_STOPPED) {
+    free(cmd);
     free(result);
     return how < 0 ? how : FUPERMOD_SUCCESS;
   }
   judge(j, i, how, result, log, &o);
   free(result);
-  if ((rc = append_row(j, i, &o)) == FUPERMOD_SUCCESS) {
+  rc = append_row(j, i, &o, cmd, log);
+  free(cmd);
+  if (rc == FUPERMOD_SUCCESS) {
     *ok = strcmp(o.status, "ok") == 0;
     print_outcome(j, i, k, &o, log);
   }
@@ -514,11 +693,12 @@ static int run_experiment(const run_job *j, int i, int k, double t_start, int *o
 }
 
 /* The experiments to run, until a stop signal; their count ok and not. */
-static int run_all(const run_job *j, int *nok, int *nfail) {
+static int run_all(run_job *j, int *nok, int *nfail) {
   double t_start = now();
   int k = 0, ok, rc;
   for (int i = 0; i < j->nex && !stop_signal; i++) {
     if (j->done[i]) continue;
+    if (!j->prov[0] && (rc = write_session(j)) != FUPERMOD_SUCCESS) return rc;
     k++;
     if ((rc = run_experiment(j, i, k, t_start, &ok)) != FUPERMOD_SUCCESS) return rc;
     if (ok < 0) break;
@@ -554,9 +734,12 @@ static int campaign_run(int argc, char **argv) {
   status = 0;
   if ((rc = camp_load(argv[optind], &j.c)) != FUPERMOD_SUCCESS) goto fail;
   if (j.timeout < 0) j.timeout = j.c.timeout;
-  if ((rc = camp_experiments(&j.c, &j.ex, &j.nex)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = camp_experiments(&j.c, &j.ex, &j.nex)) != FUPERMOD_SUCCESS || (rc = check_partitioners(&j.c)) != FUPERMOD_SUCCESS)
+    goto fail;
   if (!j.dry && (rc = lock_output(&j)) != FUPERMOD_SUCCESS) goto fail;
-  if ((rc = load_rows(&j)) != FUPERMOD_SUCCESS || (rc = index_rows(&j)) != FUPERMOD_SUCCESS ||
+  if (j.fresh && !j.dry && (rc = set_aside(&j)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = load_rows(&j)) != FUPERMOD_SUCCESS || (!j.fresh && (rc = check_spec(&j)) != FUPERMOD_SUCCESS) ||
+      (rc = index_rows(&j)) != FUPERMOD_SUCCESS ||
       (rc = mark_done(&j)) != FUPERMOD_SUCCESS || (rc = count_processes(&j)) != FUPERMOD_SUCCESS)
     goto fail;
   if (j.dry) {
@@ -578,22 +761,49 @@ out:
 /* ------------------------------------------------------------------ summary */
 
 typedef struct {
-  double min, mean, max;
+  double min, mean, max, m2; /* m2: the sum of squared deviations (Welford), for the variance */
   int n;
 } stat3;
 
 static void stat_add(stat3 *s, double x) {
+  double d;
   if (!isfinite(x)) return;
   if (!s->n || x < s->min) s->min = x;
   if (!s->n || x > s->max) s->max = x;
-  s->mean += (x - s->mean) / ++s->n;
+  d = x - s->mean;
+  s->mean += d / ++s->n;
+  s->m2 += d * (x - s->mean);
 }
 
 static double stat_mean(const stat3 *s) { return s->n ? s->mean : NAN; }
+static double stat_var(const stat3 *s) { return s->n > 1 ? s->m2 / (s->n - 1) : NAN; }
+
+/* Half-width of the Student-t 95 % interval of the mean; NaN under 2 values. */
+static double stat_ci95(const stat3 *s) {
+  return s->n > 1 ? gsl_cdf_tdist_Pinv(0.975, s->n - 1) * sqrt(stat_var(s) / s->n) : NAN;
+}
+
+/* Welch's t-test of equal means: the two-sided p-value; NaN when either has fewer than 2 values.
+ * Equal samples without spread give 1 (same), distinct ones 0. */
+static double welch_p(const stat3 *a, const stat3 *b) {
+  double va, vb, se2, t, df;
+  if (a->n < 2 || b->n < 2) return NAN;
+  va = stat_var(a) / a->n;
+  vb = stat_var(b) / b->n;
+  se2 = va + vb;
+  if (se2 <= 0) return a->mean == b->mean ? 1.0 : 0.0;
+  t = (a->mean - b->mean) / sqrt(se2);
+  df = se2 * se2 / ((va * va) / (a->n - 1) + (vb * vb) / (b->n - 1));
+  return 2 * gsl_cdf_tdist_Q(fabs(t), df);
+}
 
 typedef struct {
   int ok, failed;
   stat3 time, energy, speedup, saving;
+  const char *shares; /* the distribution of its runs, NULL when unknown, "" when the runs differ */
+  int same_as;        /* the earlier partitioner with the same distribution, -1 */
+  int estimate;       /* energies of the model meter (power x time), not measured */
+  const char *meter;  /* the energy's source when one is named, else NULL */
 } cell;
 
 /* Index of s in the list of distinct strings, added when new. */
@@ -626,6 +836,8 @@ static const char *base_name(const char *path) {
   return s ? s + 1 : path;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
 static int cmp_long(const void *a, const void *b) {
   long x = *(const long *)a, y = *(const long *)b;
   return (x > y) - (x < y);
@@ -642,12 +854,16 @@ typedef struct {
   int ns;
   cell *cells;
   stat3 *refs; /* per app, size, config: even_time, then even_energy, of the results */
+  camp_meta meta;
+  int estimate;  /* some energies are ESTIMATEs */
+  int left_out;  /* rows of experiments no longer in the campaign */
 } summary;
 
 static void summary_free(summary *sm) {
   void *blocks[] = {sm->cells, sm->refs, sm->sizes, sm->apps, sm->confs, sm->parts};
   for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++) free(blocks[i]);
   camp_rows_free(sm->rows, sm->nrows);
+  camp_meta_free(&sm->meta);
 }
 
 static cell *cell_at(const summary *sm, int a, int s, int f, int p) {
@@ -747,8 +963,16 @@ static void add_row(summary *sm, const camp_row *r, int pass) {
     return;
   }
   if (pass == 0) {
+    const char *sh = r->f[COL_SHARES];
     x->ok++;
     sm->nok++;
+    /* one distribution when every run gave the same shares */
+    if (x->ok == 1) x->shares = *sh ? sh : NULL;
+    else if (x->shares && strcmp(x->shares, sh) != 0) x->shares = "";
+    if (*r->f[COL_ENERGY_SOURCE] && isfinite(e)) {
+      if (strstr(r->f[COL_ENERGY_SOURCE], "ESTIMATE")) x->estimate = sm->estimate = 1;
+      else x->meter = r->f[COL_ENERGY_SOURCE];
+    }
     stat_add(&x->time, t);
     stat_add(&x->energy, e);
     stat_add(ref_at(sm, a, s, f), et);
@@ -770,53 +994,227 @@ static int fill_cells(summary *sm) {
   if (!sm->cells || !sm->refs) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < sm->nrows; i++) add_row(sm, &sm->rows[i], pass);
+  /* partitioners that gave the same distribution ran the same experiment: one figure, not two */
+  for (size_t k = 0; k < (size_t)sm->na * sm->ns * sm->nc; k++)
+    for (int p = 0; p < sm->np; p++) {
+      cell *x = &sm->cells[k * sm->np + p];
+      x->same_as = -1;
+      for (int q = 0; q < p && x->same_as < 0 && x->shares && *x->shares; q++)
+        if (sm->cells[k * sm->np + q].same_as < 0 && sm->cells[k * sm->np + q].shares &&
+            strcmp(sm->cells[k * sm->np + q].shares, x->shares) == 0)
+          x->same_as = q;
+    }
   return FUPERMOD_SUCCESS;
 }
 
-/* A partitioner's line of a table: mean time and energy; speedup and saving min, mean, max. */
-static void print_cell(const char *part, const cell *x) {
-  const double v[8] = {stat_mean(&x->time), stat_mean(&x->energy), x->speedup.n ? x->speedup.min : NAN,
-                       stat_mean(&x->speedup), x->speedup.n ? x->speedup.max : NAN, x->saving.n ? x->saving.min : NAN,
-                       stat_mean(&x->saving), x->saving.n ? x->saving.max : NAN};
-  static const char *const sep[8] = {"", " ", " | ", " ", " ", " | ", " ", " "};
-  printf("  %-16s %4d %4d ", part, x->ok, x->failed);
-  for (int m = 0; m < 8; m++) {
-    fputs(sep[m], stdout);
-    print_val(v[m], m < 2 ? "%*.4g" : m < 5 ? "%*.3f" : "%*.1f%%", m < 2 ? 11 : m < 5 ? 7 : m == 5 ? 5 : 6, m >= 5);
+/* Rows of experiments that the campaign no longer has (a partitioner or size removed) stay in the
+ * output but not in the tables. */
+static int drop_foreign(summary *sm, const campaign *c) {
+  camp_exp *ex;
+  char **ids;
+  int nex, rc, kept = 0;
+  if ((rc = camp_experiments(c, &ex, &nex)) != FUPERMOD_SUCCESS) return rc;
+  if (!(ids = malloc((size_t)(nex + 1) * sizeof *ids))) {
+    camp_experiments_free(ex, nex);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
   }
-  printf("\n");
+  for (int i = 0; i < nex; i++) ids[i] = ex[i].id;
+  qsort(ids, (size_t)nex, sizeof *ids, cmp_str);
+  for (int i = 0; i < sm->nrows; i++) {
+    char *id = sm->rows[i].f[COL_ID];
+    if (bsearch(&id, ids, (size_t)nex, sizeof *ids, cmp_str)) sm->rows[kept++] = sm->rows[i];
+    else free(sm->rows[i].f[0]);
+  }
+  sm->left_out = sm->nrows - kept;
+  sm->nrows = kept;
+  free(ids);
+  camp_experiments_free(ex, nex);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The compact provenance of session id (its "provenance ID: key=value" notes), for a table's or a
+ * plot's head; "" when the output has no such block. */
+static void prov_text(const summary *sm, const char *id, char *buf, size_t size, int brief) {
+  char key[64];
+  size_t n = 0;
+  snprintf(key, sizeof key, "provenance %s", id);
+  buf[0] = '\0';
+  for (int i = 0; i < sm->meta.nnotes && n + 1 < size; i++) {
+    const char *v = sm->meta.notes[i];
+    if (strncmp(v, key, strlen(key)) != 0 || v[strlen(key)] != ':') continue;
+    v = tool_trim((char *)v + strlen(key) + 1);
+    /* a plot's caption keeps what identifies the run: when, which build, where */
+    if (brief && strncmp(v, "date=", 5) && strncmp(v, "fupermod=", 9) && strncmp(v, "commit=", 7) &&
+        strncmp(v, "host=", 5) && strncmp(v, "cpu=", 4) && strncmp(v, "gpu=", 4))
+      continue;
+    n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "; " : "", v);
+  }
+}
+
+/* The sessions of the rows of app a, size s (-1: all), configuration f (-1: all), each once. */
+static int table_sessions(const summary *sm, int a, int s, int f, const char **ids, int max) {
+  int n = 0;
+  for (int i = 0; i < sm->nrows; i++) {
+    const camp_row *r = &sm->rows[i];
+    const char *id = *r->f[COL_PROV] ? r->f[COL_PROV] : "none";
+    long sz = 0;
+    int seen = 0;
+    fupermod_parse_long(r->f[COL_SIZE], &sz);
+    if ((a >= 0 && strcmp(r->f[COL_APP], sm->apps[a])) || (s >= 0 && sz != sm->sizes[s]) ||
+        (f >= 0 && strcmp(r->f[COL_CONFIG], sm->confs[f])))
+      continue;
+    for (int k = 0; k < n; k++) seen |= strcmp(ids[k], id) == 0;
+    if (!seen && n < max) ids[n++] = id;
+  }
+  return n;
+}
+
+/* The provenance block of a table or a CSV: the spec, then each session, lines starting with lead. */
+static void print_provenance(FILE *fp, const summary *sm, int a, int s, int f, const char *lead) {
+  const char *ids[64], *spec = camp_meta_get(&sm->meta, "spec"), *cmd = camp_meta_get(&sm->meta, "command template");
+  char text[8192];
+  int n = table_sessions(sm, a, s, f, ids, 64);
+  if (spec) fprintf(fp, "%sspec %.12s: command %s\n", lead, spec, cmd ? cmd : "?");
+  for (int k = 0; k < n; k++) {
+    prov_text(sm, ids[k], text, sizeof text, 0);
+    fprintf(fp, "%s%s: %s\n", lead, ids[k], *text ? text : "no provenance (results of a fupermod before it)");
+  }
+}
+
+/* The energy's label: ESTIMATE (the model meter: power x time), else the meter named, else J. */
+static const char *energy_label(int estimate, const char *meter, char *buf, size_t size) {
+  if (estimate) snprintf(buf, size, "ESTIMATE");
+  else if (meter) snprintf(buf, size, "%s", meter);
+  else buf[0] = '\0';
+  return buf;
+}
+
+/* A distribution as percentages: "57/21/21". */
+static void shares_text(const char *shares, char *buf, size_t size) {
+  size_t n = 0;
+  buf[0] = '\0';
+  if (!shares) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  if (!*shares) {
+    snprintf(buf, size, "varies");
+    return;
+  }
+  for (const char *p = shares; *p && n + 8 < size;) {
+    char *end;
+    double x = strtod(p, &end);
+    n += (size_t)snprintf(buf + n, size - n, "%s%.0f", n ? "/" : "", 100 * x);
+    p = *end == ';' ? end + 1 : end + strlen(end);
+  }
+}
+
+/* A partitioner's line of a table: mean time (with its 95 % interval) and energy; speedup (min,
+ * mean with its interval, max) and saving; its distribution. */
+static void print_cell(const summary *sm, const char *part, const cell *x, int ewidth) {
+  const double v[10] = {stat_mean(&x->time), stat_ci95(&x->time), stat_mean(&x->energy),
+                        x->speedup.n ? x->speedup.min : NAN, stat_mean(&x->speedup), stat_ci95(&x->speedup),
+                        x->speedup.n ? x->speedup.max : NAN, x->saving.n ? x->saving.min : NAN, stat_mean(&x->saving),
+                        x->saving.n ? x->saving.max : NAN};
+  static const char *const sep[10] = {"", " ±", " ", " | ", " ", " ±", " ", " | ", " ", " "};
+  const int width[10] = {11, 9, ewidth, 7, 7, 6, 7, 5, 6, 6};
+  char dist[256];
+  printf("  %-16s %4d %4d ", part, x->ok, x->failed);
+  for (int m = 0; m < 10; m++) {
+    fputs(sep[m], stdout);
+    if (m == 3 && x->same_as >= 0) { /* the same experiment twice: its figures are the other's */
+      printf("same distribution as %s\n", sm->parts[x->same_as]);
+      return;
+    }
+    if (m == 1 || m == 5) {
+      if (isfinite(v[m])) printf(m == 1 ? "%-*.2g" : "%-*.3f", width[m], v[m]);
+      else printf("%-*s", width[m], "-");
+    } else
+      print_val(v[m], m < 3 ? "%*.4g" : m < 7 ? "%*.3f" : "%*.1f%%", width[m], m >= 7);
+  }
+  shares_text(x->shares, dist, sizeof dist);
+  printf(" | %s\n", dist);
+}
+
+/* Welch's t-test on the times of every two partitioners of the table, at 5 %: one line. */
+static void print_verdicts(const summary *sm, int a, int s, int f) {
+  int n = 0;
+  printf("  time, Welch's t-test at 5 %%:");
+  for (int p = 0; p < sm->np; p++)
+    for (int q = p + 1; q < sm->np; q++) {
+      const cell *x = cell_at(sm, a, s, f, p), *y = cell_at(sm, a, s, f, q);
+      double pv;
+      if (!x->ok || !y->ok) continue;
+      n++;
+      if (y->same_as == p) {
+        printf("%s %s = %s (same distribution)", n > 1 ? ";" : "", sm->parts[q], sm->parts[p]);
+        continue;
+      }
+      if (x->same_as >= 0 || y->same_as >= 0) {
+        n--;
+        continue;
+      }
+      pv = welch_p(&x->time, &y->time);
+      if (!isfinite(pv))
+        printf("%s %s ? %s (fewer than 2 runs)", n > 1 ? ";" : "", sm->parts[p], sm->parts[q]);
+      else if (pv >= 0.05)
+        printf("%s %s ~ %s (p = %.2g, no significant difference)", n > 1 ? ";" : "", sm->parts[p], sm->parts[q], pv);
+      else
+        printf("%s %s %s %s (p = %.2g)", n > 1 ? ";" : "", sm->parts[p],
+               x->time.mean < y->time.mean ? "faster than" : "slower than", sm->parts[q], pv);
+    }
+  printf("%s\n", n ? "" : " nothing to compare");
 }
 
 /* The table of app a, size s, configuration f, when it has results. */
 static void print_table(const summary *sm, int a, int s, int f) {
   /* the even runs each result brought along (fupermod run measures them itself) */
   const stat3 *rt = ref_at(sm, a, s, f);
-  char label[64];
-  int any = 0;
-  for (int p = 0; p < sm->np; p++) any |= cell_at(sm, a, s, f, p)->ok + cell_at(sm, a, s, f, p)->failed > 0;
+  char label[64], elab[160], ebuf[128];
+  int any = 0, estimate = 0;
+  const char *meter = NULL;
+  for (int p = 0; p < sm->np; p++) {
+    const cell *x = cell_at(sm, a, s, f, p);
+    any |= x->ok + x->failed > 0;
+    estimate |= x->estimate;
+    if (x->meter) meter = x->meter;
+  }
   if (!any) return;
   printf("\n%s, size %ld%s%s\n", sm->apps[a], sm->sizes[s], sm->nc > 1 ? ", config " : "",
          sm->nc > 1 ? sm->confs[f] : "");
-  printf("  %-16s %4s %4s %11s %11s | %-23s | %s\n", "", "", "", "mean", "mean", "speedup", "energy saving");
-  printf("  %-16s %4s %4s %11s %11s | %7s %7s %7s | %6s %7s %7s\n", "partitioner", "ok", "fail", "time (s)",
-         "energy (J)", "min", "mean", "max", "min", "mean", "max");
+  print_provenance(stdout, sm, a, s, f, "  # ");
+  energy_label(estimate, meter, ebuf, sizeof ebuf);
+  snprintf(elab, sizeof elab, "energy (J%s%s)", *ebuf ? ", " : "", ebuf);
+  int ew = strlen(elab) > 11 ? (int)strlen(elab) : 11;
+  printf("  %-16s %4s %4s %-22s %*s | %-31s | %-20s | %s\n", "", "", "", "     time (s)", ew, "mean", "speedup",
+         "energy saving", "distribution");
+  printf("  %-16s %4s %4s %11s %-11s %*s | %7s %7s %-7s %7s | %6s %6s %6s | %s\n", "partitioner", "ok", "fail", "mean",
+         " ±95% CI", ew, elab, "min", "mean", " ±95%", "max", "min", "mean", "max", "shares (%)");
   for (int p = 0; p < sm->np; p++) {
     const cell *x = cell_at(sm, a, s, f, p);
-    if (x->ok || x->failed) print_cell(sm->parts[p], x);
+    if (x->ok || x->failed) print_cell(sm, sm->parts[p], x, ew);
   }
   snprintf(label, sizeof label, "%s (ref)", sm->baseline);
   if (rt->n) {
     printf("  %-16s %4d %4s ", label, rt->n, "");
     print_val(stat_mean(rt), "%*.4g", 11, 0);
+    printf(" ±");
+    if (isfinite(stat_ci95(rt))) printf("%-9.2g", stat_ci95(rt));
+    else printf("%-9s", "-");
     printf(" ");
-    print_val(stat_mean(rt + 1), "%*.4g", 11, 0);
+    print_val(stat_mean(rt + 1), "%*.4g", ew, 0);
     printf(" |\n");
   }
+  print_verdicts(sm, a, s, f);
 }
 
-static void print_tables(const summary *sm) {
+static void print_tables(const summary *sm, const campaign *c) {
   printf("fupermod campaign summary: %s: %d results, %d ok; speedup = %s time / time, energy saving = 1 - energy / "
-         "%s energy\n", sm->csv, sm->nrows, sm->nok, sm->baseline, sm->baseline);
+         "%s energy; ±: Student-t 95 %% interval of the mean%s\n", sm->csv, sm->nrows, sm->nok, sm->baseline,
+         sm->baseline, sm->estimate ? "; energy ESTIMATE: the model meter's power x time, not measured" : "");
+  if (sm->left_out)
+    printf("fupermod campaign summary: %d results of experiments no longer in %s left out (they stay in %s)\n",
+           sm->left_out, c->path, sm->csv);
   for (int a = 0; a < sm->na; a++)
     for (int f = 0; f < sm->nc; f++)
       for (int s = 0; s < sm->ns; s++) print_table(sm, a, s, f);
@@ -829,8 +1227,14 @@ static int write_csv(const summary *sm, const char *outdir) {
   int rc;
   snprintf(path, sizeof path, "%s/summary.csv", outdir);
   if ((rc = fupermod_atomic_open(&af, path)) != FUPERMOD_SUCCESS) return rc;
-  fprintf(af.fp, "app,size,config,partitioner,ok,failed,time_min,time_mean,time_max,energy_min,energy_mean,energy_max,"
-                 "speedup_min,speedup_mean,speedup_max,saving_min,saving_mean,saving_max\n");
+  /* the provenance first, as comment lines; the energy columns say when they are estimates */
+  fprintf(af.fp, "# fupermod campaign summary of %s\n", sm->csv);
+  print_provenance(af.fp, sm, -1, -1, -1, "# ");
+  fprintf(af.fp, "app,size,config,partitioner,ok,failed,time_min,time_mean,time_max,%s_min,%s_mean,%s_max,"
+                 "speedup_min,speedup_mean,speedup_max,saving_min,saving_mean,saving_max,time_ci95,speedup_ci95,"
+                 "energy_source,shares,same_distribution_as,provenance\n",
+          sm->estimate ? "energy_estimate_J" : "energy_J", sm->estimate ? "energy_estimate_J" : "energy_J",
+          sm->estimate ? "energy_estimate_J" : "energy_J");
   for (int a = 0; a < sm->na; a++)
     for (int f = 0; f < sm->nc; f++)
       for (int s = 0; s < sm->ns; s++)
@@ -846,6 +1250,31 @@ static int write_csv(const summary *sm, const char *outdir) {
             put_num(af.fp, stat_mean(st[m]), "%.9g");
             fputc(',', af.fp);
             if (st[m]->n) put_num(af.fp, st[m]->max, "%.9g");
+          }
+          {
+            const char *ids[64];
+            char eb[128];
+            int n = 0;
+            fputc(',', af.fp);
+            put_num(af.fp, stat_ci95(&x->time), "%.9g");
+            fputc(',', af.fp);
+            put_num(af.fp, stat_ci95(&x->speedup), "%.9g");
+            fprintf(af.fp, ",%s,%s,%s,", energy_label(x->estimate, x->meter, eb, sizeof eb),
+                    x->shares ? *x->shares ? x->shares : "varies" : "", x->same_as >= 0 ? sm->parts[x->same_as] : "");
+            for (int i = 0; i < sm->nrows; i++) { /* the sessions of this cell's rows */
+              const camp_row *r = &sm->rows[i];
+              long sz = 0;
+              int seen = 0;
+              fupermod_parse_long(r->f[COL_SIZE], &sz);
+              if (strcmp(r->f[COL_APP], sm->apps[a]) || sz != sm->sizes[s] || strcmp(r->f[COL_CONFIG], sm->confs[f]) ||
+                  strcmp(r->f[COL_PART], sm->parts[p]) || !*r->f[COL_PROV])
+                continue;
+              for (int k = 0; k < n; k++) seen |= strcmp(ids[k], r->f[COL_PROV]) == 0;
+              if (!seen && n < 64) {
+                fprintf(af.fp, "%s%s", n ? ";" : "", r->f[COL_PROV]);
+                ids[n++] = r->f[COL_PROV];
+              }
+            }
           }
           fputc('\n', af.fp);
         }
@@ -874,24 +1303,60 @@ static int write_dat(const summary *sm, int a, int f, const char *dat) {
 /* The plot of measure m (0 speedup, 1 energy saving) of app a, configuration f, into the script
  * gp; its PNG joins pngs. gnuplot stops at a plot without a single defined point, so such lines
  * are left out, and a plot without any line. */
+/* A value inside a gnuplot single-quoted string: '' for a quote. */
+static void gp_quoted(FILE *gp, const char *v) {
+  for (; *v; v++) fputs(*v == '\'' ? "''" : (char[]){*v, 0}, gp);
+}
+
+/* Partitioner p repeats another's distribution at every size of app a, configuration f: one line
+ * of the plot, whose title names both. */
+static int same_everywhere(const summary *sm, int a, int f, int p) {
+  int q = -1;
+  for (int s = 0; s < sm->ns; s++) {
+    const cell *x = cell_at(sm, a, s, f, p);
+    if (!x->ok) continue;
+    if (x->same_as < 0 || (q >= 0 && x->same_as != q)) return -1;
+    q = x->same_as;
+  }
+  return q;
+}
+
 static int plot_measure(const summary *sm, FILE *gp, int a, int f, int m, const char *outdir, const char *tag,
                         const char *dat, char ***pngs, int *npng) {
   int first = 1;
   char png[4800], **l;
   for (int p = 0; p < sm->np; p++) {
     int defined = 0;
+    char title[1024];
+    size_t tn = (size_t)snprintf(title, sizeof title, "%s", sm->parts[p]);
     for (int s = 0; s < sm->ns; s++)
       defined |= (m ? cell_at(sm, a, s, f, p)->saving.n : cell_at(sm, a, s, f, p)->speedup.n) > 0;
-    if (!defined) continue;
+    if (!defined || same_everywhere(sm, a, f, p) >= 0) continue;
+    for (int q = p + 1; q < sm->np && tn < sizeof title; q++)
+      if (same_everywhere(sm, a, f, q) == p) tn += (size_t)snprintf(title + tn, sizeof title - tn, " = %s (same distribution)", sm->parts[q]);
     if (first) {
       snprintf(png, sizeof png, "%s/%s-%s.png", outdir, m ? "energy-saving" : "speedup", tag);
       fprintf(gp, "set terminal pngcairo size 900,600 noenhanced\nset output '%s.tmp'\n", png);
-      fprintf(gp, "set title '%s%s%s: %s against the %s distribution (mean, min-max over repetitions)'\n",
+      fprintf(gp, "set title '%s%s%s: %s against the %s distribution (mean, min-max over repetitions)%s'\n",
               sm->apps[a], sm->nc > 1 ? ", " : "", sm->nc > 1 ? sm->confs[f] : "", m ? "energy saving" : "speedup",
-              sm->baseline);
+              sm->baseline, m && sm->estimate ? "\\nenergy: ESTIMATE (model meter: power x time), not measured" : "");
+      {
+        /* the caption: the spec and the runs' provenance, so that a plot alone can be traced */
+        const char *ids[64], *spec = camp_meta_get(&sm->meta, "spec");
+        char text[2048];
+        int n = table_sessions(sm, a, -1, f, ids, 64);
+        fprintf(gp, "set bmargin %d\nunset label\nset label 1 '", 4 + n + 1);
+        fprintf(gp, "spec %.12s", spec ? spec : "unknown");
+        for (int k = 0; k < n; k++) {
+          prov_text(sm, ids[k], text, sizeof text, 1);
+          fprintf(gp, "\\n%s: ", ids[k]);
+          gp_quoted(gp, *text ? text : "no provenance");
+        }
+        fprintf(gp, "' at screen 0.01, screen %.3f left font ',7'\n", 0.012 + 0.022 * n);
+      }
       fprintf(gp, "set xlabel 'problem size'\nset ylabel '%s'\nset key left top\nset grid\n"
                   "set offsets graph 0.05, graph 0.05, graph 0.1, graph 0.1\n",
-              m ? "energy saving (%)" : "speedup");
+              m ? sm->estimate ? "energy saving (%), ESTIMATE" : "energy saving (%)" : "speedup");
       fprintf(gp, "%s\nplot ",
               sm->ns > 1 && sm->sizes[sm->ns - 1] / sm->sizes[0] >= 8 ? "set logscale x 2" : "unset logscale x");
       if (!(l = realloc(*pngs, (size_t)(*npng + 1) * sizeof *l)))
@@ -901,7 +1366,7 @@ static int plot_measure(const summary *sm, FILE *gp, int a, int f, int m, const 
       (*npng)++;
     }
     fprintf(gp, "%s'%s' index %d using 1:%d:%d:%d with yerrorlines lw 2 pt 7 title '%s'", first ? "" : ", ", dat, p,
-            m ? 5 : 2, m ? 6 : 3, m ? 7 : 4, sm->parts[p]);
+            m ? 5 : 2, m ? 6 : 3, m ? 7 : 4, title);
     first = 0;
   }
   if (!first) fprintf(gp, ", %d with lines dt 2 lc rgb 'gray' notitle\nset output\n", m ? 0 : 1);
@@ -916,8 +1381,11 @@ static int write_plots(const summary *sm, const char *outdir, const char *gpath,
   for (int a = 0; a < sm->na; a++)
     for (int f = 0; f < sm->nc; f++) {
       char tag[512], dat[4700];
-      snprintf(tag, sizeof tag, "%s%s%s", sm->apps[a], sm->nc > 1 ? "-" : "",
-               sm->nc > 1 ? base_name(sm->confs[f]) : "");
+      char conf[256];
+      /* the configuration's tag, as in the ids: its file name without the extension */
+      snprintf(conf, sizeof conf, "%s", base_name(sm->confs[f]));
+      if (strrchr(conf, '.') && strrchr(conf, '.') != conf) *strrchr(conf, '.') = '\0';
+      snprintf(tag, sizeof tag, "%s%s%s", sm->apps[a], sm->nc > 1 ? "-" : "", sm->nc > 1 ? conf : "");
       snprintf(dat, sizeof dat, "%s/%s.dat", outdir, tag);
       for (int m = -1; m < 2 && rc == FUPERMOD_SUCCESS; m++)
         rc = m < 0 ? write_dat(sm, a, f, dat) : plot_measure(sm, gp.fp, a, f, m, outdir, tag, dat, pngs, npng);
@@ -966,14 +1434,16 @@ static int campaign_summary(int argc, char **argv) {
              sm.csv);
     outdir = dirbuf;
   }
-  if ((rc = camp_rows_load(sm.csv, &sm.rows, &sm.nrows, &good)) != FUPERMOD_SUCCESS) goto fail;
+  if ((rc = camp_rows_load(sm.csv, &sm.rows, &sm.nrows, &good, &sm.meta)) != FUPERMOD_SUCCESS ||
+      (have_campaign && (rc = drop_foreign(&sm, &c)) != FUPERMOD_SUCCESS))
+    goto fail;
   if (sm.nrows == 0) {
     rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s: no results yet", sm.csv);
     goto fail;
   }
   if ((rc = collect_dims(&sm, &c, have_campaign)) != FUPERMOD_SUCCESS || (rc = fill_cells(&sm)) != FUPERMOD_SUCCESS)
     goto fail;
-  print_tables(&sm);
+  print_tables(&sm, &c);
   /* files: the table as CSV, one data file per app and configuration, one gnuplot script */
   if ((rc = fupermod_mkdir_p(outdir)) != FUPERMOD_SUCCESS || (rc = write_csv(&sm, outdir)) != FUPERMOD_SUCCESS)
     goto fail;

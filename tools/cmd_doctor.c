@@ -14,8 +14,8 @@
 #include "tools/tools.h"
 #include "fupermod/mpi_thread.h"
 #include "tools/mpi_init.h"
+#include "tools/provenance.h"
 
-extern char *openblas_get_config(void);
 extern int openblas_get_num_threads(void);
 
 static int fails = 0, warns = 0;
@@ -43,10 +43,9 @@ static int in_path(const char *prog) {
 
 static void check_mpi(int *argc, char ***argv) {
   char msg[512], ver[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len, provided = MPI_THREAD_SINGLE, rc;
+  int provided = MPI_THREAD_SINGLE, rc;
   rc = fupermod_mpi_init_thread(argc, argv, TOOL_MPI_LEVEL, "fupermod", &provided);
-  MPI_Get_library_version(ver, &len);
-  ver[strcspn(ver, ",\n")] = '\0';
+  fupermod_provenance_mpi(ver, sizeof ver);
   snprintf(msg, sizeof msg, "MPI initialises (%s, thread level %s)", ver, fupermod_mpi_thread_name(provided));
   report(0, msg, NULL);
   snprintf(msg, sizeof msg, "MPI gives the thread level fupermod needs (%s)", fupermod_mpi_thread_name(TOOL_MPI_LEVEL));
@@ -96,7 +95,7 @@ static void check_blas(void) {
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0, a, n, a + n * n, n, 0.0, a + 2 * n * n, n);
   t = fupermod_time() - t0;
   snprintf(msg, sizeof msg, "DGEMM %dx%d: %.1f GFLOP/s with %d OpenBLAS thread(s) (%s)", n, n, 2.0 * n * n * n / t / 1e9,
-           openblas_get_num_threads(), openblas_get_config());
+           openblas_get_num_threads(), fupermod_provenance_blas());
   report(2.0 * n * n * n / t / 1e9 < 1.0 ? 1 : 0, msg, "below 1 GFLOP/s: a reference BLAS or an overloaded host");
   free(a);
 }
@@ -168,7 +167,11 @@ int cmd_doctor(int argc, char **argv) {
     return 0;
   }
   if (argc > 1) return tool_usage("doctor", "unexpected argument '%s'", argv[1]);
-  printf("fupermod %s doctor\n", PACKAGE_VERSION);
+  {
+    fupermod_provenance p;
+    fupermod_provenance_collect(&p);
+    printf("fupermod %s (commit %s) doctor\n", p.version, p.commit);
+  }
   check_mpi(&argc, &argv);
   check_binding();
   check_blas();

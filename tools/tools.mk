@@ -34,6 +34,18 @@ tools_fupermod_mpi_SOURCES += tools/build_adaptive.c tools/build_additivity.c
 tools_fupermod_mpi_SOURCES += tools/cmd_run.c tools/run_report.c tools/run_report.h tools/run_history.c tools/run_history.h tools/run_calib.c tools/run_calib.h
 tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
+# provenance of results (campaigns, doctor): the build's git commit comes from tools/git_commit.h,
+# rewritten only when `git describe` changes, so that a build never claims a commit it is not
+tools_fupermod_mpi_SOURCES += tools/provenance.c tools/provenance.h
+tools/fupermod_mpi-provenance.$(OBJEXT): tools/git_commit.h
+tools/git_commit.h: tools-git-commit-check
+	@$(MKDIR_P) tools; \
+	c=`git -C $(srcdir) describe --always --dirty --abbrev=12 2>/dev/null || echo unknown`; \
+	echo "#define FUPERMOD_GIT_COMMIT \"$$c\"" >$@.tmp; \
+	if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+tools-git-commit-check:
+.PHONY: tools-git-commit-check
+CLEANFILES += tools/git_commit.h
 tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
 tools_fupermod_mpi_SOURCES += tools/cmd_energy.c tools/cmd_kernel.c tools/cmd_comm.c
 tools_fupermod_mpi_SOURCES += tools/cmd_sweep.c
