@@ -353,8 +353,7 @@ static int build_function(const options *o, tool_proc *tp, const app_t *a, const
     fupermod_atomic_file af;
     fupermod_points_free(pts);
     if ((rc = fupermod_atomic_open(&af, path)) == FUPERMOD_SUCCESS) {
-      fprintf(af.fp, "# fupermod points v1: d t reps ci [e e_ci]  (units, s, count, s, J, J)\n%s\n# energy: %s\n", head,
-              tp->label[0] ? tp->label : "none");
+      fprintf(af.fp, FUPERMOD_POINTS_HEADER "\n%s\n# energy: %s\n", head, tp->label[0] ? tp->label : "none");
       /* for fupermod model list/show/plot: the kernel (its complexity) and the configuration line */
       fprintf(af.fp, "# kernel: %s %s\n# line: %s %d %s %s %s\n", a->kernel, sub, pc->hostname, pc->rank_intra, pc->bind,
               pc->device_type, pc->subopts);
