@@ -113,6 +113,18 @@ mistake "a misspelt algorithm in a sweep" "unknown partitioner 'geometrc' \(did 
 mistake "sizes the wrong way round" "-U 10 is below -L 100" -- "$FUPERMOD" build --conf c.conf -L 100 -U 10 -s 2
 mistake "a misspelt application" "--apps: 'dgem' is not an app \(dgemm, fft\)" -- "$FUPERMOD" run --apps dgem
 mistake "a kernel that does not exist, shown" "kernel 'dgem' not found" -- "$FUPERMOD" kernel show dgem
+# under mpirun every rank checks the same options and files before MPI starts: one message (rank 0's)
+conf "localhost 0 none cpu kernel=emulated,points=a.points"
+mistake "a configuration that does not exist, 3 processes" "run: nope\.conf: No such file" -- \
+  $MPI -np 3 "$FUPERMOD" run --conf nope.conf
+mistake "a bad --size, 3 processes" "run: 'abc' must be a positive integer" -- \
+  $MPI -np 3 "$FUPERMOD" run --conf c.conf --size abc
+mistake "a bad -L of build, 3 processes" "build: -L 'abc' must be a positive integer" -- \
+  $MPI -np 3 "$FUPERMOD" build --conf c.conf -L abc
+# a file that only rank 1 lacks: rank 0 goes on into MPI, so rank 1 speaks, naming itself
+cp "$top_srcdir/configs/local.conf" "$W/c0.conf"
+mistake "a configuration that rank 1 alone lacks" "run: rank 1: c1\.conf: No such file" -- \
+  $MPI -np 2 sh -c 'exec "$0" run --conf "c$OMPI_COMM_WORLD_RANK.conf" --lock-wait 0' "$FUPERMOD"
 
 # --- point files ---
 mistake "a point file that does not exist" "partition: nope\.points: No such file" -- \
@@ -121,6 +133,8 @@ mistake "a point file with a malformed line" "bad\.points:2: d 'abc' is not an i
   "$FUPERMOD" partition -a geometric -D 100 -o out a.points bad.points
 mistake "a D no measured sizes add up to" "no combination of measured sizes sums to D=105 .*multiple of 10.*-a geometric" -- \
   "$FUPERMOD" partition -a dp -D 105 -o out a.points b.points
+mistake "the same with an exact algorithm that --grid unit serves" "sums to D=105 .*-a geometric.*or give --grid unit" -- \
+  "$FUPERMOD" partition -a hpopta -D 105 -o out a.points b.points
 
 # --- campaign specs ---
 printf 'name = x\napps = dgemm\nrepetitons = 2\ncommand = true\nresult = r.csv\noutput = out/o.csv\n' >"$W/s.txt"
@@ -129,5 +143,91 @@ mistake "a misspelt campaign key" "s\.txt:3: unknown key 'repetitons' \(did you 
 printf 'name = x\napps = dgemm\nrepetitions = two\ncommand = true\nresult = r.csv\noutput = out/o.csv\n' >"$W/s.txt"
 mistake "a campaign value that is not a number" "s\.txt:3: repetitions: 'two' must be an integer" -- \
   "$FUPERMOD" campaign run s.txt
+
+# --- the documentation's mpirun lines on a 2-core machine ---
+# Open MPI refuses more processes than slots (cores, unless a host file says otherwise) without
+# --oversubscribe: "not enough slots". Every mpirun line of README.md and docs/ with -np above 2
+# carries it, and README's mpirun lines start (their subcommand's --help) on a host of 2 slots
+# without the suite's own OMPI_MCA_rmaps_base_oversubscribe.
+cd "$top_srcdir" || exit 1
+bad=$(awk '/mpirun / && !/vcluster/ { s = substr($0, index($0, "mpirun ")); sub(/[`#].*/, "", s); n = split(s, w, " ")
+    for (i = 1; i < n; i++) if (w[i] == "-np" && w[i + 1] ~ /^[0-9]+$/ && w[i + 1] > 2 && s !~ /--oversubscribe/)
+      print FILENAME ":" FNR ": " s }' README.md docs/*.md)
+ok "$([ -z "$bad" ]; echo $?)" "every mpirun line of README.md and docs/ with -np above 2 gives --oversubscribe"
+echo "$bad" | sed '/^$/d; s/^/# /' | head -10
+printf 'localhost slots=2\n' >"$TMPD/hosts2"
+k=0
+while IFS= read -r line; do
+  k=$((k + 1))
+  cmd=$(echo "$line" | sed -E "s#^mpirun #$MPIEXEC #; s#[^ ]*fupermod ([a-z]+).*#$FUPERMOD \1 --help#")
+  env -u OMPI_MCA_rmaps_base_oversubscribe OMPI_MCA_orte_default_hostfile="$TMPD/hosts2" \
+    OMPI_MCA_prte_default_hostfile="$TMPD/hosts2" bash -c "$cmd" </dev/null >"$TMPD/out" 2>"$TMPD/err"
+  rc=$?
+  ok $rc "README: '$line' starts on 2 slots (as '$(echo "$cmd" | sed "s#$FUPERMOD#fupermod#")')"
+  [ $rc -eq 0 ] || grep -m3 . "$TMPD/err" | sed 's/^/# /'
+done < <(grep -oE 'mpirun( -[-a-z]+( [a-z0-9]+)?)* -np [0-9]+[^`#]* [^ ]*fupermod [a-z]+' README.md)
+ok "$([ $k -ge 3 ]; echo $?)" "README has $k mpirun lines of fupermod with a number of processes (at least 3)"
+cd "$W" || exit 1
+
+# --- what the first day's commands print and write ---
+# Ctrl-C while measuring: one line saying what stays, 128 + 2, the lock emptied, the points kept.
+# (set -m: a background job of a script would otherwise start with SIGINT ignored)
+interrupt() { # interrupt SUB LOCKDIR PROGRESS-REGEX -- COMMAND...
+  local sub=$1 dir=$2 re=$3 pid rc i
+  shift 4
+  set -m
+  ("$@" >"$TMPD/int.out" 2>"$TMPD/int.err") &
+  pid=$!
+  set +m
+  for i in $(seq 600); do grep -Eq -- "$re" "$TMPD/int.err" && break; sleep 0.1; done
+  kill -INT -$pid
+  wait $pid
+  rc=$?
+  ok $([ $rc -eq 130 ]; echo $?) "$sub interrupted by SIGINT after its first progress line: exit $rc (128 + 2)"
+  ok $([ "$(grep -c "^fupermod $sub: interrupted by signal 2; the points measured so far stay in their files ($dir)" \
+    "$TMPD/int.err")" = 1 ]; echo $?) "$sub: one line says it was interrupted and what stays"
+  grep -i 'interrupt' "$TMPD/int.err" | sed 's/^/# /'
+  ok $([ -f "$dir/.fupermod-lock" ] && [ ! -s "$dir/.fupermod-lock" ]; echo $?) \
+    "$sub: the lock file is left empty ('$(cat "$dir/.fupermod-lock" 2>/dev/null)')"
+  ok $([ "$(grep -c '^[0-9]' "$dir"/*.points)" -ge 1 ]; echo $?) "$sub: the points measured before stay"
+}
+conf "localhost 0 none cpu kernel=dgemm"
+interrupt build sig "point 1 of" -- "$FUPERMOD" build --conf c.conf --data sig -L 64 -U 4096 -s 64
+interrupt run runsig/models/fft "fft model: size 1 of" -- "$FUPERMOD" run --conf c.conf --out runsig --apps fft \
+  --size 2048 --points 64 --full-grid -r 3 -R 5
+# fupermod run's point files say the version they are written in (v2: rejected=, status) and read back
+rm -rf runsig
+"$FUPERMOD" run --conf c.conf --out runv2 --apps fft --size 256 --points 4 --reps 1 -r 2 -R 3 -q >/dev/null 2>"$TMPD/err"
+f=$(ls runv2/models/fft/*.points 2>/dev/null | head -1)
+ok $([ -n "$f" ] && head -1 "$f" | grep -q '^# fupermod points v2:'; echo $?) "fupermod run's point file says v2 ('$(head -1 "$f" | cut -c1-40)')"
+"$FUPERMOD" model -m piecewise "$f" >/dev/null 2>"$TMPD/err"
+ok $? "it reads back: fupermod model $f"
+# fupermod build and fupermod model give speed in one unit, labelled: units/s, the same numbers
+"$FUPERMOD" build --conf c.conf --data spd -L 32 -U 64 -s 2 -q >"$TMPD/b.out" 2>/dev/null
+"$FUPERMOD" model -m piecewise spd/*.points >"$TMPD/m.out" 2>&1
+bmax=$(awk '/^ +0 / { print $4 }' "$TMPD/b.out")
+mmax=$(awk '/measured$/ && $3 > m { m = $3 } END { print m }' "$TMPD/m.out")
+ok $(grep -q 'max units/s' "$TMPD/b.out" && grep -q 'units/s' "$TMPD/m.out" &&
+  awk -v a="$bmax" -v b="$mmax" 'BEGIN { exit !(b > 0 && (a - b) / b < 1e-5 && (b - a) / b < 1e-5) }'; echo $?) \
+  "build's max speed $bmax and model's $mmax: the same, both labelled units/s"
+# --grid unit: a process held at its largest measured size is named with its cap
+awk 'BEGIN { for (d = 10; d <= 300; d += 10) printf "%d %.9g 1 0\n", d, d * 4e-5 }' >s.points
+"$FUPERMOD" partition -a hpopta -D 300 --grid unit a.points s.points >"$TMPD/out" 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && grep -q '^fupermod partition: warning: --grid unit .*held back process 0 at d=100 ' "$TMPD/err"; echo $?) \
+  "--grid unit warns that it held back process 0 at its largest size, d=100"
+sed 's/^/# /' "$TMPD/err"
+"$FUPERMOD" partition -a hpopta -D 100 --grid unit a.points b.points s.points >"$TMPD/out" 2>"$TMPD/err"
+ok $([ $? -eq 0 ] && [ ! -s "$TMPD/err" ]; echo $?) "--grid unit says nothing where no cap binds"
+# coinciding speed functions stay apart on the plots: their own dash and point types, and the key says so
+cp a.points a2.points
+"$FUPERMOD" model -m piecewise --plot plots a.points a2.points b.points >/dev/null 2>&1
+styles=$(grep -o 'pt [0-9]* dt [0-9]*' plots/model.gp 2>/dev/null | sort -u | wc -l)
+ok $([ "$styles" -ge 3 ] && grep -q "a2.points points, the same as a.points" plots/model.gp; echo $?) \
+  "fupermod model --plot: $styles distinct point and dash types, and the key names the coinciding files"
+mkdir -p mdir && cp a.points mdir/h.0.points && cp a.points mdir/h.1.points && cp b.points mdir/h.2.points
+"$FUPERMOD" model plot --data mdir --out mplots >/dev/null 2>&1
+styles=$(grep '^set output .*speed.png' -A3 mplots/models.gp 2>/dev/null | grep -o 'pt [0-9]* dt [0-9]*' | sort -u | wc -l)
+ok $([ "$styles" -ge 3 ] && grep -q "h.1, the same as h.0" mplots/models.gp; echo $?) \
+  "fupermod model plot: $styles distinct point and dash types, and the key names the coinciding models"
 ok $([ $n -ge 25 ] && echo 0 || echo 1) "the catalogue has $n mistakes (at least 25)"
 done_testing

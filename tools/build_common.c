@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,12 +266,45 @@ static int lock_take(const char *sub, const char *dir, double wait, int *fd) {
   return FUPERMOD_SUCCESS;
 }
 
+/* SIGINT or SIGTERM (Ctrl-C, or mpirun passing it on) after a job took a lock: the handler may
+ * only call async-signal-safe functions, so it finds the lock and its line ready here. The points
+ * need nothing: each is appended whole and synced (fupermod_points_append). */
+static volatile sig_atomic_t stop_fd = -1;
+static char stop_head[64], stop_tail[4200];
+
+static void on_stop(int sig) {
+  char num[4] = {(char)('0' + sig / 10 % 10), (char)('0' + sig % 10), 0, 0};
+  const char *n = sig >= 10 ? num : num + 1;
+  if (stop_fd >= 0 && ftruncate(stop_fd, 0) != 0) { /* the lock goes with the process anyway */ }
+  if (stop_head[0] && write(STDERR_FILENO, stop_head, strlen(stop_head)) > 0 &&
+      write(STDERR_FILENO, n, strlen(n)) > 0 && write(STDERR_FILENO, stop_tail, strlen(stop_tail)) > 0) { }
+  _exit(128 + sig);
+}
+
+/* Rank 0 says what was kept; the others end quietly. A signal ignored when the job started (nohup,
+ * the background of a script) stays ignored. */
+static void catch_stop(const char *sub, const char *dir, int rank) {
+  static const int sigs[] = {SIGINT, SIGTERM};
+  struct sigaction sa, old;
+  if (rank == 0) {
+    snprintf(stop_head, sizeof stop_head, "fupermod %s: interrupted by signal ", sub);
+    snprintf(stop_tail, sizeof stop_tail, "; the points measured so far stay in their files (%s), and a rerun "
+             "measures only the rest\n", dir);
+  }
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
+}
+
 int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd) {
   int rank, rc = FUPERMOD_SUCCESS;
   MPI_Request req;
   *fd = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0) rc = lock_take(sub, dir, wait, fd);
+  catch_stop(sub, dir, rank);
+  if (rank == 0 && (rc = lock_take(sub, dir, wait, fd)) == FUPERMOD_SUCCESS) stop_fd = *fd;
   /* the others wait without spinning: a job that waits must not slow the one that measures */
   MPI_Ibcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req);
   fupermod_mpi_wait_idle(&req, 10000000);
@@ -279,6 +313,7 @@ int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd) {
 
 void tool_dir_unlock(int *fd) {
   if (*fd < 0) return;
+  stop_fd = -1;
   if (ftruncate(*fd, 0) != 0) { /* who held it no longer matters */ }
   close(*fd);
   *fd = -1;

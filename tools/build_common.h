@@ -71,7 +71,9 @@ void tool_proc_free(tool_proc *p);
 #define TOOL_DIR_LOCK ".fupermod-lock"
 /* Collective over MPI_COMM_WORLD: rank 0 takes DIR's lock, waiting up to wait seconds for the job
  * that holds it (saying which on stderr), and writes who holds it into the lock file; the other
- * ranks wait without spinning. *fd: the lock on rank 0 (-1 elsewhere). Errors are agreed. */
+ * ranks wait without spinning. *fd: the lock on rank 0 (-1 elsewhere). Errors are agreed.
+ * From then on SIGINT and SIGTERM end the process with 128 + the signal, emptying a lock still
+ * held; rank 0 first prints "fupermod SUB: interrupted by signal N; ..." naming DIR. */
 int tool_dir_lock(const char *sub, const char *dir, double wait, int *fd);
 /* fupermod comm's measurement of every link (tools/cmd_comm.c), for fupermod comm and fupermod run */
 struct fupermod_comm;

@@ -573,14 +573,14 @@ static int energy_source(const tool_proc *en, const fupermod_points *have) {
   return !en->meter ? (have->has_energy ? 3 : 0) : fupermod_meter_is_estimate(en->meter) ? 2 : 1;
 }
 
-/* This process's summary: points measured, min and max speed, min and max J/unit, repetitions
- * rejected as outliers and in how many sizes; marks: points abandoned, imprecise. */
+/* This process's summary: points measured, min and max speed (units/s), min and max J/unit,
+ * repetitions rejected as outliers and in how many sizes; marks: points abandoned, imprecise. */
 static void point_stats(const tool_proc *en, const fupermod_points *have, double mine[7], int marks[2]) {
   const double init[7] = {0.0, INFINITY, 0.0, INFINITY, 0.0, 0.0, 0.0};
   memcpy(mine, init, sizeof init);
   marks[0] = marks[1] = 0;
   for (int i = 0; i < have->count; i++) {
-    double s = fupermod_kernel_complexity(en->kernel, have->pts[i].d) / have->pts[i].t;
+    double s = (double)have->pts[i].d / have->pts[i].t; /* units/s, as fupermod model prints */
     if (fupermod_point_abandoned(&have->pts[i])) {
       marks[0]++;
       continue;
@@ -604,7 +604,7 @@ static void print_table(const build_opts *o, int size, const double *all, const 
   static const char *src[] = {"none", "measured", "ESTIMATE", "kernel", "to import"};
   double rejected = 0.0;
   printf("# %d processes, %d sizes, points in %s\n# %6s %8s %14s %14s %9s %6s %10s %14s %14s\n", size, o->nsizes,
-         o->data, "rank", "points", "min speed", "max speed", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
+         o->data, "rank", "points", "min units/s", "max units/s", "rejected", "sizes", "energy", "min J/unit", "max J/unit");
   for (int r = 0; r < size; r++) {
     const double *v = all + 7 * r;
     printf("  %6d %8.0f %14.6g %14.6g %9.0f %6.0f %10s", r, v[0], v[1], v[2], v[5], v[6], src[kinds[r]]);

@@ -70,11 +70,17 @@ static int write_plot(const char *dir, int n, char **files, fupermod_model **mod
     fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel '%s'\nset key left top\nset grid\n",
             pass ? "time (s)" : "speed: complexity of d per second (d/t for plain points)");
     fprintf(af.fp, "set title '%s model: %s'\nplot ", type, pass ? "time" : "speed");
-    for (int i = 0; i < n; i++)
-      fprintf(af.fp, "%s'%s/model%d.dat' index 0 using 1:%d with points pt 7 ps 0.6 lc %d title '%s points', "
-                     "'%s/model%d.dat' index 1 using 1:%d with lines lw 2 lc %d title '%s model'",
-              i ? ", " : "", dir, i, pass ? 2 : 3, i + 1, base(files[i]), dir, i, pass ? 2 : 3, i + 1,
+    for (int i = 0; i < n; i++) {
+      char style[64], same[300] = "";
+      int j = 0;
+      while (j < i && !tool_points_equal(&models[j]->points, &models[i]->points)) j++;
+      if (j < i) snprintf(same, sizeof same, ", the same as %s", base(files[j]));
+      tool_plot_style(style, sizeof style, i);
+      fprintf(af.fp, "%s'%s/model%d.dat' index 0 using 1:%d with points ps 0.6 %s title '%s points%s', "
+                     "'%s/model%d.dat' index 1 using 1:%d with lines lw 2 %s title '%s model'",
+              i ? ", " : "", dir, i, pass ? 2 : 3, style, base(files[i]), same, dir, i, pass ? 2 : 3, style,
               base(files[i]));
+    }
     fprintf(af.fp, "\n");
   }
   if ((rc = fupermod_atomic_commit(&af)) != FUPERMOD_SUCCESS) return rc;
@@ -126,10 +132,11 @@ static int cmd_fit(int argc, char **argv) {
       goto done;
     }
     printf("# %s: %d points, %s model\n# %12s %14s %14s%s %s\n", argv[optind + i], p->count, type, "x", "t (s)",
-           "speed", energy ? "          e (J)" : "", "");
+           "units/s", energy ? "          e (J)" : "", "");
     for (long k = 0; k < p->count + K; k++) {
       double x = k < p->count ? (double)p->pts[k].d : lo + (double)(hi - lo) * (double)(k - p->count + 1) / (double)(K + 1);
-      printf("  %12.6g %14.8g %14.8g", x, fupermod_model_time(models[i], x), fupermod_model_speed(models[i], x));
+      double t = fupermod_model_time(models[i], x);
+      printf("  %12.6g %14.8g %14.8g", x, t, x / t); /* units/s, as fupermod build prints */
       if (energy) printf(" %14.8g", fupermod_model_energy(models[i], x));
       printf("%s\n", k < p->count ? "  measured" : "");
     }
@@ -502,9 +509,14 @@ static int plot_models(const stored *s, int n, const char *dir) {
       }
       fprintf(af.fp, "set output '%s/%s.png'\nset title 'models: %s'\nset ylabel '%s'\nplot ", dir, pl[j].png,
               pl[j].title, yl);
-      for (int i = 0; i < n; i++)
-        fprintf(af.fp, "%s'%s/model%d.dat' using 1:%d with linespoints pt 7 ps 0.6 lc %d title '%s.%d'", i ? ", " : "",
-                dir, i, col, i + 1, s[i].host, s[i].rank);
+      for (int i = 0; i < n; i++) {
+        char style[64], same[300] = "";
+        int k = 0;
+        while (k < i && !tool_points_equal(&s[k].pts, &s[i].pts)) k++;
+        if (k < i) snprintf(same, sizeof same, ", the same as %s.%d", s[k].host, s[k].rank);
+        fprintf(af.fp, "%s'%s/model%d.dat' using 1:%d with linespoints ps 0.6 %s title '%s.%d%s'", i ? ", " : "",
+                dir, i, col, tool_plot_style(style, sizeof style, i), s[i].host, s[i].rank, same);
+      }
       fprintf(af.fp, "\n");
     }
   }

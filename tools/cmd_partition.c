@@ -258,6 +258,43 @@ static int unit_grid(fupermod_points *pts, int n, int unit) {
   return FUPERMOD_SUCCESS;
 }
 
+/* The most the functions hold: the sum of their largest measured sizes. */
+static long largest_sum(int p, const fupermod_points *const *f) {
+  long most = 0;
+  for (int i = 0; i < p; i++) most += f[i]->count > 0 ? f[i]->pts[f[i]->count - 1].d : 0;
+  return most;
+}
+
+/* An exact algorithm that found no combination of measured sizes for a D the functions can hold
+ * would find one on --grid unit's sizes, which its message cannot know of (the library's). */
+static int suggest_unit(const part_args *a, int p, const fupermod_points *const *f, int rc) {
+  char msg[1024];
+  if (rc != FUPERMOD_ERR_INFEASIBLE || a->unit || a->D > largest_sum(p, f)) return rc;
+  snprintf(msg, sizeof msg, "%s", fupermod_error_message());
+  return fupermod_error(rc, "%s; or give --grid unit: any share of one unit, up to each function's largest measured "
+                        "size", msg);
+}
+
+/* --grid unit does not extrapolate: a process at its largest measured size that finishes before the
+ * slowest would have taken more work, had larger sizes been measured. */
+static void warn_capped(const part_args *a, int p, const fupermod_points *const *f, const fupermod_dist *d) {
+  char list[512] = "";
+  size_t n = 0;
+  int k = 0;
+  double tmax = fupermod_dist_time(d);
+  for (int i = 0; a->unit && i < p && i < d->size; i++) {
+    long cap = f[i]->count > 0 ? f[i]->pts[f[i]->count - 1].d : 0;
+    if (d->parts[i].d != cap || !(d->parts[i].t < tmax * (1 - 1e-9))) continue;
+    if (k++ < 8 && n < sizeof list)
+      n += (size_t)snprintf(list + n, sizeof list - n, "%sprocess %d at d=%ld", k > 1 ? ", " : "", i, cap);
+  }
+  if (k > 8 && n < sizeof list) snprintf(list + n, sizeof list - n, " and %d more", k - 8);
+  if (k)
+    fprintf(stderr, "fupermod %s: warning: --grid unit holds each process to its largest measured size, which "
+            "held back %s (they finish before the slowest): measure larger sizes for %s, or use a continuous "
+            "partitioner (-a geometric or -a numerical), which extrapolates\n", SUB, list, k > 1 ? "them" : "it");
+}
+
 enum { GO_ON = -1 }; /* the command goes on; any other value is its exit status */
 
 #ifndef TOOL_LEAN
@@ -301,8 +338,9 @@ static int run_paraleph(const fupermod_partitioner *alg, const part_args *a, int
       rc = fupermod_paraleph(MPI_COMM_WORLD, 0, rank == 0 ? &prob : NULL, objective, (int)a->threads, &dist, NULL);
     if (rc == FUPERMOD_SUCCESS && rank == 0 && dist && a->layout)
       rc = layout_out(a->layout, a->M, a->N, f, has_energy, dist);
-    if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, rc) : fupermod_exit_status(rc);
-    else if (rank == 0)
+    if (rc != FUPERMOD_SUCCESS) status = rank == 0 ? tool_fail(SUB, suggest_unit(a, p, f, rc)) : fupermod_exit_status(rc);
+    else if (rank == 0 && dist) warn_capped(a, p, f, dist);
+    if (rc == FUPERMOD_SUCCESS && rank == 0)
       status = dist ? output_single(alg->name, a->D, dist, has_energy, a->json, a->out, f,
                                     objective == FUPERMOD_OBJ_ENERGY)
                     : output_front(alg, a->D, &front, a->json, a->out, objective == FUPERMOD_OBJ_PARETO_TOTAL, f);
@@ -468,7 +506,8 @@ static int partition_discrete(const fupermod_partitioner *alg, const part_args *
     return tool_fail(SUB, fupermod_error(FUPERMOD_ERR_INPUT, "%s: the point files carry no energy (columns e e_ci)",
                                          alg->name));
   rc = pareto ? alg->pareto(&prob, front) : alg->discrete(&prob, dist);
-  if (rc != FUPERMOD_SUCCESS) return tool_fail(SUB, rc);
+  if (rc != FUPERMOD_SUCCESS) return tool_fail(SUB, suggest_unit(a, p, f, rc));
+  if (!pareto) warn_capped(a, p, f, dist);
   if (pareto)
     return output_front(alg, a->D, front, a->json, a->out,
                         a->objective == FUPERMOD_OBJ_PARETO_TOTAL || alg->needs_static_power, f);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <unistd.h>
 #include "config.h"
 #include "tools/tools.h"
 
@@ -32,8 +33,33 @@ int tool_unit_points(const fupermod_points *f, const fupermod_model *m, fupermod
   return FUPERMOD_SUCCESS;
 }
 
+int tool_mpi_started;
+
+/* Before MPI starts, every rank of mpirun -np P checks the same options and files: rank 0's
+ * message speaks for all, instead of P copies of it. The others wait before exiting, since the
+ * launcher ends the job at the first failed exit, which could come before rank 0 has spoken.
+ * Returns this process's rank (0 when not launched), after that wait for one other than 0: it
+ * is alive then only because rank 0 did not fail (a file missing on its host alone), and it says
+ * so itself. */
+static int tool_rank_waited(void) {
+  static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+  long rank = 0;
+  if (tool_mpi_started) return 0;
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (v && *v) {
+      rank = strtol(v, NULL, 10);
+      break;
+    }
+  }
+  if (rank > 0) sleep(5);
+  return rank > 0 ? (int)rank : 0;
+}
+
 int tool_fail(const char *sub, int status) {
-  fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
+  int rank = tool_rank_waited();
+  if (rank > 0) fprintf(stderr, "fupermod %s: rank %d: %s\n", sub, rank, fupermod_error_message());
+  else fprintf(stderr, "fupermod %s: %s\n", sub, fupermod_error_message());
   return fupermod_exit_status(status);
 }
 
@@ -69,7 +95,9 @@ int tool_bad_option(const char *sub, char **argv, const char *optstring, const s
 
 int tool_usage(const char *sub, const char *fmt, ...) {
   va_list ap;
-  fprintf(stderr, "fupermod %s: ", sub);
+  int rank = tool_rank_waited();
+  if (rank > 0) fprintf(stderr, "fupermod %s: rank %d: ", sub, rank);
+  else fprintf(stderr, "fupermod %s: ", sub);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
@@ -142,6 +170,20 @@ int tool_list(const char *opt, const char *value, size_t size, int (*each)(const
   }
   free(item);
   return rc;
+}
+
+int tool_points_equal(const fupermod_points *a, const fupermod_points *b) {
+  if (a->count != b->count) return 0;
+  for (int k = 0; k < a->count; k++)
+    if (a->pts[k].d != b->pts[k].d || a->pts[k].t != b->pts[k].t) return 0;
+  return 1;
+}
+
+const char *tool_plot_style(char *buf, size_t size, int i) {
+  /* filled circle, square, triangle up, triangle down, diamond, pentagon; then their outlines */
+  static const int pt[] = {7, 5, 9, 11, 13, 15, 6, 4, 8, 10, 12, 14};
+  snprintf(buf, size, "lc %d pt %d dt %d", i + 1, pt[i % (int)(sizeof pt / sizeof pt[0])], i % 5 + 1);
+  return buf;
 }
 
 int tool_gnuplot(const char *script) {

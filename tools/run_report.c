@@ -259,10 +259,15 @@ static void write_plots(const run_report *r) {
           a->name, o->smooth > 0 ? "; lines: smoothed" : "");
   fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel 'speed (units/s)'\nplot ");
   for (int i = 0; i < r->size; i++) {
-    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with %s lc %d title 'rank %d (%s)'", i ? ", " : "", o->out,
-            a->name, i, o->smooth > 0 ? "points pt 7" : "linespoints", i + 1, i, r->hosts[i]);
+    char style[64], same[48] = "";
+    int j = 0;
+    while (j < i && !tool_points_equal(&r->measured[j], &r->measured[i])) j++;
+    if (j < i) snprintf(same, sizeof same, ", the same as rank %d", j);
+    tool_plot_style(style, sizeof style, i);
+    fprintf(af.fp, "%s'%s/plot-%s.dat' index %d using 1:2 with %s %s title 'rank %d (%s%s)'", i ? ", " : "", o->out,
+            a->name, i, o->smooth > 0 ? "points" : "linespoints", style, i, r->hosts[i], same);
     if (o->smooth > 0)
-      fprintf(af.fp, ", '%s/plot-%s.dat' index %d using 1:4 with lines lw 2 lc %d notitle", o->out, a->name, i, i + 1);
+      fprintf(af.fp, ", '%s/plot-%s.dat' index %d using 1:4 with lines lw 2 %s notitle", o->out, a->name, i, style);
   }
   fprintf(af.fp, "\nset output '%s/distribution-%s.png'\nset title '%s: units per process'\n", o->out, a->name, a->name);
   fprintf(af.fp, "set style data histograms\nset style histogram clustered\nset style fill solid 0.8\n"

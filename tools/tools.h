@@ -19,13 +19,17 @@ int cmd_sweep(int argc, char **argv);
 /* In the front command (tools/front.c): become the full command (fupermod-mpi) on the original
  * arguments. Returns only when that fails, with the exit status. */
 int tool_exec_full(void);
-/* Print "fupermod SUB: message" to stderr and return the exit status of status. */
+/* Print "fupermod SUB: message" to stderr and return the exit status of status. Before MPI
+ * starts (tool_mpi_started 0), a rank other than 0 of an mpirun job first waits 5 s for the
+ * launcher to end the job on rank 0's message, and speaks ("rank N: ...") only if it did not. */
 int tool_fail(const char *sub, int status);
+/* 1 once tool_mpi_init succeeded: from then on each rank reports its own failures. */
+extern int tool_mpi_started;
 /* f at every size from 1 to its largest: the measured point at a measured size, elsewhere m's
  * time and energy (NULL: fupermod_points_interpolate, as fupermod run predicts). For the exact
  * algorithms to choose any share of one unit on the model that judges (--grid unit). */
 int tool_unit_points(const fupermod_points *f, const fupermod_model *m, fupermod_points *g);
-/* Print a usage error and return 2. */
+/* Print a usage error and return 2 (rank 0 alone before MPI starts, as tool_fail). */
 int tool_usage(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* After getopt_long returned '?' (with opterr 0): the usage error naming the option, a missing
  * value, or the closest long option of opts. */
@@ -52,6 +56,12 @@ int tool_list(const char *opt, const char *value, size_t size, int (*each)(const
 /* --smooth W: each of the n functions replaced by its smoothed copy, as fupermod run partitions
  * them (fupermod_points_smooth, 95 % intervals; tools/cmd_partition.c). W = 0: unchanged. */
 int tool_smooth_points(fupermod_points *pts, int n, long w);
+/* The gnuplot style of curve i of a plot: its own colour, point type and dash type, so that curves
+ * that coincide (processes sharing a core have one function) stay distinguishable. Returns buf. */
+const char *tool_plot_style(char *buf, size_t size, int i);
+/* 1 when a and b have the same sizes and times: curves that lie on each other, which a plot's key
+ * says (processes sharing a core are measured together and share one function). */
+int tool_points_equal(const fupermod_points *a, const fupermod_points *b);
 /* Run gnuplot on a script file; returns 0 on success, -1 when gnuplot is missing or fails. */
 int tool_gnuplot(const char *script);
 #include "tools/trim.h"
