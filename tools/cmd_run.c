@@ -72,7 +72,10 @@ static void help(void) {
          "  --out DIR          results (default fupermod-run)\n"
          "  --models MDIR      the models, links and history (default DIR/models): several runs\n"
          "                     may share one, as a campaign's partitioner experiments do\n"
-         "  --apps LIST        dgemm,fft (default both)\n"
+         "  --apps LIST        dgemm,fft (default both, unless --app is given)\n"
+         "  --app LIST         application plug-ins (fupermod_app_NAME.so, or paths; apps/app.h), built,\n"
+         "                     partitioned, predicted, chosen and run as the others, at --size (default\n"
+         "                     4096): e.g. --app jacobi (docs/apps.md, \"Your own application\")\n"
          "  --size N           matrix order and signal side for every app (or --dgemm-n, --fft-n;\n"
          "                     defaults 3072 and 4096)\n"
          "  --dgemm-b B        SUMMA block size (default 128)\n"
@@ -122,6 +125,8 @@ static int add_app(const char *item, void *ctx) {
   else return fupermod_error(FUPERMOD_ERR_USAGE, "--apps: '%s' is not an app (dgemm, fft)", item);
   return 0;
 }
+
+static int no_item(const char *item, void *ctx) { return FUPERMOD_SUCCESS; }
 
 static int parse_apps(const char *s, options *o) {
   o->apps_dgemm = o->apps_fft = 0;
@@ -234,7 +239,7 @@ static int hash_plugin(const char *name, uint64_t *h) {
 /* The kernel's code: the plug-in file's bytes, on a GPU the executor module's, and the library
  * the CPU computes with. */
 static int kernel_code(const app_t *a, const fupermod_exec *exec, uint64_t *code) {
-  const char *lib = a->b ? openblas_get_config() : fftw_version;
+  const char *lib = tool_app_fft(a) ? fftw_version : openblas_get_config();
   uint64_t h = 1469598103934665603ULL;
   int rc = hash_plugin(a->kernel, &h);
   if (rc == FUPERMOD_SUCCESS && fupermod_exec_kind(exec) == FUPERMOD_EXEC_CUDA) rc = hash_plugin("fupermod_exec_cuda", &h);
@@ -251,14 +256,15 @@ static int exec_setup(const tool_proc *tp, const app_t *a, run_exec *ex) {
   memset(ex, 0, sizeof *ex);
   ex->exec = tp->exec;
   ex->threads = fupermod_exec_threads(tp->exec);
-  if (a->b) snprintf(ex->sub, sizeof ex->sub, "b=%ld,threads=%d", a->b, ex->threads);
+  if (a->ops) snprintf(ex->sub, sizeof ex->sub, "%s", a->pb->kernel_subopts);
+  else if (a->b) snprintf(ex->sub, sizeof ex->sub, "b=%ld,threads=%d", a->b, ex->threads);
   else snprintf(ex->sub, sizeof ex->sub, "n=%ld,threads=%d,place=in", a->n, ex->threads);
   /* then the line's other sub-options (those the app sets agree with it: check_lines) */
   for (const char *s = pc->subopts; *s;) {
     size_t k = strcspn(s, ",");
     if (!((k > 2 && strncmp(s, "b=", 2) == 0) || (k > 2 && strncmp(s, "n=", 2) == 0) ||
           (k > 8 && strncmp(s, "threads=", 8) == 0) || (k > 6 && strncmp(s, "place=", 6) == 0)))
-      snprintf(ex->sub + strlen(ex->sub), sizeof ex->sub - strlen(ex->sub), ",%.*s", (int)k, s);
+      snprintf(ex->sub + strlen(ex->sub), sizeof ex->sub - strlen(ex->sub), "%s%.*s", ex->sub[0] ? "," : "", (int)k, s);
     s += k + (s[k] == ',');
   }
   MPI_Get_processor_name(ex->host, &len);
@@ -531,8 +537,9 @@ static void predict_run(run_t *r, const app_t *a) {
   fupermod_app_pred pr = {0, 0, r->pred_comp, r->pred_comm};
   const fupermod_comm *cm = links.p == r->dist->size ? &links : NULL;
   const fupermod_app_cal *cl = cal_for(r->dist);
-  int rc = a->b ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, cl, &pr)
-                : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, cl, &pr);
+  int rc = a->ops            ? a->ops->predict(a->pb, r->dist, run_time_of, &c, cm, cl, &pr)
+           : tool_app_dgemm(a) ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, cl, &pr)
+                               : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, cl, &pr);
   r->pred_run = rc == FUPERMOD_SUCCESS ? pr.time : NAN;
   r->pred_run_ci = rc == FUPERMOD_SUCCESS ? pr.ci : NAN;
   if (rc != FUPERMOD_SUCCESS && !predict_quiet)
@@ -712,6 +719,19 @@ static void record_rep(const options *o, run_t *r, int rank, MPI_Comm share, dou
   r->meas_proc_e[rank] += e / o->reps;
 }
 
+/* A timed run into r: its whole run tmax (the slowest process's), the dynamic energy e of its
+ * window of st seconds, and this process's computation (its trace tr; comp and cpu as
+ * share_times gives them). */
+static void record_run(const options *o, run_t *r, int rank, MPI_Comm share, double tmax, double e, double st,
+                       const fupermod_trace *tr, double comp, double cpu) {
+  r->tsum += tmax;
+  r->tsq += tmax * tmax;
+  r->esum_run += e;
+  e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(tr), r->dist->parts[rank].d);
+  r->esum += e;
+  record_rep(o, r, rank, share, comp, cpu, e);
+}
+
 /* After the last round: the means, and every process's means and confidence half-widths
  * everywhere (collective). */
 static void gather_reps(const options *o, run_t *r, int rank, int size) {
@@ -797,12 +817,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     if (rep < 0 || rc != FUPERMOD_SUCCESS) continue;
     /* processes sharing cores: the time their cores computed, as their models measured it */
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
-    r->tsum += tmax;
-    r->tsq += tmax * tmax;
-    r->esum_run += e;
-    e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&gemms), r->dist->parts[rank].d);
-    r->esum += e;
-    record_rep(o, r, rank, share, comp, cpu, e);
+    record_run(o, r, rank, share, tmax, e, st, &gemms, comp, cpu);
   }
   if (rc == FUPERMOD_SUCCESS && simulated < 2) {
     double ratio = 0;
@@ -868,16 +883,37 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
       if (rc == FUPERMOD_SUCCESS) rc = rc2;
     }
     if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
-    r->tsum += tmax;
-    r->tsq += tmax * tmax;
-    r->esum_run += e;
-    e = compute_energy(e, st, share != MPI_COMM_NULL ? cpu : fupermod_trace_total(&phases), r->dist->parts[rank].d);
-    r->esum += e;
-    record_rep(o, r, rank, share, comp, cpu, e);
+    record_run(o, r, rank, share, tmax, e, st, &phases, comp, cpu);
   }
   fupermod_fft2d_destroy(plan);
   fupermod_trace_free(&phases);
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
+/* Run the application plug-in on r->dist (apps/app.h): a warm-up, then this round's timed run. */
+static int run_plugin(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
+  int rank, rc = FUPERMOD_SUCCESS;
+  fupermod_trace tr = FUPERMOD_TRACE_INIT;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  for (int rep = -1; rep < 1 && rc == FUPERMOD_SUCCESS; rep++) {
+    double mine = 0, tmax, e, st = 0, comp = 0, cpu = 0;
+    fupermod_trace_clear(&tr);
+    window_energy(tp, 1, NULL);
+    rc = a->ops->run(MPI_COMM_WORLD, a->pb, r->dist, tp->exec, &tr, &mine);
+    e = window_energy(tp, 0, &st);
+    if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) break;
+    MPI_Allreduce(&mine, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rep < 0) continue;
+    if ((rc = tool_agree(SUB, share_times(share, &tr, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) break;
+    record_run(o, r, rank, share, tmax, e, st, &tr, comp, cpu);
+  }
+  fupermod_trace_free(&tr);
+  return rc;
+}
+
+/* One round's run of app a on r's distribution. Collective. */
+static int run_once(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *r) {
+  return a->ops ? run_plugin(o, tp, a, share, r) : a->b ? run_dgemm(o, tp, a, share, r) : run_fft(o, tp, a, share, r);
 }
 
 /* HiPOPTA (exact two-level) over the configuration's nodes or groups, on rank 0; NULL when the
@@ -947,6 +983,8 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   if (!(t > 0) || !isfinite(t)) return INFINITY;
   /* only i's factors are read: cal_solo's in place of cal_buf's where it computes alone */
   const fupermod_app_cal *cl = cal_solo && cal.comp && alone_now(i, w->p, working, NULL, cal_dist) ? cal_view(cal_solo, w->p) : &cal;
+  /* a plug-in gives its whole run only: its computation here, the descent then on its prediction */
+  if (w->a->ops) return fupermod_app_cal_comp(cl, i) * t * w->a->iters;
   return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, cl)
                  : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, cl);
 }
@@ -989,7 +1027,7 @@ static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, 
   /* every share the application realises well (a block; 8 rows of the 2D-FFT, whose column phase
    * and transpose back ran 20-50 % slower on shares off multiples of 8 rows, which the functions
    * measured on the grid cannot show) while the search stays within its work bound */
-  long step = !a->b && a->D % 8 == 0 ? 8 : 1;
+  long step = tool_app_fft(a) && a->D % 8 == 0 ? 8 : 1;
   long unit = ldexp(1.0, size) * size * (double)(a->D / step) * (double)(a->D / step) <= 2e9 ? step : a->g;
   fupermod_dist *out = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1316,7 +1354,7 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
   one.reps = 1;
   run_init(&r, base->label, base->dist);
   r.layout = base->layout;
-  rc = a->b ? run_dgemm(&one, tp, a, share, &r) : run_fft(&one, tp, a, share, &r);
+  rc = run_once(&one, tp, a, share, &r);
   if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
   *whole = r.meas_time;
   for (int i = 0; fk && rc == FUPERMOD_SUCCESS && i < size; i++) {
@@ -1327,7 +1365,7 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
     /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
      * their phases also holds one's messages during another's update, and gaps where the two fall
      * out of step, which the messages' model and the steps carry) */
-    if (a->b) fk[i] = r.meas_proc[i] / (t * a->iters);
+    if (!tool_app_fft(a)) fk[i] = r.meas_proc[i] / (t * a->iters);
     else {
       fk[i] = r.meas_rows[i] / t;
       fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
@@ -1435,7 +1473,7 @@ static double cal_predict(int s, const double *f, int with, void *ctx) {
   double *solo = cal_solo;
   int p = c->set[s]->dist->size;
   cal.comp = f;
-  if (!c->a->b) cal.cols = f + p, cal.copy = f + 2 * p;
+  if (tool_app_fft(c->a)) cal.cols = f + p, cal.copy = f + 2 * p;
   cal.msgs = 0;
   cal_solo = NULL;
   if (!with) links.p = 0;
@@ -1468,7 +1506,7 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
   if (lo && hi && tool_cal_bootstrap(use, nsets, cal_predict, pc, 200, o->prec.cl, lo, hi, &mlo, &mhi) == FUPERMOD_SUCCESS) {
     fprintf(stderr, "fupermod run: %s: their %g %% bootstrap intervals (over the calibration runs):", a->name, 100 * o->prec.cl);
     for (int i = 0; i < p; i++)
-      if (a->b) fprintf(stderr, " %.3g-%.3g", lo[i], hi[i]);
+      if (!tool_app_fft(a)) fprintf(stderr, " %.3g-%.3g", lo[i], hi[i]);
       else fprintf(stderr, " %.3g-%.3g/%.3g-%.3g", lo[i], hi[i], lo[p + i], hi[p + i]);
     if (cal.msgs > 0) fprintf(stderr, "; messages %.3g-%.3g", mlo, mhi);
     fprintf(stderr, "\n");
@@ -1487,7 +1525,7 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
  * (tools/run_calib.h) into cal on rank 0; the launch's runs appended to the history; *loo: the
  * leave-one-out check's larger error (rank 0; NaN on one distribution). Collective. */
 static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns, double *loo) {
-  const int RUNS = a->b ? 3 : 5;
+  const int RUNS = tool_app_fft(a) ? 5 : 3;
   run_t *set[2] = {&runs[0], &runs[nruns - 1]};
   int nsets = nruns > 1 && !same_dist(runs[0].dist, runs[nruns - 1].dist) ? 2 : 1;
   int rank, size, rc = FUPERMOD_SUCCESS, todo[2] = {RUNS, RUNS}, drift[2] = {0, 0};
@@ -1551,7 +1589,8 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   if (rc != FUPERMOD_SUCCESS || !(cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) goto done;
   if (tool_cal_fit_sets(use, nsets, ~0u, cal_predict, &pc, &fit) != FUPERMOD_SUCCESS) goto done;
   memcpy(cal_buf, fit.f, 3 * (size_t)size * sizeof *cal_buf);
-  cal = (fupermod_app_cal){cal_buf, a->b ? NULL : cal_buf + size, a->b ? NULL : cal_buf + 2 * size, cal_direct, cal.shared,
+  cal = (fupermod_app_cal){cal_buf, tool_app_fft(a) ? cal_buf + size : NULL, tool_app_fft(a) ? cal_buf + 2 * size : NULL,
+                           cal_direct, cal.shared,
                            fit.msgs, cal.group};
   solo_factors(size);
   for (int s = 0; s < nsets; s++)
@@ -1560,7 +1599,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);
     for (int i = 0; i < size; i++)
-      if (a->b) fprintf(stderr, " %.3g", cal_buf[i]);
+      if (!tool_app_fft(a)) fprintf(stderr, " %.3g", cal_buf[i]);
       else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
     fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
     report_fit(o, a, use, nsets, &pc);
@@ -1596,7 +1635,7 @@ static int add_whole(const options *o, const app_t *a, fupermod_points *all, int
   memmove(&runs[2], &runs[1], (size_t)(*nruns - 1) * sizeof *runs);
   (*nruns)++;
   run_init(&runs[1], "whole-run", dw);
-  if (a->b && (rc = realise_layouts(o, a, &runs[1], 1, all, size)) != FUPERMOD_SUCCESS) return rc;
+  if (tool_app_dgemm(a) && (rc = realise_layouts(o, a, &runs[1], 1, all, size)) != FUPERMOD_SUCCESS) return rc;
   /* as realised: run only where it differs from every other */
   for (int k = 0; k < *nruns; k++)
     if (k != 1 && same_dist(runs[1].dist, runs[k].dist)) {
@@ -1679,7 +1718,7 @@ static int race_measure(int k, void *ctx, double *t) {
   one.reps = 1;
   run_init(&r, c->runs[k].label, c->runs[k].dist);
   r.layout = c->runs[k].layout;
-  rc = c->a->b ? run_dgemm(&one, c->tp, c->a, c->share, &r) : run_fft(&one, c->tp, c->a, c->share, &r);
+  rc = run_once(&one, c->tp, c->a, c->share, &r);
   *t = r.tsum; /* the slowest process's, the same on every process */
   r.dist = NULL;
   r.layout = NULL;
@@ -1819,7 +1858,7 @@ static int run_app(const options *o, app_t *a) {
   }
   if ((rc = tool_agree(SUB, fupermod_share_comm(MPI_COMM_WORLD, &share), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) goto done;
   share_leaders(share, leader);
-  if (a->b && (rc = realise_layouts(o, a, runs, nruns, all, size)) != FUPERMOD_SUCCESS) {
+  if (tool_app_dgemm(a) && (rc = realise_layouts(o, a, runs, nruns, all, size)) != FUPERMOD_SUCCESS) {
     if (rank == 0) fprintf(stderr, "fupermod run: %s: layout failed: %s\n", a->name, fupermod_error_message());
     goto done;
   }
@@ -1830,7 +1869,7 @@ static int run_app(const options *o, app_t *a) {
     for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
   if ((rc = calibrate(o, &tp, a, share, runs, nruns, &loo)) != FUPERMOD_SUCCESS) goto done;
   if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
-  if (a->b && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
+  if (tool_app_dgemm(a) && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) {
       predict(&runs[k], all, a, leader);
@@ -1844,7 +1883,7 @@ static int run_app(const options *o, app_t *a) {
       fprintf(stderr, "fupermod run: %s round %d of %d (a run on each of %d distributions)\n", a->name, round + 1, o->reps,
               nruns);
     for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++)
-      rc = a->b ? run_dgemm(o, &tp, a, share, &runs[k]) : run_fft(o, &tp, a, share, &runs[k]);
+      rc = run_once(o, &tp, a, share, &runs[k]);
   }
   for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) gather_reps(o, &runs[k], rank, size);
   if (rc == FUPERMOD_SUCCESS && rank == 0) {
@@ -1878,9 +1917,94 @@ done:
   return rc;
 }
 
+/* An application plug-in of --app (apps/app.h), loaded on every process: its problem at --size,
+ * then the main job on it. Collective. */
+static int run_plugin_app(const options *o, const char *name) {
+  fupermod_app *app = NULL;
+  fupermod_app_problem pb;
+  int rc;
+  memset(&pb, 0, sizeof pb);
+  pb.n = o->app_n;
+  rc = fupermod_app_open(name, &app);
+  if (rc == FUPERMOD_SUCCESS && (strcmp(app->ops->name, "dgemm") == 0 || strcmp(app->ops->name, "fft") == 0))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "--app %s: %s names a built-in application (--apps)", name, app->ops->name);
+  if (rc == FUPERMOD_SUCCESS && (rc = app->ops->problem(o->app_n, (int)o->K, &pb)) == FUPERMOD_SUCCESS &&
+      !(pb.D > 0 && pb.g > 0 && pb.D == pb.g * o->K && pb.iters > 0))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "--app %s: its problem of size %ld has D = %ld, g = %ld, iters = %g: D must be "
+                        "--points (%ld) times g > 0, iters > 0 (apps/app.h)", name, o->app_n, pb.D, pb.g, pb.iters, o->K);
+  else if (rc != FUPERMOD_SUCCESS && app)
+    fupermod_error_prefix(rc, "--app %s", name);
+  if ((rc = tool_agree(SUB, rc, MPI_COMM_WORLD)) == FUPERMOD_SUCCESS) {
+    app_t a = {app->ops->name, app->ops->kernel, o->app_n, 0, pb.D, pb.g, (int)o->K, pb.iters, app->ops, &pb};
+    /* its lines may carry its kernel's keys too */
+    tool_line_kernels[2] = app->ops->kernel;
+    rc = run_app(o, &a);
+    tool_line_kernels[2] = NULL;
+  }
+  fupermod_app_close(app);
+  return rc;
+}
+
+typedef struct {
+  const options *o;
+  int rc;
+} plugins_ctx;
+
+static int add_plugin(const char *item, void *ctx) {
+  plugins_ctx *c = ctx;
+  if (c->rc == FUPERMOD_SUCCESS) c->rc = run_plugin_app(c->o, item);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The applications of --apps, then those of --app. Collective. */
+static int run_apps(const options *o) {
+  int rc = FUPERMOD_SUCCESS;
+  if (o->apps_dgemm) {
+    long nb = o->dgemm_n / o->dgemm_b;
+    app_t a = {"dgemm", "dgemm", o->dgemm_n, o->dgemm_b, nb * nb, nb * nb / o->K, (int)o->K, (double)nb, NULL, NULL};
+    rc = run_app(o, &a);
+  }
+  if (rc == FUPERMOD_SUCCESS && o->apps_fft) {
+    app_t a = {"fft", "fft-rows", o->fft_n, 0, o->fft_n, o->fft_n / o->K, (int)o->K, 2.0, NULL, NULL};
+    rc = run_app(o, &a);
+  }
+  if (rc == FUPERMOD_SUCCESS && o->app_plugins) {
+    plugins_ctx c = {o, FUPERMOD_SUCCESS};
+    tool_list("--app", o->app_plugins, 4096, add_plugin, &c); /* the list was checked before MPI started */
+    rc = c.rc;
+  }
+  return rc;
+}
+
+/* What the options ask for, checked before MPI starts: the exit status of a usage or input error,
+ * or -1 to go on (o->models set, into buf when --models was not given). */
+static int check_options(options *o, char *buf, size_t size) {
+  long nb = o->dgemm_n / o->dgemm_b;
+  if (!o->conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
+  if (!o->models) {
+    if (snprintf(buf, size, "%s/models", o->out) >= (int)size) return tool_usage(SUB, "--out '%s' is too long a path", o->out);
+    o->models = buf;
+  }
+  /* one configuration serves both applications: its lines may carry either kernel's keys */
+  tool_line_kernels[0] = "dgemm";
+  tool_line_kernels[1] = "fft-rows";
+  if (o->smooth > 0 && o->K < 3)
+    return tool_usage(SUB, "--smooth %d needs --points >= 3 (a fit with its own scatter), got %ld; or --smooth 0", o->smooth,
+                      o->K);
+  if (fupermod_precision_check(&o->prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
+  if (!fupermod_partitioner_find(o->algorithm)) return tool_usage(SUB, "--algorithm: %s", fupermod_error_message());
+  if (o->apps_dgemm && (o->dgemm_n % o->dgemm_b || (nb * nb) % o->K))
+    return tool_usage(SUB, "dgemm: n=%ld must be a multiple of b=%ld, and (n/b)^2=%ld a multiple of --points %ld", o->dgemm_n,
+                      o->dgemm_b, nb * nb, o->K);
+  if (o->apps_fft && o->fft_n % o->K) return tool_usage(SUB, "fft: n=%ld must be a multiple of --points %ld", o->fft_n, o->K);
+  if (check_lines(o) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_INPUT);
+  return -1;
+}
+
 int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
-    {"conf", required_argument, NULL, 'C'}, {"out", required_argument, NULL, 'o'}, {"models", required_argument, NULL, 'M'}, {"apps", required_argument, NULL, 'a'},
+    {"conf", required_argument, NULL, 'C'}, {"out", required_argument, NULL, 'o'}, {"models", required_argument, NULL, 'M'},
+    {"apps", required_argument, NULL, 'a'}, {"app", required_argument, NULL, 'x'},
     {"size", required_argument, NULL, 'N'}, {"dgemm-n", required_argument, NULL, 'G'},
     {"dgemm-b", required_argument, NULL, 'B'}, {"fft-n", required_argument, NULL, 'F'},
     {"points", required_argument, NULL, 'K'}, {"algorithm", required_argument, NULL, 'A'},
@@ -1890,11 +2014,13 @@ int cmd_run(int argc, char **argv) {
     {"help", no_argument, NULL, 'h'}, {"allow-fewer", no_argument, NULL, 'W'}, {"choose", required_argument, NULL, 'c'},
     {"race-rounds", required_argument, NULL, 'n'}, {"race-top", required_argument, NULL, 't'},
     {"static-power", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
-  options o = {NULL, "fupermod-run", "paraleph", NULL, 1, 1, 5, 0, 0, 0, 3072, 128, 4096, 32, 3, 0.1, FUPERMOD_PRECISION_DEFAULT, 3600,
-               FUPERMOD_CHOOSE_RACE, 5, 3, 0.0};
+  options o = {.out = "fupermod-run", .algorithm = "paraleph", .apps_dgemm = 1, .apps_fft = 1, .reps = 5, .dgemm_n = 3072,
+               .dgemm_b = 128, .fft_n = 4096, .app_n = 4096, .K = 32, .smooth = 3, .tradeoff = 0.1,
+               .prec = FUPERMOD_PRECISION_DEFAULT, .lock_wait = 3600, .choose = FUPERMOD_CHOOSE_RACE, .race_rounds = 5,
+               .race_top = 3};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   char models[4096];
-  const fupermod_partitioner *alg;
+  int apps_given = 0;
   double t0;
   o.prec.reps_min = 3;
   o.prec.reps_max = 10;
@@ -1910,6 +2036,12 @@ int cmd_run(int argc, char **argv) {
     case 'M': o.models = optarg; break;
     case 'a':
       if (parse_apps(optarg, &o)) return tool_usage(SUB, "%s", fupermod_error_message());
+      apps_given = 1;
+      break;
+    case 'x':
+      if (tool_list("--app", optarg, 4096, no_item, NULL) != FUPERMOD_SUCCESS)
+        return tool_usage(SUB, "%s", fupermod_error_message());
+      o.app_plugins = optarg;
       break;
     case 'A': o.algorithm = optarg; break;
     case 'b': o.rebuild = 1; break;
@@ -1958,7 +2090,7 @@ int cmd_run(int argc, char **argv) {
     case 'N': case 'G': case 'B': case 'F': case 'K': case 'P': case 'r': case 'R':
       if (fupermod_parse_long(optarg, &v) || v < 1 || v > 1000000)
         return tool_usage(SUB, "'%s' must be a positive integer", optarg);
-      if (c == 'N') o.dgemm_n = o.fft_n = v;
+      if (c == 'N') o.dgemm_n = o.fft_n = o.app_n = v;
       else if (c == 'G') o.dgemm_n = v;
       else if (c == 'B') o.dgemm_b = v;
       else if (c == 'F') o.fft_n = v;
@@ -1971,30 +2103,8 @@ int cmd_run(int argc, char **argv) {
     }
   }
   if (optind < argc) return tool_usage(SUB, "unexpected argument '%s'", argv[optind]);
-  if (!o.conf) return tool_usage(SUB, "no process configuration given (--conf CONF)");
-  if (!o.models) {
-    if (snprintf(models, sizeof models, "%s/models", o.out) >= (int)sizeof models)
-      return tool_usage(SUB, "--out '%s' is too long a path", o.out);
-    o.models = models;
-  }
-  /* one configuration serves both applications: its lines may carry either kernel's keys */
-  tool_line_kernels[0] = "dgemm";
-  tool_line_kernels[1] = "fft-rows";
-  if (o.smooth > 0 && o.K < 3)
-    return tool_usage(SUB, "--smooth %d needs --points >= 3 (a fit with its own scatter), got %ld; or --smooth 0", o.smooth, o.K);
-  if (fupermod_precision_check(&o.prec) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_USAGE);
-  if (!(alg = fupermod_partitioner_find(o.algorithm))) return tool_usage(SUB, "--algorithm: %s", fupermod_error_message());
-  {
-    app_t d = {"dgemm", "dgemm", o.dgemm_n, o.dgemm_b, 0, 0, (int)o.K, 0};
-    long nb = o.dgemm_n / o.dgemm_b;
-    if (o.apps_dgemm && (o.dgemm_n % o.dgemm_b || (nb * nb) % o.K))
-      return tool_usage(SUB, "dgemm: n=%ld must be a multiple of b=%ld, and (n/b)^2=%ld a multiple of --points %ld",
-                        o.dgemm_n, o.dgemm_b, nb * nb, o.K);
-    if (o.apps_fft && o.fft_n % o.K)
-      return tool_usage(SUB, "fft: n=%ld must be a multiple of --points %ld", o.fft_n, o.K);
-    (void)d;
-  }
-  if (check_lines(&o) != FUPERMOD_SUCCESS) return tool_fail(SUB, FUPERMOD_ERR_INPUT);
+  if (o.app_plugins && !apps_given) o.apps_dgemm = o.apps_fft = 0; /* --app alone: the plug-ins alone */
+  if ((rc = check_options(&o, models, sizeof models)) >= 0) return rc;
   if ((rc = tool_mpi_init(SUB, &argc, &argv, TOOL_MPI_LEVEL)) != 0) return rc;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -2008,15 +2118,7 @@ int cmd_run(int argc, char **argv) {
     printf("fupermod run: SIMULATED: GPU times come from the simulated device %s (the stand-in CUDA's virtual clock, "
            "docs/kernels.md)%s\n", getenv("FAKE_CUDA_SIM") ? getenv("FAKE_CUDA_SIM") : "?",
            simulated == 2 ? "; it computes nothing, so the products are not checked" : "");
-  if (rc == FUPERMOD_SUCCESS && o.apps_dgemm) {
-    long nb = o.dgemm_n / o.dgemm_b;
-    app_t a = {"dgemm", "dgemm", o.dgemm_n, o.dgemm_b, nb * nb, nb * nb / o.K, (int)o.K, (double)nb};
-    rc = run_app(&o, &a);
-  }
-  if (rc == FUPERMOD_SUCCESS && o.apps_fft) {
-    app_t a = {"fft", "fft-rows", o.fft_n, 0, o.fft_n, o.fft_n / o.K, (int)o.K, 2.0};
-    rc = run_app(&o, &a);
-  }
+  if (rc == FUPERMOD_SUCCESS) rc = run_apps(&o);
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
   fupermod_comm_free(&links);
   free(cal_buf);

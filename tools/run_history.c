@@ -219,7 +219,7 @@ static int phases_append(const char *out, const tool_launch *l, const app_t *a, 
         }
       fprintf(fp, ",%d,%ld,%.9g,%.9g", i, runs[k].dist->parts[i].d, runs[k].pred_comp ? runs[k].pred_comp[i] : NAN,
               runs[k].pred_comm ? runs[k].pred_comm[i] : NAN);
-      for (int f = 0; f < 6; f++) fprintf(fp, ",%.9g", a->b && f >= 3 ? NAN : m[f] / n);
+      for (int f = 0; f < 6; f++) fprintf(fp, ",%.9g", !tool_app_fft(a) && f >= 3 ? NAN : m[f] / n);
       fprintf(fp, "\n");
     }
   }

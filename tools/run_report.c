@@ -70,13 +70,14 @@ static void print_distributions(const run_report *r) {
   const run_t *even = &r->runs[r->nruns - 1];
   int has_e = r->f[0].has_energy;
   long step = grid_step(r);
-  printf("\n== %s: %s n=%ld%s, D=%ld units (grid %ld, %ld, ..., %ld", a->name, a->b ? "SUMMA DGEMM" : "2D-FFT", a->n,
-         a->b ? "" : " x n", a->D, a->g, 2 * a->g, a->D);
+  printf("\n== %s: %s n=%ld%s, D=%ld units (grid %ld, %ld, ..., %ld", a->name,
+         a->ops ? a->ops->description : a->b ? "SUMMA DGEMM" : "2D-FFT", a->n, tool_app_fft(a) ? " x n" : "", a->D, a->g,
+         2 * a->g, a->D);
   if (step < a->g) printf(", refined to steps of %ld for a slow device", step);
   printf("), %d processes\n", r->size);
   printf("   kernel %s; each process computes with the threads of its line (thr below), as its model was measured\n",
          a->kernel);
-  if (a->b) {
+  if (tool_app_dgemm(a)) {
     printf("   d: blocks of C in whole rectangles (BR layout); the time-optimal distributions' sizes fitted\n"
            "   to the models for their arrangement; square-corner: the time-optimal areas as squares on the\n"
            "   diagonal for the slower processes and the rest for the fastest, the sides fitted (docs/matrix.md)\n");
@@ -90,9 +91,10 @@ static void print_distributions(const run_report *r) {
          "   time-shares its cores: x the group's CPU time, as its models were measured), so that the\n"
          "   savings compare; run E(J) is the whole run's, waits included; balance: mean over max of the\n"
          "   predicted times (idle processes at 0); *: the distribution chosen (below, how)\n",
-         !r->links ? "one process: no messages"
-         : a->b    ? "the pivots' messages by the measured links, step by step"
-                   : "the two transposes by the measured links",
+         !r->links           ? "one process: no messages"
+         : a->ops            ? "its messages by the measured links, as the plug-in's model prices them"
+         : tool_app_dgemm(a) ? "the pivots' messages by the measured links, step by step"
+                             : "the two transposes by the measured links",
          r->o->reps);
   printf("   %-17s %10s %10s %9s %10s %9s %10s %10s %10s %8s %8s %8s %7s\n", "distribution", "comp t(s)", "pred run(s)",
          "+-", "meas run(s)", "+-", "pred E(J)", "meas E(J)", "run E(J)", "speedup", "E saving", "pred sav", "balance");

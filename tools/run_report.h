@@ -4,6 +4,7 @@
 #define FUPERMOD_TOOLS_RUN_REPORT_H
 
 #include "tools/build_common.h"
+#include "apps/app.h"
 
 typedef struct {
   const char *name;   /* "dgemm" or "fft" */
@@ -14,7 +15,13 @@ typedef struct {
   long g;             /* granule: the measured sizes are g, 2g, ..., D */
   int K;              /* number of measured sizes */
   double iters;       /* kernel runs per application run (nb GEMM updates, 2 FFT phases) */
+  const fupermod_app_ops *ops;  /* an application plug-in (fupermod run --app); NULL: SUMMA or the 2D-FFT */
+  const fupermod_app_problem *pb; /* the plug-in's problem */
 } app_t;
+
+/* SUMMA DGEMM, the 2D-FFT, or neither (an application plug-in, apps/app.h) */
+static inline int tool_app_dgemm(const app_t *a) { return !a->ops && a->b > 0; }
+static inline int tool_app_fft(const app_t *a) { return !a->ops && a->b == 0; }
 
 /* A distribution the application is run on, with predictions and measurements (rank order). */
 typedef struct {
@@ -44,8 +51,10 @@ typedef struct {
   const char *conf, *out, *algorithm;
   const char *models; /* the models, links and history: --models, else OUT/models */
   int apps_dgemm, apps_fft, reps, quiet, rebuild;
+  const char *app_plugins; /* --app: application plug-ins, comma-separated (NULL: none) */
   int full_grid; /* measure every grid size instead of building adaptively */
   long dgemm_n, dgemm_b, fft_n, K;
+  long app_n; /* the plug-ins' size (--size; default 4096) */
   int smooth; /* half-width of the smoothing window in measured sizes; 0: the raw points */
   double tradeoff;
   fupermod_precision prec;
