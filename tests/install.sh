@@ -50,6 +50,56 @@ ok $? "it runs under mpirun: PARALEPH, HiPOPTA and its own registered partitione
 sed 's/^/# /' run.out
 ok "$([ "$(grep -c '^pass' run.out)" -eq 5 ]; echo $?)" "all 5 of its checks pass"
 
+# the same program with CMake: find_package(fupermod) and its imported targets (docs/library.md)
+# fenced MARK FILE: the fenced block after the line "<!-- tested: MARK -->" of FILE
+fenced() { awk -v m="<!-- tested: $1 -->" '$0 == m { on = 1; next } on == 1 && /^```/ { on = 2; next } on == 2 && /^```/ { exit } on == 2' "$2"; }
+if command -v cmake >/dev/null; then
+  mkdir -p "$TMPD/cm" && cp install_user.c headers.h "$TMPD/cm/" &&
+    fenced "tests/install.sh, CMake" "$top_srcdir/docs/library.md" >"$TMPD/cm/CMakeLists.txt"
+  (cd "$TMPD/cm" && sed -i 's/\bapp\b/install_user/g; s/app\.c/install_user.c/' CMakeLists.txt &&
+    cmake -S . -B b -DCMAKE_PREFIX_PATH="$PREFIX" >cmake.log 2>&1 && cmake --build b >>cmake.log 2>&1)
+  ok "$([ $? -eq 0 ] && grep -q 'find_package(fupermod' "$TMPD/cm/CMakeLists.txt" && [ -x "$TMPD/cm/b/install_user" ]; echo $?)" \
+    "the same program builds with CMake: find_package(fupermod) and fupermod::apps, as docs/library.md writes it"
+  sed 's/^/# /' "$TMPD/cm/CMakeLists.txt"
+  tail -n 15 "$TMPD/cm/cmake.log" | sed 's/^/# /'
+  $MPIEXEC --oversubscribe --bind-to none -np 2 "$TMPD/cm/b/install_user" >cm.out 2>&1
+  ok "$([ "$(grep -c '^pass' cm.out)" -eq 5 ]; echo $?)" "the CMake build runs under mpirun and passes its 5 checks"
+  (cd "$TMPD/cm" && sed -i 's/find_package(fupermod [0-9.]*/find_package(fupermod 9.0/' CMakeLists.txt &&
+    cmake -S . -B b2 -DCMAKE_PREFIX_PATH="$PREFIX" >cmake2.log 2>&1)
+  ok "$([ $? -ne 0 ] && grep -q 'fupermod' "$TMPD/cm/cmake2.log"; echo $?)" "find_package(fupermod 9.0) refuses this version"
+else
+  skip "cmake is not installed (quickstart test installs it as root)"
+fi
+
+# the application plug-in of docs/apps.md, from the installed example, built as a user would with
+# pkg-config and with CMake, each run by path with the installed fupermod run
+ex=$PREFIX/share/doc/fupermod/examples/jacobi_app.c
+mkdir -p "$TMPD/plug" "$TMPD/plugcm" && cd "$TMPD/plug" || exit 1
+mpicc -O2 -shared -fPIC $(pkg-config --cflags fupermod-apps) "$ex" -o fupermod_app_jacobi.so $(pkg-config --libs fupermod-apps) 2>cc.err
+ok $? "the example application plug-in builds from the installed example with pkg-config, as docs/apps.md writes it"
+sed 's/^/# /' cc.err
+printf 'localhost 0 none cpu\nlocalhost 1 none cpu\n' >two.conf
+plugrun() { $MPIEXEC --oversubscribe --bind-to none -np 2 "$PREFIX/bin/fupermod" run --conf two.conf --out "$1" --app "$2" \
+  --size 512 --points 4 --reps 1 -r 2 -R 2 --race-rounds 1 -q >"$1.out" 2>"$1.err"; }
+plugrun pc "$TMPD/plug/fupermod_app_jacobi.so"
+ok "$([ $? -eq 0 ] && grep -q '^   whole-run predictions: out of sample' pc.out && [ -s pc/report-jacobi.csv ]; echo $?)" \
+  "the installed fupermod run builds, predicts, chooses and reports the plug-in built with pkg-config"
+tail -n 5 pc.err | sed 's/^/# /'
+if command -v cmake >/dev/null; then
+  cp "$ex" "$TMPD/plugcm/" && fenced "tests/install.sh, plug-in CMake" "$top_srcdir/docs/apps.md" >"$TMPD/plugcm/CMakeLists.txt"
+  (cd "$TMPD/plugcm" && cmake -S . -B b -DCMAKE_PREFIX_PATH="$PREFIX" >cmake.log 2>&1 && cmake --build b >>cmake.log 2>&1)
+  ok "$([ $? -eq 0 ] && [ -s "$TMPD/plugcm/b/fupermod_app_jacobi.so" ]; echo $?)" \
+    "the plug-in builds with CMake (find_package(fupermod), a MODULE on fupermod::apps), as docs/apps.md writes it"
+  tail -n 10 "$TMPD/plugcm/cmake.log" | sed 's/^/# /'
+  plugrun cm "$TMPD/plugcm/b/fupermod_app_jacobi.so"
+  ok "$([ $? -eq 0 ] && grep -q '^   whole-run predictions: out of sample' cm.out; echo $?)" "and runs in the installed fupermod run"
+  tail -n 5 cm.err | sed 's/^/# /'
+else
+  skip "cmake is not installed (quickstart test installs it as root)"
+  skip "cmake is not installed"
+fi
+cd "$TMPD" || exit 1
+
 # nothing of the build tree where the installed programs and libraries look things up: their run
 # paths and their constant strings (debug information may name it, as with any -g build)
 leaks=""
