@@ -23,6 +23,13 @@ ok "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
   { n++; if (!($c["pred_run"] > 0) || $c["pred_run"] == "nan") bad++ } END { exit n < 3 || bad }' "$O/predictions-jacobi.csv" &&
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["d"] > 0 && $c["pred_comm"] > 0 { m++ } END { exit !m }' "$O/report-jacobi.csv"; echo $?)" \
   "predictions-jacobi.csv: every distribution predicted; report-jacobi.csv: its processes' messages priced"
+# provenance: where, when and with what the results were measured, in the directory and on the plots
+sha=$(sha256sum "$TMPD/three.conf" | cut -d' ' -f1)
+ok "$(for k in date fupermod commit host cpu gpu mpi blas fftw cuda processes; do grep -q "^$k=." "$O/provenance.txt" || exit 1; done
+  grep -q "^conf=$TMPD/three.conf sha256=$sha\$" "$O/provenance.txt" && grep -q '^command=fupermod run --conf .* --app jacobi --size 1024' "$O/provenance.txt" &&
+  grep -q "^set label 99 'fupermod [0-9.]* (.*), host .*, 20[0-9-]*T" "$O/plot-jacobi.gp" &&
+  grep -q '^fupermod run: fupermod [0-9.]* (' "$TMPD/out"; echo $?)" \
+  "provenance.txt: the platform, the software, the configuration's SHA-256 and the exact command; the plots and the report say it too"
 ok "$(grep -q ',jacobi,1024,' "$O/models/history.csv" && [ -s "$O/models/jacobi/localhost.0.points" ]; echo $?)" \
   "its functions and its history are kept beside the models, as the others'"
 

@@ -30,6 +30,7 @@
 #include "tools/run_report.h"
 #include "tools/run_history.h"
 #include "tools/run_calib.h"
+#include "tools/provenance.h"
 
 static const char *SUB = "run";
 /* the leave-one-out check's error beyond which the predictions cannot rank the candidates */
@@ -1976,6 +1977,30 @@ static int run_apps(const options *o) {
   return rc;
 }
 
+/* DIR/provenance.txt (docs/formats.md, "Provenance"): where, when and with what software the
+ * results beside it were measured, the exact command and the configuration's SHA-256; line: the
+ * one-line summary that the report and the plots carry (rank 0). */
+static int write_provenance(const options *o, int argc, char **argv, int size, char *line, size_t n) {
+  fupermod_provenance p;
+  fupermod_atomic_file af;
+  char path[4200], sha[65] = "unknown";
+  int rc;
+  fupermod_provenance_collect(&p);
+  snprintf(line, n, "fupermod %s (%s), host %s (%s), %s", p.version, p.commit, p.host, p.cpu, p.date);
+  for (char *c = line; *c; c++)
+    if (*c == '\'' || *c == '\\') *c = ' '; /* it goes into gnuplot's quotes */
+  if (fupermod_sha256_file(o->conf, sha) != FUPERMOD_SUCCESS) snprintf(sha, sizeof sha, "unknown");
+  snprintf(path, sizeof path, "%s/provenance.txt", o->out);
+  if ((rc = fupermod_atomic_open(&af, path)) != FUPERMOD_SUCCESS) return rc;
+  fprintf(af.fp, "# fupermod run provenance: what the results in this directory were measured on and with (docs/formats.md)\n");
+  fupermod_provenance_write(af.fp, &p, "");
+  fprintf(af.fp, "processes=%d\nconf=%s sha256=%s\nmodels=%s\ncommand=", size, o->conf, sha, o->models);
+  fprintf(af.fp, "fupermod");
+  for (int i = 0; i < argc; i++) fprintf(af.fp, " %s", argv[i]);
+  fprintf(af.fp, "\n");
+  return fupermod_atomic_commit(&af);
+}
+
 /* What the options ask for, checked before MPI starts: the exit status of a usage or input error,
  * or -1 to go on (o->models set, into buf when --models was not given). */
 static int check_options(options *o, char *buf, size_t size) {
@@ -2019,7 +2044,7 @@ int cmd_run(int argc, char **argv) {
                .prec = FUPERMOD_PRECISION_DEFAULT, .lock_wait = 3600, .choose = FUPERMOD_CHOOSE_RACE, .race_rounds = 5,
                .race_top = 3};
   int c, rc = FUPERMOD_SUCCESS, rank, size;
-  char models[4096];
+  char models[4096], prov[1024];
   int apps_given = 0;
   double t0;
   o.prec.reps_min = 3;
@@ -2112,8 +2137,11 @@ int cmd_run(int argc, char **argv) {
   rc = tool_agree(SUB, rank == 0 ? fupermod_mkdir_p(o.out) : FUPERMOD_SUCCESS, MPI_COMM_WORLD);
   simulated = fupermod_time_simulated();
   MPI_Allreduce(MPI_IN_PLACE, &simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (rc == FUPERMOD_SUCCESS && rank == 0 && write_provenance(&o, argc, argv, size, prov, sizeof prov) == FUPERMOD_SUCCESS)
+    o.provenance = prov;
   if (rc == FUPERMOD_SUCCESS && rank == 0)
-    printf("fupermod run: %d processes, configuration %s, results in %s\n", size, o.conf, o.out);
+    printf("fupermod run: %d processes, configuration %s, results in %s\nfupermod run: %s\n", size, o.conf, o.out,
+           o.provenance ? o.provenance : "provenance unknown");
   if (rc == FUPERMOD_SUCCESS && rank == 0 && simulated)
     printf("fupermod run: SIMULATED: GPU times come from the simulated device %s (the stand-in CUDA's virtual clock, "
            "docs/kernels.md)%s\n", getenv("FAKE_CUDA_SIM") ? getenv("FAKE_CUDA_SIM") : "?",

@@ -257,6 +257,8 @@ static void write_plots(const run_report *r) {
   snprintf(script, sizeof script, "%s/plot-%s.gp", o->out, a->name);
   if (fupermod_atomic_open(&af, script) != FUPERMOD_SUCCESS) return;
   fprintf(af.fp, "set terminal pngcairo size 900,600 noenhanced\nset grid\nset key outside right\n");
+  /* every plot says where and with what it was measured (DIR/provenance.txt has the rest) */
+  if (o->provenance) fprintf(af.fp, "set label 99 '%s' at screen 0.01, 0.015 font ',8'\n", o->provenance);
   fprintf(af.fp, "set output '%s/speed-%s.png'\nset title '%s: speed functions (points: measured%s)'\n", o->out, a->name,
           a->name, o->smooth > 0 ? "; lines: smoothed" : "");
   fprintf(af.fp, "set xlabel 'problem size d (units)'\nset ylabel 'speed (units/s)'\nplot ");

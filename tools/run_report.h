@@ -63,6 +63,7 @@ typedef struct {
   int race_rounds;  /* the race's budget in rounds */
   int race_top;     /* the least predictions that race whatever their intervals */
   double static_power; /* --static-power: htpopta's */
+  const char *provenance; /* one line: fupermod's version and commit, the host, its CPU, the date (rank 0) */
 } options;
 
 /* What the report is about, on rank 0 after the runs. */
