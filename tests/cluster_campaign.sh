@@ -28,7 +28,9 @@ CAMPAIGN
 "$FUPERMOD" campaign script --slurm -o vc.slurm vc.txt >script.out 2>&1
 ok $? "fupermod campaign script --slurm writes the batch script"
 sed 's/^/# /' script.out
-results() { [ -f vc.csv ] && awk -F, 'NR > 1 && $0 !~ /^#/' vc.csv | wc -l || echo 0; }
+# vc.csv's rows: its '#' lines are provenance, then the header (docs/campaigns.md)
+rows() { grep -v '^#' vc.csv; }
+results() { [ -f vc.csv ] && rows | awk 'NR > 1' | wc -l || echo 0; }
 wait_job() { for _ in $(seq "$2"); do [ -z "$(squeue -h -j "$1" 2>/dev/null)" ] && return 0; sleep 0.2; done; return 1; }
 
 job=$(sbatch --parsable vc.slurm 2>sbatch.err)
@@ -45,11 +47,11 @@ wait_job "$job2" 1500
 ok $? "submitted again (job $job2), it finishes"
 cat vc.*.err 2>/dev/null | grep -v '^fupermod campaign: \[' | tail -5 | sed 's/^/# /'
 ok "$([ "$(results)" -eq 8 ]; echo $?)" "the campaign has all 8 results ($(results))"
-ok "$(awk -F, 'NR > 1 && $0 !~ /^#/ { print $1 }' vc.csv | sort | uniq -d | grep -q .; [ $? -ne 0 ]; echo $?)" \
+ok "$(rows | awk -F, 'NR > 1 { print $1 }' | sort | uniq -d | grep -q .; [ $? -ne 0 ]; echo $?)" \
   "each exactly once"
-ok "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $0 !~ /^#/ && $s != "ok" { bad++ } END { exit bad > 0 || !s }' vc.csv; echo $?)" \
+ok "$(rows | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $s != "ok" { bad++ } END { exit bad > 0 || !s }'; echo $?)" \
   "every experiment ran to its result (status ok)"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $0 !~ /^#/ && $s != "ok"' vc.csv | sed 's/^/# not ok: /'
+rows | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "status") s = i } NR > 1 && $s != "ok"' | sed 's/^/# not ok: /'
 for f in vc.runs/*/*.log vc.runs/*.log; do [ -f "$f" ] && grep -qi 'error\|fail' "$f" && { echo "# $f:"; tail -5 "$f" | sed 's/^/#   /'; }; done 2>/dev/null
 cd "$top_builddir" || exit 1
 done_testing

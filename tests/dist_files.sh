@@ -15,7 +15,7 @@ make -s -C "$top_builddir" distdir distdir="$TMPD/d" top_distdir="$TMPD/d" >"$TM
 ok $? "make distdir copies the distribution"
 sed 's/^/# /' "$TMPD/distdir.log" | tail -10
 git -C "$top" ls-files | grep -vxF -e .gitignore -e m4/.keep | sort >"$TMPD/tracked"
-(cd "$TMPD/d" && find . -type f | sed 's|^\./||' | sort) >"$TMPD/shipped"
+(cd "$TMPD/d" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort) >"$TMPD/shipped"
 comm -23 "$TMPD/tracked" "$TMPD/shipped" >"$TMPD/missing"
 ok "$([ -s "$TMPD/tracked" ] && [ ! -s "$TMPD/missing" ]; echo $?)" \
   "make dist ships every tracked file ($(wc -l <"$TMPD/tracked") files; missing: $(wc -l <"$TMPD/missing"))"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include "fupermod/fupermod.h"
 #include "tools/campaign.h"
-#include "tools/provenance.h"
+#include "tools/sha256.h"
 #include "tools/trim.h"
 
 enum {

@@ -28,9 +28,6 @@ const char *fupermod_provenance_blas(void);
 /* "key=value" per line, each line starting with prefix (e.g. "# provenance p1234: "). */
 void fupermod_provenance_write(FILE *fp, const fupermod_provenance *p, const char *prefix);
 
-/* SHA-256 of n bytes as 64 lowercase hex digits and a NUL. */
-void fupermod_sha256_hex(const void *data, size_t n, char out[65]);
-/* SHA-256 of a file's bytes; FUPERMOD_ERR_* with a message naming the file. */
-int fupermod_sha256_file(const char *path, char out[65]);
+#include "tools/sha256.h"
 
 #endif

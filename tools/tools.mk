@@ -36,7 +36,7 @@ tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LI
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 # provenance of results (campaigns, doctor): the build's git commit comes from tools/git_commit.h,
 # rewritten only when `git describe` changes, so that a build never claims a commit it is not
-tools_fupermod_mpi_SOURCES += tools/provenance.c tools/provenance.h
+tools_fupermod_mpi_SOURCES += tools/provenance.c tools/provenance.h tools/sha256.c tools/sha256.h
 tools/fupermod_mpi-provenance.$(OBJEXT): tools/git_commit.h
 tools/git_commit.h: tools-git-commit-check
 	@$(MKDIR_P) tools; \

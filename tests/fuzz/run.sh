@@ -22,7 +22,7 @@ one() {
   local t=$1 extra="" why="" mask=0
   case $t in
     conf) extra="$src/fupermod/conf.c" ;;
-    campaign) extra="$src/tools/campaign.c $src/fupermod/conf.c" ;;
+    campaign) extra="$src/tools/campaign.c $src/tools/sha256.c $src/fupermod/conf.c" ;;
     dist) extra="$src/fupermod/dist.c $src/fupermod/model.c $src/fupermod/model_cpm.c $src/fupermod/model_piecewise.c $src/fupermod/model_akima.c $src/fupermod/model_tabulated.c" ;;
   esac
   if [ $t = cli ]; then
