@@ -10,6 +10,7 @@
  * and put it where $FUPERMOD_KERNEL_PATH (or the installed kernel directory) points. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <fupermod/apps/app.h>
 #include <fupermod/apps/jacobi.h>
 
@@ -55,32 +56,46 @@ static int run(MPI_Comm comm, const fupermod_app_problem *pb, const fupermod_dis
  * every other and receives theirs (the slowest process's messages end the gather), then the
  * agreement: ceil(log2 p) rounds of the slowest latency. A link costs what fupermod run measured,
  * times the calibration's messages factor; an update, the kernel's function times the process's
- * computation factor. */
+ * computation factor. Processes that time-share cores (cal->group[i], the lowest rank of i's
+ * group) take turns on them for their messages too: their gather lasts the members' messages
+ * added up, one between two members counted once. */
 static int predict(const fupermod_app_problem *pb, const fupermod_dist *dist, fupermod_app_time t, void *ctx,
                    const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
-  int p = dist->size;
+  int p = dist->size, rc = FUPERMOD_SUCCESS;
   double comp = 0, compci = 0, gather = 0, gatherci = 0, lat = 0, m = fupermod_app_cal_msgs(cal);
-  for (int i = 0; i < p; i++) {
+  double *x = calloc(2 * (size_t)p, sizeof *x), *xci = x ? x + p : NULL;
+  if (!x) return fupermod_error(FUPERMOD_ERR_NOMEM, "jacobi: out of memory");
+  for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
     long d = dist->parts[i].d;
-    double ci = 0, f = fupermod_app_cal_comp(cal, i), ti = d > 0 ? f * t(i, (double)d, &ci, ctx) : 0, x = 0, xci = 0;
-    if (!(ti >= 0) || !isfinite(ti))
-      return fupermod_error(FUPERMOD_ERR_INPUT, "jacobi: no time for process %d's %ld rows", i, d);
+    double ci = 0, f = fupermod_app_cal_comp(cal, i), ti = d > 0 ? f * t(i, (double)d, &ci, ctx) : 0;
+    if (!(ti >= 0) || !isfinite(ti)) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "jacobi: no time for process %d's %ld rows", i, d);
+      break;
+    }
     if (ti > comp) comp = ti, compci = f * ci;
+    if (out->comm) out->comm[i] = 0;
     for (int j = 0; cm && j < p; j++) {
       double c1 = 0, c2 = 0, snd, rcv;
+      int mates = cal && cal->group && cal->group[i] == cal->group[j];
       if (j == i) continue;
       snd = fupermod_comm_time_ci(cm, i, j, 8.0 * (double)d, &c1);
       rcv = fupermod_comm_time_ci(cm, j, i, 8.0 * (double)dist->parts[j].d, &c2);
-      if (snd < 0 || rcv < 0) /* never priced as free */
-        return fupermod_error(FUPERMOD_ERR_INPUT, "jacobi: the link between processes %d and %d was not measured", i, j);
-      x += snd + rcv;
-      xci += c1 + c2;
+      if (snd < 0 || rcv < 0) { /* never priced as free */
+        rc = fupermod_error(FUPERMOD_ERR_INPUT, "jacobi: the link between processes %d and %d was not measured", i, j);
+        break;
+      }
+      /* between mates, j's send is i's receive: their group counts it once */
+      x[cal && cal->group ? cal->group[i] : i] += snd + (mates ? 0 : rcv);
+      xci[cal && cal->group ? cal->group[i] : i] += c1 + (mates ? 0 : c2);
       if (fupermod_comm_time(cm, i, j, 8) > lat) lat = fupermod_comm_time(cm, i, j, 8);
+      if (out->comm) out->comm[i] += pb->iters * m * (snd + rcv);
     }
-    if (m * x > gather) gather = m * x, gatherci = m * xci;
     if (out->comp) out->comp[i] = pb->iters * ti;
-    if (out->comm) out->comm[i] = pb->iters * m * x;
   }
+  for (int g = 0; g < p; g++)
+    if (m * x[g] > gather) gather = m * x[g], gatherci = m * xci[g];
+  free(x);
+  if (rc != FUPERMOD_SUCCESS) return rc;
   out->time = pb->iters * (comp + gather + (p > 1 ? ceil(log2((double)p)) : 0) * lat);
   out->ci = pb->iters * (compci + gatherci);
   return FUPERMOD_SUCCESS;
