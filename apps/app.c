@@ -5,12 +5,6 @@
 #include <string.h>
 #include "apps/app.h"
 
-/* a path rather than a name: as fupermod_kernel_open tells them apart */
-static int is_path(const char *s) {
-  size_t n = strlen(s);
-  return strchr(s, '/') != NULL || (n > 3 && strcmp(s + n - 3, ".so") == 0);
-}
-
 static int check_table(const fupermod_app_ops *ops, const char *path) {
   if (ops->api_version != FUPERMOD_APP_API)
     return fupermod_error(FUPERMOD_ERR_INPUT, "application %s: API version %d, expected %d (apps/app.h)", path,
@@ -33,19 +27,7 @@ int fupermod_app_open(const char *name_or_path, fupermod_app **out) {
   if (!out) return fupermod_error(FUPERMOD_ERR_USAGE, "app open: NULL result");
   *out = NULL;
   if (!name_or_path || !*name_or_path) return fupermod_error(FUPERMOD_ERR_USAGE, "app open: no application given");
-  if (is_path(name_or_path)) {
-    if (!(path = strdup(name_or_path))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  } else {
-    size_t n = strlen(name_or_path) + 16;
-    char *file = malloc(n);
-    if (!file) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-    /* fupermod_kernel_find tries fupermod_kernel_X.so, then X.so: X = fupermod_app_NAME */
-    snprintf(file, n, "fupermod_app_%s", name_or_path);
-    rc = fupermod_kernel_find(file, &path);
-    free(file);
-    if (rc != FUPERMOD_SUCCESS)
-      return fupermod_error_prefix(rc, "application '%s' (fupermod_app_%s.so; docs/apps.md)", name_or_path, name_or_path);
-  }
+  if ((rc = fupermod_plugin_find("app", name_or_path, &path)) != FUPERMOD_SUCCESS) return rc;
   if (!(a = calloc(1, sizeof *a))) {
     free(path);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");

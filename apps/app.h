@@ -64,9 +64,9 @@ typedef struct fupermod_app {
   char *path;
 } fupermod_app;
 
-/* Load application NAME (fupermod_app_NAME.so, searched as fupermod_kernel_find searches) or the
- * plug-in at a path (containing '/' or ending in .so), and check its table: FUPERMOD_ERR_INPUT
- * naming the file and what is wrong. */
+/* Load application NAME (fupermod_plugin_find("app", ...): fupermod_app_NAME.so where kernels
+ * are found) or the plug-in at a path (containing '/' or ending in .so), and check its table:
+ * FUPERMOD_ERR_INPUT naming the file and what is wrong. */
 int fupermod_app_open(const char *name_or_path, fupermod_app **out);
 void fupermod_app_close(fupermod_app *app);
 

@@ -11,11 +11,6 @@
 #include "fupermod/conf.h"
 #include "fupermod/util.h"
 
-static int is_path(const char *s) {
-  size_t n = strlen(s);
-  return strchr(s, '/') != NULL || (n > 3 && strcmp(s + n - 3, ".so") == 0);
-}
-
 int fupermod_kernel_open(const char *name_or_path, fupermod_kernel **out) {
   fupermod_kernel *k;
   const fupermod_kernel_ops *ops;
@@ -23,11 +18,7 @@ int fupermod_kernel_open(const char *name_or_path, fupermod_kernel **out) {
   int rc;
   *out = NULL;
   if (!name_or_path || !*name_or_path) return fupermod_error(FUPERMOD_ERR_USAGE, "no kernel given");
-  if (is_path(name_or_path)) {
-    if (!(path = strdup(name_or_path))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  } else if ((rc = fupermod_kernel_find(name_or_path, &path)) != FUPERMOD_SUCCESS) {
-    return rc;
-  }
+  if ((rc = fupermod_plugin_find("kernel", name_or_path, &path)) != FUPERMOD_SUCCESS) return rc;
   k = calloc(1, sizeof *k);
   if (!k) {
     free(path);

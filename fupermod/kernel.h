@@ -57,6 +57,11 @@ int fupermod_kernel_load(const char *name_or_path, const char *subopts, fupermod
 /* The file fupermod_kernel_load would open for NAME (also for other plug-ins kept in the kernel
  * directory); *path is malloc'ed. FUPERMOD_ERR_INPUT naming the directories searched if none. */
 int fupermod_kernel_find(const char *name, char **path);
+/* The file of a plug-in of kind KIND ("kernel", "app"): a path (containing '/' or ending in .so)
+ * as it is, or NAME searched as fupermod_KIND_NAME.so / NAME.so in $FUPERMOD_KERNEL_PATH, then the
+ * installed kernel directory; *path is malloc'ed. FUPERMOD_ERR_INPUT naming what was looked for
+ * and where if none. */
+int fupermod_plugin_find(const char *kind, const char *name_or_path, char **path);
 /* Load without creating a context (k->ctx NULL): to read the operations table, its options. */
 int fupermod_kernel_open(const char *name_or_path, fupermod_kernel **out);
 void fupermod_kernel_unload(fupermod_kernel *k);

@@ -35,7 +35,7 @@ ok "$(grep -q ',jacobi,1024,' "$O/models/history.csv" && [ -s "$O/models/jacobi/
 
 # a plug-in that is not there, and one with an incomplete table: one message each, naming it
 expect_exit 1 "--app nosuch" -- $MPI -np 2 "$FUPERMOD" run --conf "$TMPD/three.conf" --allow-fewer --out "$TMPD/x" --app nosuch
-stderr_has "fupermod run: .*application 'nosuch' \(fupermod_app_nosuch.so; docs/apps.md\).*not found" "the message names the plug-in and where it was looked for"
+stderr_has "fupermod run: app 'nosuch' not found \(looked for fupermod_app_nosuch.so and nosuch.so in .*kernels" "the message names the plug-in and where it was looked for"
 ok "$([ "$(grep -c '^fupermod' "$TMPD/err")" -eq 1 ]; echo $?)" "once, not once per process"
 cat >"$TMPD/broken.c" <<'C'
 #include <stddef.h>

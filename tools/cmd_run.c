@@ -1098,6 +1098,28 @@ static int mean_function(const fupermod_problem *prob, fupermod_points *mean) {
   return rc;
 }
 
+/* A continuous partitioner's distribution, on its model type fitted to each function. */
+static int continuous_dist(const fupermod_partitioner *alg, const fupermod_problem *prob, fupermod_dist *dt) {
+  fupermod_model **m = calloc((size_t)prob->p, sizeof *m);
+  int rc = m ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  for (int i = 0; rc == FUPERMOD_SUCCESS && i < prob->p; i++) rc = fupermod_model_create(alg->model_type, prob->f[i], prob->D, &m[i]);
+  if (rc == FUPERMOD_SUCCESS) rc = alg->continuous(prob->p, m, dt);
+  for (int i = 0; m && i < prob->p; i++) fupermod_model_free(m[i]);
+  free(m);
+  return rc;
+}
+
+/* A Pareto partitioner's fastest point (its front is ordered by increasing time). */
+static int pareto_fastest(const fupermod_partitioner *alg, const fupermod_problem *prob, fupermod_dist *dt) {
+  fupermod_front front = {0, NULL};
+  int rc = alg->pareto(prob, &front);
+  if (rc == FUPERMOD_SUCCESS && front.count == 0)
+    rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "%s: an empty Pareto front", alg->name);
+  if (rc == FUPERMOD_SUCCESS) rc = fupermod_dist_copy(dt, front.points[0].dist);
+  fupermod_front_free(&front);
+  return rc;
+}
+
 /* --algorithm's time distribution on rank 0, from any partitioner of the registry: a discrete
  * one's own; a continuous one's on its model type fitted to each process's function (its shares
  * are whole units, which the applications and the predictions take as they are); a Pareto
@@ -1107,8 +1129,6 @@ static int algorithm_dist(const options *o, const app_t *a, const fupermod_probl
   fupermod_problem prob = *prob0;
   fupermod_points mean = {0, NULL, 0};
   const fupermod_points **same = NULL;
-  fupermod_model **m = NULL;
-  fupermod_front front = {0, NULL};
   int rc = FUPERMOD_SUCCESS;
   prob.static_power = o->static_power;
   for (int i = 0; alg->needs_energy && i < prob.p; i++)
@@ -1121,28 +1141,16 @@ static int algorithm_dist(const options *o, const app_t *a, const fupermod_probl
     for (int i = 0; same && i < prob.p; i++) same[i] = &mean;
     prob.f = same;
   }
-  if (rc != FUPERMOD_SUCCESS) {
-  } else if (alg->kind == FUPERMOD_PART_CONTINUOUS) {
-    if (!(m = calloc((size_t)prob.p, sizeof *m))) rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
-    for (int i = 0; rc == FUPERMOD_SUCCESS && i < prob.p; i++)
-      rc = fupermod_model_create(alg->model_type, prob.f[i], a->D, &m[i]);
-    if (rc == FUPERMOD_SUCCESS) rc = alg->continuous(prob.p, m, dt);
-  } else if ((rc = fupermod_problem_check(&prob, alg)) != FUPERMOD_SUCCESS) {
-  } else if (alg->kind == FUPERMOD_PART_PARETO || !alg->discrete) {
-    if ((rc = alg->pareto(&prob, &front)) == FUPERMOD_SUCCESS && front.count > 0)
-      fupermod_dist_copy(dt, front.points[0].dist); /* ordered by increasing time */
-    else if (rc == FUPERMOD_SUCCESS)
-      rc = fupermod_error(FUPERMOD_ERR_INFEASIBLE, "--algorithm %s: an empty Pareto front", o->algorithm);
-  } else {
-    rc = alg->discrete(&prob, dt);
+  if (rc == FUPERMOD_SUCCESS) {
+    if (alg->kind == FUPERMOD_PART_CONTINUOUS) rc = continuous_dist(alg, &prob, dt);
+    else if ((rc = fupermod_problem_check(&prob, alg)) == FUPERMOD_SUCCESS)
+      rc = alg->kind == FUPERMOD_PART_PARETO || !alg->discrete ? pareto_fastest(alg, &prob, dt) : alg->discrete(&prob, dt);
   }
-  if (rc != FUPERMOD_SUCCESS && alg->homogeneous)
-    rc = fupermod_error_prefix(rc, "--algorithm %s (for identical processors, on the processes' mean function)", o->algorithm);
-  for (int i = 0; m && i < prob.p; i++) fupermod_model_free(m[i]);
-  free(m);
+  if (rc != FUPERMOD_SUCCESS)
+    rc = fupermod_error_prefix(rc, "--algorithm %s%s", o->algorithm,
+                               alg->homogeneous ? " (for identical processors, on the processes' mean function)" : "");
   free(same);
   fupermod_points_free(&mean);
-  fupermod_front_free(&front);
   return rc;
 }
 
