@@ -80,7 +80,7 @@ static int open_device(const char *confp, fupermod_conf *conf, fupermod_hier_com
     snprintf(where, sizeof where, "%s:%d", confp, conf->procs[idx].line);
     if (strcmp(conf->procs[idx].bind, "none") != 0) r = fupermod_bind_apply(conf->procs[idx].bind);
     /* the line's device, opened once (a gpu line without its GPU stops every rank here) */
-    if (r == FUPERMOD_SUCCESS && (r = fupermod_exec_opts_line(&conf->procs[idx], where, &eo)) == FUPERMOD_SUCCESS)
+    if (r == FUPERMOD_SUCCESS && (r = fupermod_exec_opts_conf(conf, idx, where, &eo)) == FUPERMOD_SUCCESS)
       r = fupermod_exec_open(&eo, ex);
     rc = fupermod_agree(r, MPI_COMM_WORLD);
   }

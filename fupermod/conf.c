@@ -1,5 +1,5 @@
 /* Process configurations (docs/formats.md): parse, save, look up, sub-options, binding. The
- * collective parts are in conf_mpi.c, the CUDA device count in conf_cuda.c. */
+ * collective parts are in conf_mpi.c; the CUDA device count comes from fupermod/exec.c. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

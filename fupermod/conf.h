@@ -70,11 +70,15 @@ int fupermod_launch_map(const fupermod_conf *conf, int index, MPI_Comm comm, fup
 /* Number of distinct hosts in a map of size entries. */
 int fupermod_launch_hosts(const fupermod_launch_entry *map, int size);
 
-/* Number of CUDA devices usable at run time (0 when CUDA is absent or has no device). */
+/* What the CUDA runtime says, asked through fupermod's CUDA probe module (the runtime the executor
+ * links; fupermod/exec.c loads both). Number of CUDA devices usable at run time (0 when fupermod
+ * was built without CUDA, or CUDA is absent or has no device). */
 int fupermod_cuda_device_count(void);
 /* The PCI bus id of CUDA device `device` as this process numbers it ("0000:3B:00.0"), from the
  * CUDA runtime; FUPERMOD_ERR_NODEVICE without one. */
 int fupermod_cuda_pci_bus_id(int device, char *buf, size_t size);
+/* The CUDA runtime's version (1000 major + 10 minor, as cudaRuntimeGetVersion), 0 without one. */
+int fupermod_cuda_runtime_version(void);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

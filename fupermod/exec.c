@@ -83,40 +83,96 @@ static const fupermod_exec_ops cpu_ops = {FUPERMOD_EXEC_MODULE_API, cpu_open, cp
                                           cpu_gemm_begin, cpu_gemm_update, cpu_gemm_end, cpu_fft, cpu_stats, NULL, NULL,
                                           cpu_dgemm, NULL, NULL};
 
-/* ---- the CUDA module ---- */
+/* ---- CUDA code: the one place that loads it ---- */
 
+/* Two modules in the kernel directory, each loaded once and never unloaded (CUDA's state outlives
+ * them): the probe, which links the CUDA runtime alone, for device counts and PCI ids; and the
+ * executor, which links the same runtime with cuBLAS and cuFFT. Nothing else in fupermod opens
+ * a CUDA library, so the runtime a process asks about is the one it computes with. */
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 static const fupermod_exec_ops *cuda_ops;
+static const fupermod_cuda_probe_ops *probe_ops;
+static int probe_tried;
+
+/* dlopen the kernel directory's module name and return its symbol sym in *out. */
+static int load_module(const char *name, const char *sym, const char *what, void **handle, const void **out) {
+  char *path = NULL;
+  int rc = FUPERMOD_SUCCESS;
+  *handle = NULL, *out = NULL;
+  if ((rc = fupermod_kernel_find(name, &path)) != FUPERMOD_SUCCESS)
+    rc = fupermod_error_prefix(FUPERMOD_ERR_NODEVICE, "no %s (fupermod was built without CUDA, or its kernel "
+                               "directory is elsewhere)", what);
+  else if (!(*handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+    rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "%s %s: cannot load: %s", what, path, dlerror());
+  else if (!(*out = dlsym(*handle, sym)))
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s is not a %s of this fupermod", path, what);
+  free(path);
+  return rc;
+}
 
 static int load_cuda(const fupermod_exec_ops **out) {
-  char *path = NULL;
-  void *h;
+  void *h = NULL;
+  const void *sym;
   const fupermod_exec_ops *m;
   int rc = FUPERMOD_SUCCESS;
   pthread_mutex_lock(&module_lock);
   if (cuda_ops) goto done;
-  if ((rc = fupermod_kernel_find(FUPERMOD_EXEC_MODULE, &path)) != FUPERMOD_SUCCESS) {
-    rc = fupermod_error_prefix(FUPERMOD_ERR_NODEVICE, "no CUDA executor (fupermod was built without CUDA, or its "
-                               "kernel directory is elsewhere)");
+  if ((rc = load_module(FUPERMOD_EXEC_MODULE, "fupermod_exec_cuda_ops", "CUDA executor", &h, &sym)) != FUPERMOD_SUCCESS)
     goto done;
-  }
-  if (!(h = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
-    rc = fupermod_error(FUPERMOD_ERR_NODEVICE, "CUDA executor %s: cannot load: %s", path, dlerror());
-    goto done;
-  }
-  m = (const fupermod_exec_ops *)dlsym(h, "fupermod_exec_cuda_ops");
-  if (!m || m->api_version != FUPERMOD_EXEC_MODULE_API || !m->open || !m->close || !m->gemm_begin ||
-      !m->gemm_update || !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats || !m->dgemm || !m->fft2d) {
-    dlclose(h);
-    rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s is not a CUDA executor of this fupermod", path);
+  m = sym;
+  if (m->api_version != FUPERMOD_EXEC_MODULE_API || !m->open || !m->close || !m->gemm_begin || !m->gemm_update ||
+      !m->gemm_end || !m->fft || !m->pin || !m->unpin || !m->stats || !m->dgemm || !m->fft2d) {
+    rc = fupermod_error(FUPERMOD_ERR_INPUT, "the CUDA executor module is not of this fupermod (API %d, expected %d)",
+                        m->api_version, FUPERMOD_EXEC_MODULE_API);
     goto done;
   }
   cuda_ops = m;
 done:
+  if (rc != FUPERMOD_SUCCESS && h) dlclose(h);
   *out = cuda_ops;
   pthread_mutex_unlock(&module_lock);
-  free(path);
   return rc;
+}
+
+/* The probe, or NULL where it cannot load (no CUDA build, no runtime): then no device. */
+static const fupermod_cuda_probe_ops *probe(void) {
+  const fupermod_cuda_probe_ops *p;
+  pthread_mutex_lock(&module_lock);
+  if (!probe_tried) {
+    void *h = NULL;
+    const void *sym;
+    char *kept = strdup(fupermod_error_message()); /* a question, not an error: keep the caller's message */
+    probe_tried = 1;
+    if (load_module(FUPERMOD_CUDA_PROBE, "fupermod_cuda_probe", "CUDA probe", &h, &sym) == FUPERMOD_SUCCESS &&
+        ((const fupermod_cuda_probe_ops *)sym)->api_version == FUPERMOD_CUDA_PROBE_API)
+      probe_ops = sym;
+    else if (h)
+      dlclose(h);
+    if (kept && kept[0]) fupermod_error(FUPERMOD_SUCCESS, "%s", kept);
+    else fupermod_error_clear();
+    free(kept);
+  }
+  p = probe_ops;
+  pthread_mutex_unlock(&module_lock);
+  return p;
+}
+
+int fupermod_cuda_device_count(void) {
+  const fupermod_cuda_probe_ops *p = probe();
+  return p ? p->device_count() : 0;
+}
+
+int fupermod_cuda_pci_bus_id(int device, char *buf, size_t size) {
+  const fupermod_cuda_probe_ops *p = probe();
+  if (!p) return fupermod_error(FUPERMOD_ERR_NODEVICE, "no CUDA runtime");
+  if (p->pci_bus_id(device, buf, size > 4096 ? 4096 : (int)size) != 0)
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "no PCI bus id for CUDA device %d", device);
+  return FUPERMOD_SUCCESS;
+}
+
+int fupermod_cuda_runtime_version(void) {
+  const fupermod_cuda_probe_ops *p = probe();
+  return p ? p->runtime_version() : 0;
 }
 
 /* ---- the executor ---- */
@@ -201,7 +257,7 @@ void fupermod_exec_host_free(fupermod_exec *e, void *ptr) {
 static const fupermod_option exec_opts[] = {
     {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "threads of a cpu line's executor (default: the binding's cores)", NULL},
     {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device of a gpu line", NULL},
-    {"mem_limit", FUPERMOD_OPT_STRING, 1, 0, NULL, "device memory a gpu line may use, bytes with K, M or G (default 90 % free)", NULL},
+    {"mem_limit", FUPERMOD_OPT_STRING, 1, 0, NULL, "device memory a gpu line may use, bytes with K, M or G (default: 90 % shared among its device's lines)", NULL},
     FUPERMOD_OPTION_END};
 
 const fupermod_option *fupermod_exec_options(void) { return exec_opts; }
@@ -227,6 +283,33 @@ int fupermod_exec_opts_line(const fupermod_process_conf *pc, const char *where, 
   if ((got = fupermod_subopt_get(pc->subopts, "mem_limit", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
   if (got && fupermod_parse_bytes(buf, &o->mem_limit) != 0)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: mem_limit=%s must be bytes, with K, M or G allowed", where, buf);
+  return FUPERMOD_SUCCESS;
+}
+
+/* The device= of a gpu line (default 0), or -1 for any other line. */
+static long line_device(const fupermod_process_conf *pc) {
+  char buf[64];
+  long v = 0;
+  if (strcmp(pc->device_type, "gpu") != 0) return -1;
+  if (fupermod_subopt_get(pc->subopts, "device", buf, sizeof buf) > 0 && fupermod_parse_long(buf, &v) != 0) return -1;
+  return v;
+}
+
+int fupermod_exec_opts_conf(const fupermod_conf *conf, int index, const char *where, fupermod_exec_opts *o) {
+  const fupermod_process_conf *me;
+  long dev;
+  int rc;
+  if (!conf || index < 0 || index >= conf->count) return fupermod_error(FUPERMOD_ERR_USAGE, "executor: line %d of a configuration", index);
+  me = &conf->procs[index];
+  if ((rc = fupermod_exec_opts_line(me, where, o)) != FUPERMOD_SUCCESS) return rc;
+  o->device_sharers = 1;
+  if ((dev = line_device(me)) < 0) return FUPERMOD_SUCCESS;
+  o->device_sharers = 0;
+  for (int i = 0; i < conf->count; i++) {
+    const char *h = conf->procs[i].hostname;
+    int same_host = strcmp(h, me->hostname) == 0 || strcmp(h, "localhost") == 0 || strcmp(me->hostname, "localhost") == 0;
+    o->device_sharers += same_host && line_device(&conf->procs[i]) == dev;
+  }
   return FUPERMOD_SUCCESS;
 }
 

@@ -28,7 +28,9 @@ typedef struct fupermod_exec_opts {
   int kind;         /* FUPERMOD_EXEC_CPU or FUPERMOD_EXEC_CUDA */
   int threads;      /* CPU: threads of OpenBLAS, FFTW and OpenMP (>= 1); CUDA: of its host side */
   int cuda_device;  /* CUDA: the device ordinal as this process sees it (after CUDA_VISIBLE_DEVICES) */
-  double mem_limit; /* CUDA: device bytes the executor may use; <= 0: 90 % of the free memory */
+  double mem_limit; /* CUDA: device bytes the executor may use; <= 0: the device's share, below */
+  int device_sharers; /* CUDA: processes of the configuration on this host's device (< 1: 1); without
+                       * mem_limit each may use 90 % of the device's memory divided among them */
 } fupermod_exec_opts;
 
 typedef struct fupermod_exec fupermod_exec;
@@ -40,6 +42,10 @@ int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out);
  * the cores of its binding, 1 for none, fupermod_bind_width); device= (default 0); mem_limit=BYTES
  * (suffix K, M, G allowed; default 0). Errors name where (e.g. "conf:3"). */
 int fupermod_exec_opts_line(const struct fupermod_process_conf *pc, const char *where, fupermod_exec_opts *opts);
+/* As fupermod_exec_opts_line for line index of conf, with device_sharers counted: the gpu lines of
+ * conf on the same host with the same device= (a "localhost" line counts with every host). */
+struct fupermod_conf;
+int fupermod_exec_opts_conf(const struct fupermod_conf *conf, int index, const char *where, fupermod_exec_opts *opts);
 struct fupermod_option;
 /* The sub-options fupermod_exec_opts_line reads (threads, device, mem_limit). */
 const struct fupermod_option *fupermod_exec_options(void);

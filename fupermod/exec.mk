@@ -8,8 +8,14 @@ libfupermod_la_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
 libfupermod_la_LIBADD += $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 fupermodinclude_HEADERS += fupermod/exec.h
 if HAVE_CUDA
-kernels_LTLIBRARIES += kernels/fupermod_exec_cuda.la
+kernels_LTLIBRARIES += kernels/fupermod_exec_cuda.la kernels/fupermod_cuda_probe.la
 endif
+# The probe links the CUDA runtime alone (device counts and PCI ids without mapping cuBLAS).
+kernels_fupermod_cuda_probe_la_SOURCES = fupermod/cuda/probe.c fupermod/exec_impl.h
+kernels_fupermod_cuda_probe_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+kernels_fupermod_cuda_probe_la_CFLAGS = $(LIB_CFLAGS)
+kernels_fupermod_cuda_probe_la_LDFLAGS = $(KERNEL_NODELETE_FLAGS)
+kernels_fupermod_cuda_probe_la_LIBADD = $(CUDART_LIBS)
 kernels_fupermod_exec_cuda_la_SOURCES = fupermod/cuda/exec_cuda.c fupermod/cuda/device.h fupermod/exec_impl.h
 kernels_fupermod_exec_cuda_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 kernels_fupermod_exec_cuda_la_CFLAGS = $(LIB_CFLAGS)

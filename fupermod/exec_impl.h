@@ -8,6 +8,16 @@
 
 #define FUPERMOD_EXEC_MODULE "fupermod_exec_cuda"
 #define FUPERMOD_EXEC_MODULE_API 3
+#define FUPERMOD_CUDA_PROBE "fupermod_cuda_probe"
+#define FUPERMOD_CUDA_PROBE_API 1
+
+/* The probe module (fupermod/cuda/probe.c): the CUDA runtime's answers, nothing else. */
+typedef struct fupermod_cuda_probe_ops {
+  int api_version;
+  int (*device_count)(void);                        /* 0 on any failure */
+  int (*pci_bus_id)(int device, char *buf, int size); /* 0 or -1 */
+  int (*runtime_version)(void);                     /* 1000 major + 10 minor, 0 unknown */
+} fupermod_cuda_probe_ops;
 
 /* A device's operations (the CPU's are in libfupermod, the CUDA ones in the module). impl is the
  * device's own state. */

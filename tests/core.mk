@@ -31,7 +31,8 @@ tests_test_conf_LDADD = $(TEST_LDADD)
 # stands in for the CUDA runtime (test_conf loads it before asking for the device count)
 check_LTLIBRARIES += tests/libcudart.la
 tests_libcudart_la_SOURCES = tests/fake_cudart.c
-tests_libcudart_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+# the soname of the runtime fupermod's probe links (CUDA 13), so that the probe finds it loaded
+tests_libcudart_la_LDFLAGS = -shared -rpath /nowhere -version-info 13:0:0
 tests_test_kernel_SOURCES = tests/test_kernel.c tests/tap.h
 tests_test_kernel_LDADD = $(TEST_LDADD)
 tests_test_blas_SOURCES = tests/test_blas.c tests/tap.h

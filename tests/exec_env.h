@@ -12,7 +12,7 @@
 static inline int test_exec_open(const char *spec, int rank, fupermod_exec **ex) {
   char item[64];
   int count = 1, k;
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CPU, 1, 0, 0};
+  fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CPU, .threads = 1, .cuda_device = 0, .mem_limit = 0};
   for (const char *c = spec; *c; c++) count += *c == ',';
   k = rank % count;
   for (const char *c = spec; k > 0; c++)

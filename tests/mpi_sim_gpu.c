@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
   char dir[4096], where[4096];
   const int n = 16384, b = 1024;
   const size_t bytes = (size_t)n * n * sizeof(double);
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, 0, 0};
+  fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 0, .mem_limit = 0};
   fupermod_exec *e = NULL;
   fupermod_exec_stats st0, st1;
   double *A, *B, *C, t = 0, gemm = 2.0 * n * (double)n * n / 55.6e12, xfer = 2.0 * (double)bytes / 55e9, bound;

@@ -206,7 +206,7 @@ int main(int argc, char **argv) {
   {
     static const char *const what[3] = {"C held on the GPUs", "8 kB of GPU memory: C not held, out of card",
                                         "GPU 1's slice empty"};
-    fupermod_exec_opts two = {rank == 1 || rank == 3 ? FUPERMOD_EXEC_CUDA : FUPERMOD_EXEC_CPU, 1, rank == 1 ? 1 : 0, 0};
+    fupermod_exec_opts two = {.kind = rank == 1 || rank == 3 ? FUPERMOD_EXEC_CUDA : FUPERMOD_EXEC_CPU, .threads = 1, .cuda_device = rank == 1 ? 1 : 0, .mem_limit = 0};
     fupermod_exec *ex = NULL;
     double areas[2] = {1, 2};
     fupermod_layout *l = NULL;

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "config.h"
 #include "fupermod/fupermod.h"
 #include "tests/tap.h"
 
@@ -17,31 +20,66 @@ static void bad(const char *text, const char *want, const char *what) {
   if (rc == 0) fupermod_conf_free(&c);
 }
 
-/* The CUDA device count: with a stand-in runtime (tests/fake_cudart.c) loaded first, what it
- * reports, and 0 where it fails or reports nonsense; on this host, 0 where no runtime loads or
- * no NVIDIA device node exists. */
-static void cuda_count(void) {
-  static const char *const names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"};
+/* The CUDA device count, asked through fupermod's probe module, which links the runtime by its
+ * soname (libcudart.so.13): with a stand-in runtime of that soname (tests/fake_cudart.c) loaded
+ * first, what it reports, and 0 where it fails or reports nonsense. The probe is loaded once per
+ * process, so the stand-in is asked in a child, and this host's own runtime in the parent: 0
+ * where no runtime loads or no NVIDIA device node exists. Without CUDA at build time there is no
+ * probe: 0 devices whatever the runtime says. */
+static int fake_counts(void) {
   const char *top = getenv("top_builddir");
   char lib[1024];
-  void *h = NULL, *fake;
-  glob_t g;
-  int nodes;
-  snprintf(lib, sizeof lib, "%s/tests/.libs/libcudart.so", top ? top : ".");
-  fake = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-  if (ok(fake != NULL, "stand-in CUDA runtime loaded (%s)", fake ? lib : dlerror())) {
-    setenv("FAKE_CUDA_DEVICES", "3", 1);
-    ok(fupermod_cuda_device_count() == 3, "a runtime with 3 devices: 3 (%d)", fupermod_cuda_device_count());
-    setenv("FAKE_CUDA_DEVICES", "0", 1);
-    ok(fupermod_cuda_device_count() == 0, "a runtime with no device: 0 (%d)", fupermod_cuda_device_count());
-    setenv("FAKE_CUDA_DEVICES", "error", 1);
-    ok(fupermod_cuda_device_count() == 0, "a runtime whose cudaGetDeviceCount fails: 0 (%d)",
-       fupermod_cuda_device_count());
-    setenv("FAKE_CUDA_DEVICES", "-2", 1);
-    ok(fupermod_cuda_device_count() == 0, "a runtime that reports -2 devices: 0 (%d)", fupermod_cuda_device_count());
-    unsetenv("FAKE_CUDA_DEVICES");
-    dlclose(fake); /* after it, a real runtime could not be unloaded to make room for the stand-in */
+  int bad = 0, n;
+  void *fake;
+  snprintf(lib, sizeof lib, "%s/tests/.libs/libcudart.so.13", top ? top : ".");
+  if (!(fake = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
+    printf("# stand-in CUDA runtime not loaded: %s\n", dlerror());
+    return 1;
   }
+  static const struct {
+    const char *env;
+    int want;
+  } cases[] = {{"3", 3}, {"0", 0}, {"error", 0}, {"-2", 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    setenv("FAKE_CUDA_DEVICES", cases[i].env, 1);
+    n = fupermod_cuda_device_count();
+#ifdef FUPERMOD_HAVE_CUDA
+    int want = cases[i].want;
+#else
+    int want = 0;
+#endif
+    printf("# FAKE_CUDA_DEVICES=%s: %d devices (want %d)\n", cases[i].env, n, want);
+    bad |= n != want;
+  }
+  setenv("FAKE_CUDA_DEVICES", "1", 1);
+  char pci[64] = "";
+#ifdef FUPERMOD_HAVE_CUDA
+  /* the PCI id comes through the same runtime */
+  bad |= fupermod_cuda_pci_bus_id(0, pci, sizeof pci) != FUPERMOD_SUCCESS || strcmp(pci, "0000:0A:00.0") != 0;
+  bad |= fupermod_cuda_runtime_version() != 13000;
+  printf("# PCI id '%s', runtime %d\n", pci, fupermod_cuda_runtime_version());
+#endif
+  fflush(stdout);
+  return bad;
+}
+
+static void cuda_count(void) {
+  static const char *const names[] = {"libcudart.so.13", "libcudart.so", "libcudart.so.12"};
+  void *h = NULL;
+  glob_t g;
+  int nodes, status = -1;
+  pid_t pid;
+  fflush(stdout);
+  if ((pid = fork()) == 0) _exit(fake_counts());
+  if (pid > 0) waitpid(pid, &status, 0);
+  ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+     "a stand-in runtime's 3 devices, and 0 where it has none, fails or says -2, through the probe%s",
+#ifdef FUPERMOD_HAVE_CUDA
+     ""
+#else
+     " (built without CUDA: always 0)"
+#endif
+  );
   for (size_t i = 0; i < sizeof names / sizeof names[0] && !h; i++) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (h) dlclose(h);
   nodes = glob("/dev/nvidia[0-9]*", 0, NULL, &g) == 0 ? (int)g.gl_pathc : 0;

@@ -38,7 +38,7 @@ static void row(const char *what, double sim, double ref, const char *unit) {
 
 int main(void) {
   char dir[4096], where[4096];
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, 0, 0};
+  fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 0, .mem_limit = 0};
   fupermod_exec *e = NULL;
   fupermod_exec_stats st;
   double t0, t, *host, *C, *A, *B;

@@ -164,7 +164,7 @@ static void ooc_on_device_1(void) {
   f_other = free_on(0);
   memcpy(R, C, 100 * 100 * 8);
   {
-    fupermod_exec_opts eo = {FUPERMOD_EXEC_CUDA, 1, 1, 0};
+    fupermod_exec_opts eo = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 1, .mem_limit = 0};
     fupermod_exec *e = NULL;
     if (rc == FUPERMOD_SUCCESS) rc = fupermod_exec_open(&eo, &e);
     if (rc == FUPERMOD_SUCCESS && (rc = fupermod_exec_gemm_begin(e, C, 100, 100, 100, 20, 0)) == FUPERMOD_SUCCESS) {

@@ -216,7 +216,7 @@ static void fft_all(fupermod_exec *e, const char *what) {
 
 static void cpu_exec(void) {
   for (int t = 1; t <= 2; t++) {
-    fupermod_exec_opts o = {FUPERMOD_EXEC_CPU, t, 0, 0};
+    fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CPU, .threads = t, .cuda_device = 0, .mem_limit = 0};
     fupermod_exec *e = NULL;
     char what[64];
     int rc = fupermod_exec_open(&o, &e);
@@ -257,12 +257,30 @@ static void lines(void) {
   ok(rc == FUPERMOD_ERR_INPUT && strstr(fupermod_error_message(), "x.conf:4: mem_limit=lots"), "a bad mem_limit is refused");
 }
 
+/* the processes that share a device: gpu lines of one host (or localhost) with the same device= */
+static void sharers(void) {
+  static const char text[] = "n1 0 none gpu device=0\nn1 1 none gpu\nn1 2 none gpu device=1\nn2 0 none gpu device=0\n"
+                             "localhost 5 none gpu device=0\nn1 3 core:0 cpu\n";
+  static const int want[] = {3, 3, 1, 2, 4, 1};
+  fupermod_conf c;
+  fupermod_exec_opts o;
+  int rc = fupermod_conf_parse(text, strlen(text), "s.conf", &c), good = rc == FUPERMOD_SUCCESS;
+  for (int i = 0; good && i < c.count; i++) {
+    good &= fupermod_exec_opts_conf(&c, i, "s.conf", &o) == FUPERMOD_SUCCESS && o.device_sharers == want[i];
+    if (!good) diag("line %d: %d sharers, want %d", i + 1, o.device_sharers, want[i]);
+  }
+  ok(good, "device sharers: 3 on n1's device 0 (device= or its default), 1 on its device 1, 2 on n2's, "
+           "a localhost line with every host's, 1 for a cpu line");
+  ok(good && fupermod_exec_opts_conf(&c, 9, "s.conf", &o) == FUPERMOD_ERR_USAGE, "a line the configuration lacks is refused");
+  if (rc == FUPERMOD_SUCCESS) fupermod_conf_free(&c);
+}
+
 static void cuda(void) {
   const char *dir = getenv("FUPERMOD_CUDA_STANDIN");
   char where[4096];
   int count = fupermod_cuda_device_count();
   /* the last device: with two, not the default one */
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, count - 1, 0};
+  fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = count - 1, .mem_limit = 0};
   fupermod_exec *e = NULL;
   int rc;
   if (count < 1) {
@@ -362,6 +380,7 @@ static void cuda(void) {
 int main(void) {
   cpu_exec();
   lines();
+  sharers();
   cuda();
   return done_testing();
 }

@@ -176,7 +176,7 @@ int tool_proc_exec(const char *sub, const char *confpath, tool_proc *p) {
   if (!proc_exec) {
     MPI_Get_processor_name(host, &len);
     snprintf(where, sizeof where, "%s:%d", confpath, pc->line);
-    if ((rc = fupermod_exec_opts_line(pc, where, &o)) == FUPERMOD_SUCCESS && (rc = fupermod_exec_open(&o, &proc_exec)) != FUPERMOD_SUCCESS)
+    if ((rc = fupermod_exec_opts_conf(&p->conf, p->index, where, &o)) == FUPERMOD_SUCCESS && (rc = fupermod_exec_open(&o, &proc_exec)) != FUPERMOD_SUCCESS)
       rc = fupermod_error_prefix(rc, "%s: a %s line on %s", where, pc->device_type, host);
   }
   p->exec = proc_exec;

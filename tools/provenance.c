@@ -1,7 +1,6 @@
 /* Provenance of results (tools/provenance.h). */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,17 +74,11 @@ static void gpu_models(char *buf, size_t size) {
   if (!buf[0]) snprintf(buf, size, "none");
 }
 
+/* through fupermod's CUDA probe: the runtime the executor would compute with */
 static void cuda_version(char *buf, size_t size) {
-  static const char *const names[] = {"libcudart.so", "libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0"};
-  snprintf(buf, size, "none");
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    int (*get)(int *) = h ? (int (*)(int *))dlsym(h, "cudaRuntimeGetVersion") : NULL;
-    int v = 0;
-    if (get && get(&v) == 0) snprintf(buf, size, "%d.%d", v / 1000, v % 1000 / 10);
-    if (h) dlclose(h);
-    if (get) break;
-  }
+  int v = fupermod_cuda_runtime_version();
+  if (v > 0) snprintf(buf, size, "%d.%d", v / 1000, v % 1000 / 10);
+  else snprintf(buf, size, "none");
 }
 
 void fupermod_provenance_collect(fupermod_provenance *p) {

@@ -24,7 +24,7 @@ static inline int kern_opt_long(const char *kernel, const fupermod_option *table
 /* The GPU variants of the kernels (KERN_CUDA): a CUDA executor of their own on the device of
  * sub-option device=N (default 0), opened at create. */
 static inline int kern_open_cuda(const char *kernel, long device, fupermod_exec **out) {
-  fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, (int)device, 0};
+  fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = (int)device, .mem_limit = 0};
   int rc = fupermod_exec_open(&o, out);
   return rc == FUPERMOD_SUCCESS ? rc : fupermod_error_prefix(rc, "%s kernel", kernel);
 }

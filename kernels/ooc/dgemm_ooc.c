@@ -39,7 +39,7 @@ static int create(const char *subopts, void **ctx) {
   k->device = device;
   k->sync = sync;
   k->mem = (double)mem;
-  o = (fupermod_exec_opts){FUPERMOD_EXEC_CUDA, 1, (int)device, (double)mem};
+  o = (fupermod_exec_opts){.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = (int)device, .mem_limit = (double)mem};
   if ((rc = fupermod_exec_open(&o, &k->e)) != FUPERMOD_SUCCESS) {
     free(k);
     return rc;
@@ -116,7 +116,7 @@ static int verify(void *ctx) {
   int rc = FUPERMOD_SUCCESS;
   for (size_t c = 0; c < sizeof cases / sizeof cases[0] && rc == FUPERMOD_SUCCESS; c++) {
     ooc_ctx k = {cases[c][1], base->device, 0, 8.0 * (double)cases[c][2], NULL, 0, NULL, NULL, NULL};
-    fupermod_exec_opts o = {FUPERMOD_EXEC_CUDA, 1, (int)base->device, k.mem};
+    fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = (int)base->device, .mem_limit = k.mem};
     long d = cases[c][0], n = k.n;
     fupermod_exec_dgemm_info st;
     double *ref;

@@ -20,7 +20,7 @@ int fupermod_ooc_create(const fupermod_ooc_opts *opts, fupermod_ooc **out) {
   if (opts) o = *opts;
   if (o.device < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "ooc dgemm: device %d", o.device);
   if (!(c = calloc(1, sizeof *c))) return fupermod_error(FUPERMOD_ERR_NOMEM, "out of memory");
-  eo = (fupermod_exec_opts){FUPERMOD_EXEC_CUDA, 1, o.device, o.mem_limit};
+  eo = (fupermod_exec_opts){.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = o.device, .mem_limit = o.mem_limit};
   if ((rc = fupermod_exec_open(&eo, &c->e)) != FUPERMOD_SUCCESS) {
     free(c);
     return fupermod_error_prefix(rc, "ooc dgemm");
