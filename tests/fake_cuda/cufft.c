@@ -403,8 +403,13 @@ static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int 
     double pts = (double)prod(p->n, p->rank);
     *o = (fft_op){p->p[ip][type == CUFFT_Z2Z && direction == CUFFT_INVERSE], type, in, out, p->work_area, p->work};
     s = p->stream;
-    /* the simulated GPU's cost: 5 N log2 N flops per transform of N points, half for real ones */
+    /* the simulated GPU's cost: 5 N log2 N flops per transform of N points, half for real ones;
+     * the shape (points, transforms, input stride) lets the simulator charge small or strided
+     * launches more than their flops (the contract with tests/fake_cuda/cudart.c) */
     cost.flops = (type == CUFFT_Z2Z ? 5.0 : 2.5) * pts * log2(pts) * p->batch;
+    cost.m = pts;
+    cost.n = p->batch;
+    cost.k = p->istride;
   }
   pthread_mutex_unlock(&mu);
   if (r != CUFFT_SUCCESS) return r;
