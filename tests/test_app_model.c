@@ -4,10 +4,13 @@
  * partitioner minimises; on random instances, the whole-run partition on the prediction itself
  * (fupermod_app_descend from the exact optimum of the per-share costs): its objective is the
  * prediction of the distribution it returns, no single move of one unit lowers it, and it is
- * never above the exact optimum's prediction. */
+ * never above the exact optimum's prediction. The application model object (apps/app_model.h)
+ * predicts and prices shares from the same factors, a process alone on cores it shared in the
+ * calibration taking the solo factors in both. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "apps/app_model.h"
 #include "apps/model.h"
 #include "fupermod/error.h"
 #include "partitioners/whole.h"
@@ -120,6 +123,58 @@ static int descend_random(int N) {
   ok(bad_min == 0, "descent: a local minimum: no single move of one unit lowers the prediction (%d moves do)", bad_min);
   ok(bad_up == 0, "descent: never above the prediction of the per-share costs' exact optimum (%d above)", bad_up);
   return better;
+}
+
+/* fupermod_app_model on a 2D-FFT of 12 x 12 over 3 processes, 0 and 1 time-sharing cores */
+static void model_object(void) {
+  static const int group[3] = {0, 0, 2};
+  /* comp, cols, copy per process; solo: what 0 or 1 alone take */
+  static const double f[9] = {1.5, 1.5, 1.1, 1.4, 1.4, 1.2, 2e-10, 3e-10, 4e-10};
+  static const double solo[9] = {1.1, 1.1, 1.1, 1.2, 1.2, 1.2, 2e-10, 3e-10, 4e-10};
+  fupermod_comm cm;
+  fupermod_app_model m, nomsg;
+  fupermod_app_pred pr = {0, 0, NULL, NULL}, want = {0, 0, NULL, NULL};
+  fupermod_dist *both = fupermod_dist_alloc(12, 3), *one = fupermod_dist_alloc(12, 3);
+  fupermod_app_cal hand;
+  int good;
+  fupermod_comm_init(&cm, 3);
+  for (int i = 0; i < 3; i++)
+    for (int j = i + 1; j < 3; j++) set_link(&cm, i, j, A_LAT, B_BYTE);
+  ok(fupermod_app_model_init(&m, NULL, NULL, 12, 0, 0, NULL) == FUPERMOD_ERR_USAGE, "app model: 0 processes refused");
+  ok(fupermod_app_model_init(&m, NULL, NULL, 12, 0, 3, group) == FUPERMOD_SUCCESS, "app model: a 2D-FFT of 3 processes");
+  m.cm = &cm, m.factors = f, m.solo = solo, m.msgs = 2.0, m.cal_dist = both;
+  both->parts[0].d = 4, both->parts[1].d = 4, both->parts[2].d = 4;
+  one->parts[0].d = 6, one->parts[1].d = 0, one->parts[2].d = 6;
+  /* both mates work as in the calibration: their own factors, in the prediction as by hand */
+  hand = (fupermod_app_cal){f, f + 3, f + 6, NULL, 0, 2.0, group};
+  good = fupermod_app_model_predict(&m, both, NULL, t_of, NULL, &pr) == FUPERMOD_SUCCESS &&
+         fupermod_fft2d_predict(12, 12, both, t_of, NULL, &cm, &hand, &want) == FUPERMOD_SUCCESS && near(pr.time, want.time);
+  ok(good, "app model: its prediction is the 2D-FFT's cost model with its links and factors (%g, want %g)", pr.time, want.time);
+  /* 0 alone on the cores it shared: the solo factors, in the prediction and in its share's cost */
+  hand = (fupermod_app_cal){(double[]){1.1, 1.5, 1.1}, (double[]){1.2, 1.4, 1.2}, f + 6, NULL, 0, 2.0, group};
+  good = fupermod_app_model_predict(&m, one, NULL, t_of, NULL, &pr) == FUPERMOD_SUCCESS &&
+         fupermod_fft2d_predict(12, 12, one, t_of, NULL, &cm, &hand, &want) == FUPERMOD_SUCCESS && near(pr.time, want.time);
+  ok(good, "app model: a process alone on cores it shared takes the solo factors (%g, want %g)", pr.time, want.time);
+  ok(fupermod_app_model_cal(&m, one).comp[0] == 1.1 && fupermod_app_model_cal(&m, both).comp[0] == 1.5,
+     "app model: its factors for a distribution: solo where alone, its own beside its mate");
+  ok(near(fupermod_app_model_share_cost(&m, 0, 6, 5u, 0.01, 2), fupermod_fft2d_share_cost(12, 12, 0, 6, 5u, 0.01, &cm, &hand)) &&
+         near(fupermod_app_model_share_cost(&m, 0, 4, 7u, 0.01, 2),
+              fupermod_fft2d_share_cost(12, 12, 0, 4, 7u, 0.01, &cm, &(fupermod_app_cal){f, f + 3, f + 6, NULL, 0, 2.0, group})),
+     "app model: a share's cost from the same factors as the prediction (solo when its mate idles)");
+  /* a variant is a copy: without links, computation alone, the model itself unchanged */
+  nomsg = m;
+  nomsg.cm = NULL;
+  good = fupermod_app_model_predict(&nomsg, both, NULL, t_of, NULL, &pr) == FUPERMOD_SUCCESS;
+  hand = (fupermod_app_cal){f, f + 3, f + 6, NULL, 0, 2.0, group};
+  good = good && fupermod_fft2d_predict(12, 12, both, t_of, NULL, NULL, &hand, &want) == FUPERMOD_SUCCESS &&
+         near(pr.time, want.time) && m.cm == &cm;
+  ok(good, "app model: a variant without links (%g, want %g)", pr.time, want.time);
+  m.b = 2; /* SUMMA without a layout */
+  ok(fupermod_app_model_predict(&m, both, NULL, t_of, NULL, &pr) == FUPERMOD_ERR_USAGE, "app model: SUMMA needs its layout");
+  fupermod_app_model_free(&m);
+  fupermod_dist_free(both);
+  fupermod_dist_free(one);
+  fupermod_comm_free(&cm);
 }
 
 int main(void) {
@@ -366,5 +421,6 @@ int main(void) {
     ok(better > 0, "descent: the per-share costs only approximate the prediction: on %d of 300 instances their optimum is not the "
        "prediction's", better);
   }
+  model_object();
   return done_testing();
 }

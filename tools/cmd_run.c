@@ -31,21 +31,27 @@
 #include "tools/run_history.h"
 #include "tools/run_calib.h"
 #include "tools/provenance.h"
+#include "apps/app_model.h"
 
 static const char *SUB = "run";
 /* the leave-one-out check's error beyond which the predictions cannot rank the candidates */
 #define LOO_TRUST 0.10
-static int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
-static fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one process), measured with the first application */
-/* what the application's own run measured (rank 0, per application): calibrate() */
-static double *cal_buf;
-static int *cal_direct;
-static fupermod_app_cal cal;
-/* a process's factors where it computes alone on cores it shares with processes that worked in
- * the calibration runs (cal_buf's layout): theirs, not its own, which held its mates' share */
-static double *cal_solo, *cal_mix;
-static fupermod_app_cal cal_solo_view;
-static tool_launch launch; /* this launch: its id, date and platform (rank 0's), for the history */
+/* What one launch holds across its applications. */
+typedef struct {
+  fupermod_comm links; /* every pair's messages (rank 0; p = 0 for one process), measured with the first application */
+  tool_launch launch;  /* this launch: its id, date and platform (rank 0's), for the history */
+  int map_shown;       /* where the ranks run: printed once, with the first application */
+  int links_done;      /* the links between the processes: measured once, with the first application */
+} run_job;
+
+/* An application's whole-run model (apps/app_model.h) with the buffers its calibration fills
+ * (rank 0): the factors, the solo factors (fupermod_app_model) and which processes transform
+ * directly. */
+typedef struct {
+  fupermod_app_model m;
+  double *factors, *solo;
+  int *direct;
+} run_model;
 
 static void help(void) {
   printf("usage: mpirun -np P fupermod run --conf CONF [--out DIR] [OPTIONS]\n\n"
@@ -479,45 +485,11 @@ typedef struct {
   const app_t *a;
 } run_time_ctx;
 
-/* Whether process i time-shares its cores with another (cal.group) */
-static int grouped(int i, int p) {
-  for (int j = 0; cal.group && j < p; j++)
-    if (j != i && cal.group[j] == cal.group[i]) return 1;
+/* Whether process i time-shares its cores with another */
+static int grouped(const int *group, int i, int p) {
+  for (int j = 0; group && j < p; j++)
+    if (j != i && group[j] == group[i]) return 1;
   return 0;
-}
-
-/* Whether process i works while every other process of its core group idles (working: a mask of
- * the working processes, or NULL with d) although one of them worked in the calibration runs */
-static int alone_now(int i, int p, uint64_t working, const fupermod_dist *d, const fupermod_dist *calib) {
-  int mates = 0;
-  if (!cal.group || !calib) return 0;
-  for (int j = 0; j < p; j++) {
-    if (j == i || cal.group[j] != cal.group[i]) continue;
-    if (d ? d->parts[j].d > 0 : j < 64 && (working >> j & 1)) return 0;
-    mates += calib->parts[j].d > 0;
-  }
-  return mates > 0;
-}
-
-static const fupermod_dist *cal_dist; /* the calibration runs' distribution (rank 0) */
-
-/* cal with the factors of buf (cal_buf's layout, p processes) */
-static const fupermod_app_cal *cal_view(const double *buf, int p) {
-  cal_solo_view = cal;
-  cal_solo_view.comp = buf;
-  if (cal.cols) cal_solo_view.cols = buf + p;
-  if (cal.copy) cal_solo_view.copy = buf + 2 * p;
-  return &cal_solo_view;
-}
-
-/* cal for the processes working in d: cal_solo's factors for those alone_now */
-static const fupermod_app_cal *cal_for(const fupermod_dist *d) {
-  int p = d->size;
-  if (!cal_solo || !cal_mix || !cal.comp) return &cal;
-  for (int i = 0; i < p; i++)
-    for (int k = 0; k < 3; k++)
-      cal_mix[k * p + i] = (d->parts[i].d > 0 && alone_now(i, p, 0, d, cal_dist) ? cal_solo : cal_buf)[k * p + i];
-  return cal_view(cal_mix, p);
 }
 
 /* Process i's time of one kernel run on units (fupermod_app_time): predict()'s at its share (a
@@ -530,43 +502,31 @@ static double run_time_of(int i, double units, double *ci, void *ctx) {
   return c->r->dist->parts[i].t * s;
 }
 
-static int predict_quiet; /* the descent's trial distributions: a failed prediction is no news */
-
-/* The whole run on r's distribution, by the application's cost model with the measured links. */
-static void predict_run(run_t *r, const app_t *a) {
+/* The whole run on r's distribution, by the application's model m (quiet: a failed prediction is
+ * no news, as for the descent's trial distributions). */
+static void predict_run(const fupermod_app_model *m, run_t *r, const app_t *a, int quiet) {
   run_time_ctx c = {r, a};
   fupermod_app_pred pr = {0, 0, r->pred_comp, r->pred_comm};
-  const fupermod_comm *cm = links.p == r->dist->size ? &links : NULL;
-  const fupermod_app_cal *cl = cal_for(r->dist);
-  int rc = a->ops            ? a->ops->predict(a->pb, r->dist, run_time_of, &c, cm, cl, &pr)
-           : tool_app_dgemm(a) ? fupermod_summa_predict(r->layout, (int)a->n, (int)a->b, run_time_of, &c, cm, cl, &pr)
-                               : fupermod_fft2d_predict(a->n, a->n, r->dist, run_time_of, &c, cm, cl, &pr);
+  int rc = fupermod_app_model_predict(m, r->dist, r->layout, run_time_of, &c, &pr);
   r->pred_run = rc == FUPERMOD_SUCCESS ? pr.time : NAN;
   r->pred_run_ci = rc == FUPERMOD_SUCCESS ? pr.ci : NAN;
-  if (rc != FUPERMOD_SUCCESS && !predict_quiet)
+  if (rc != FUPERMOD_SUCCESS && !quiet)
     fprintf(stderr, "fupermod run: %s: no whole-run prediction for %s: %s\n", a->name, r->label, fupermod_error_message());
 }
 
 /* r's whole run by the two wrong models the report scores beside the model (run_report.h): the
  * functions and links alone (the calibration's factors 1; the structure kept: core groups, shared
  * memory, direct transforms), and the calibrated model without messages (rank 0). */
-static void predict_wrong(run_t *r, const app_t *a) {
-  fupermod_app_cal saved = cal;
-  fupermod_comm saved_links = links;
-  double *solo = cal_solo;
-  predict_quiet++;
-  cal = (fupermod_app_cal){NULL, NULL, NULL, saved.direct, saved.shared, 0, saved.group};
-  cal_solo = NULL;
-  predict_run(r, a);
+static void predict_wrong(const fupermod_app_model *m, run_t *r, const app_t *a) {
+  fupermod_app_model uncal = *m, nomsg = *m;
+  uncal.factors = uncal.solo = NULL;
+  uncal.msgs = 0;
+  nomsg.cm = NULL;
+  predict_run(&uncal, r, a, 1);
   r->pred_wrong[TOOL_MODEL_UNCALIBRATED] = r->pred_run;
-  cal = saved;
-  cal_solo = solo;
-  links.p = 0;
-  predict_run(r, a);
+  predict_run(&nomsg, r, a, 1);
   r->pred_wrong[TOOL_MODEL_NO_MESSAGES] = r->pred_run;
-  links = saved_links;
-  predict_quiet--;
-  predict_run(r, a); /* the model's own, per process too */
+  predict_run(m, r, a, 0); /* the model's own, per process too */
 }
 
 /* Predictions of a distribution from the measured functions. Processes that time-share cores
@@ -574,7 +534,8 @@ static void predict_wrong(run_t *r, const app_t *a) {
  * their point at x is how long their cores need for x from each of them. The group's
  * prediction, which every member shows, is therefore the members' mean at the group's mean
  * share, compared with how long the cores computed in the run (fupermod_share_busy). */
-static void predict(run_t *r, const fupermod_points *f, const app_t *a, const int *leader) {
+static void predict(const fupermod_app_model *m, run_t *r, const fupermod_points *f, const app_t *a, const int *leader,
+                    int quiet) {
   int p = r->dist->size;
   double T = 0, E = 0;
   for (int i = 0; i < p; i++) {
@@ -613,7 +574,7 @@ static void predict(run_t *r, const fupermod_points *f, const app_t *a, const in
   }
   r->pred_time = T * a->iters;
   r->pred_energy = E * a->iters;
-  predict_run(r, a);
+  predict_run(m, r, a, quiet);
 }
 
 /* Collective: leader[i] = the lowest rank of the processes that time-share process i's cores
@@ -820,7 +781,7 @@ static int run_dgemm(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
     if ((rc = tool_agree(SUB, share_times(share, &gemms, &comp, &cpu), MPI_COMM_WORLD)) != FUPERMOD_SUCCESS) continue;
     record_run(o, r, rank, share, tmax, e, st, &gemms, comp, cpu);
   }
-  if (rc == FUPERMOD_SUCCESS && simulated < 2) {
+  if (rc == FUPERMOD_SUCCESS && o->simulated < 2) {
     double ratio = 0;
     /* every run verifies its product (randomised check: C x against A (B x)) */
     rc = fupermod_summa_check_random(MPI_COMM_WORLD, l, (int)a->n, (int)a->b, A, B, NULL, C, 7, &ratio);
@@ -877,7 +838,7 @@ static int run_fft(const options *o, tool_proc *tp, const app_t *a, MPI_Comm sha
       r->meas_copy[rank] += fmax(0.0, fupermod_trace_total(&busy) - fupermod_trace_total(&phases)) / o->reps;
       fupermod_trace_free(&busy);
     }
-    cal.shared = fupermod_fft2d_strategy(plan) == FUPERMOD_FFT2D_SHARED;
+    r->shared = fupermod_fft2d_strategy(plan) == FUPERMOD_FFT2D_SHARED;
     {
       /* every member of the group takes part, even with a failed trace */
       int rc2 = share_times(share, rc == FUPERMOD_SUCCESS ? &phases : NULL, &comp, &cpu);
@@ -969,9 +930,8 @@ static fupermod_dist *fastest_alone(const app_t *a, const fupermod_points *f, in
 typedef struct {
   const app_t *a;
   const fupermod_points *f;
-  const fupermod_comm *cm;
+  const fupermod_app_model *m;
   long unit; /* the partition's step: 1 (every share the application realises) or the granule */
-  int p;
 } whole_ctx;
 
 /* The application's cost of u steps (of w->unit) on process i when the processes of working work
@@ -982,12 +942,8 @@ static double whole_cost(int i, long u, uint64_t working, void *ctx) {
   double t, e, ci;
   value_at(&w->f[i], (double)d, &t, &e, &ci);
   if (!(t > 0) || !isfinite(t)) return INFINITY;
-  /* only i's factors are read: cal_solo's in place of cal_buf's where it computes alone */
-  const fupermod_app_cal *cl = cal_solo && cal.comp && alone_now(i, w->p, working, NULL, cal_dist) ? cal_view(cal_solo, w->p) : &cal;
   /* a plug-in gives its whole run only: its computation here, the descent then on its prediction */
-  if (w->a->ops) return fupermod_app_cal_comp(cl, i) * t * w->a->iters;
-  return w->a->b ? fupermod_summa_share_cost((int)w->a->n, (int)w->a->b, i, d, working, t, w->cm, cl)
-                 : fupermod_fft2d_share_cost(w->a->n, w->a->n, i, d, working, t, w->cm, cl);
+  return fupermod_app_model_share_cost(w->m, i, d, working, t, w->a->iters);
 }
 
 /* The whole-run prediction of distribution d as it would run (fupermod_app_predict_fn; rank 0):
@@ -996,6 +952,7 @@ typedef struct {
   const app_t *a;
   const fupermod_points *f;
   const int *leader;
+  const fupermod_app_model *m;
 } descend_ctx;
 
 static double predict_dist(const fupermod_dist *d, void *ctx) {
@@ -1008,9 +965,7 @@ static double predict_dist(const fupermod_dist *d, void *ctx) {
   run_init(&r, "whole-run", x);
   if (!c->a->b || tool_dist_layout(r.dist, (int)(c->a->n / c->a->b), (int)(c->a->n / c->a->b), area_time, (void *)c->f,
                                    &r.layout, NULL) == FUPERMOD_SUCCESS) {
-    predict_quiet = 1;
-    predict(&r, c->f, c->a, c->leader);
-    predict_quiet = 0;
+    predict(c->m, &r, c->f, c->a, c->leader, 1);
     t = r.pred_run;
   }
   run_free(&r);
@@ -1021,8 +976,8 @@ static double predict_dist(const fupermod_dist *d, void *ctx) {
  * in steps of one unit or of the granule, exact on the per-process costs (an approximation of
  * the prediction, apps/model.h), then descended on the prediction itself to a local minimum
  * (fupermod_app_descend); rank 0 decides, every rank gets it. *mode: FUPERMOD_WHOLE_EXACT or _NESTED. */
-static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, int size, const int *leader, int *rc,
-                                      int *mode) {
+static fupermod_dist *whole_partition(const fupermod_app_model *m, const app_t *a, const fupermod_points *f, int size,
+                                      const int *leader, int *rc, int *mode) {
   int rank;
   long *d = calloc((size_t)size, sizeof *d);
   /* every share the application realises well (a block; 8 rows of the 2D-FFT, whose column phase
@@ -1034,7 +989,7 @@ static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, 
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   *rc = d ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
   if (rank == 0 && *rc == FUPERMOD_SUCCESS) {
-    whole_ctx w = {a, f, links.p == size ? &links : NULL, unit, size};
+    whole_ctx w = {a, f, m, unit};
     fupermod_whole_result res;
     *rc = fupermod_whole_partition(size, a->D / unit, whole_cost, &w, 0, d, &res);
     *mode = res.mode;
@@ -1042,7 +997,7 @@ static fupermod_dist *whole_partition(const app_t *a, const fupermod_points *f, 
       printf("   whole-run partition: shares in steps of %ld units (the grid's), as every unit would cost too much\n", unit);
     if (*rc == FUPERMOD_SUCCESS && size <= 32) {
       /* the per-process costs approximate the prediction; the prediction itself decides the shares */
-      descend_ctx dc = {a, f, leader};
+      descend_ctx dc = {a, f, leader, m};
       fupermod_dist *x = fupermod_dist_alloc(a->D, size);
       double start = NAN, best = NAN;
       int moves = 0;
@@ -1242,9 +1197,6 @@ static int smooth_all(const options *o, fupermod_points *all, int size, fupermod
   return tool_agree(SUB, rc, MPI_COMM_WORLD);
 }
 
-static int map_shown; /* where the ranks run: printed once, with the first application */
-static int links_done; /* the links between the processes: measured once, with the first application */
-
 /* A GPU process's link to its device as its executor moves data: uploads and downloads from
  * page-locked and pageable host memory at the sizes (the mean of the benchmark's minimum of
  * repetitions, at least 3), each fitted t = alpha + beta bytes; rank 0 prints them. Collective. */
@@ -1290,7 +1242,7 @@ static int device_links(const options *o, tool_proc *tp, const long *sizes, int 
  * fupermod comm), kept in DIR/models/comm-FINGERPRINT.txt and reused while nothing that determines
  * it changed (--rebuild measures again; an interrupted measurement resumes); rank 0 prints each
  * link's Hockney fit. */
-static int measure_links(const options *o, tool_proc *tp) {
+static int measure_links(const options *o, tool_proc *tp, run_job *job) {
   static const long sizes[] = {8, 4096, 65536, 1048576, 16777216};
   const int ns = (int)(sizeof sizes / sizeof sizes[0]);
   fupermod_comm cm = {0, NULL};
@@ -1298,7 +1250,7 @@ static int measure_links(const options *o, tool_proc *tp) {
   int rank, size, rc = FUPERMOD_SUCCESS;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  links_done = 1;
+  job->links_done = 1;
   snprintf(path, sizeof path, "%s", o->models);
   if (rank == 0 && mkdir(path, 0777) != 0 && errno != EEXIST)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: cannot create the directory: %s", path, strerror(errno));
@@ -1327,7 +1279,7 @@ static int measure_links(const options *o, tool_proc *tp) {
     MPI_Bcast(&h, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     snprintf(path, sizeof path, "%s/comm-%016llx.txt", o->models, (unsigned long long)h);
     /* the same fingerprint names the platform in the history (tools/run_history.h) */
-    tool_launch_init(&launch, h);
+    tool_launch_init(&job->launch, h);
   }
   if (size < 2) return FUPERMOD_SUCCESS;
   rc = tool_comm_links(SUB, tp, path, sizes, ns, &o->prec, o->rebuild, o->quiet, &cm, &names);
@@ -1342,7 +1294,7 @@ static int measure_links(const options *o, tool_proc *tp) {
     printf("\n   the energy of communication is not modelled (no meter measures it apart)\n");
   }
   if (rc == FUPERMOD_SUCCESS) rc = device_links(o, tp, sizes, ns, names);
-  if (rc == FUPERMOD_SUCCESS && rank == 0) links = cm;
+  if (rc == FUPERMOD_SUCCESS && rank == 0) job->links = cm;
   else fupermod_comm_free(&cm);
   for (int i = 0; names && names[i]; i++) free(names[i]);
   free(names);
@@ -1352,9 +1304,9 @@ static int measure_links(const options *o, tool_proc *tp) {
 /* One calibration run on base's distribution (after its warm-up, as the rounds run): its whole
  * run, and on rank 0 per working process its computation over what predict() gives for its share
  * (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, the column phase on as many
- * columns, and its own copies per byte) into fk (cal_buf's layout). Collective. */
+ * columns, and its own copies per byte) into fk (run_model's factors' layout). Collective. */
 static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base, double *fk,
-                           double *whole) {
+                           double *whole, fupermod_app_model *m) {
   options one = *o;
   int rank, size, rc;
   run_t r;
@@ -1365,6 +1317,7 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
   r.layout = base->layout;
   rc = run_once(&one, tp, a, share, &r);
   if (rc == FUPERMOD_SUCCESS) gather_reps(&one, &r, rank, size);
+  m->shared = r.shared;
   *whole = r.meas_time;
   for (int i = 0; fk && rc == FUPERMOD_SUCCESS && i < size; i++) {
     long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
@@ -1385,13 +1338,13 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
    * factors scatter between 1 and 1/members from run to run with how their phases fell in step
    * (one finishing early on the cores the other then has alone), so each member takes the group's
    * slowest, which is the phase's (the copies stay each member's own) */
-  for (int k = 0; fk && cal.group && rc == FUPERMOD_SUCCESS && k < 2; k++)
+  for (int k = 0; fk && m->group && rc == FUPERMOD_SUCCESS && k < 2; k++)
     for (int g = 0; g < size; g++) {
-      double m = 0;
+      double slowest = 0;
       for (int i = 0; i < size; i++)
-        if (cal.group[i] == g && fk[k * size + i] > m) m = fk[k * size + i];
+        if (m->group[i] == g && fk[k * size + i] > slowest) slowest = fk[k * size + i];
       for (int i = 0; i < size; i++)
-        if (cal.group[i] == g && fk[k * size + i] > 0) fk[k * size + i] = m;
+        if (m->group[i] == g && fk[k * size + i] > 0) fk[k * size + i] = slowest;
     }
   r.dist = NULL;
   r.layout = NULL;
@@ -1451,47 +1404,41 @@ static int set_runs(const options *o, const app_t *a, const char *label, const t
 
 /* The processes alone on cores they shared in the calibration take the median factors of those
  * that had their cores to themselves there (1 without any), not their own (rank 0). */
-static void solo_factors(int size) {
-  if (!cal.group || !(cal_solo = calloc(3 * (size_t)size, sizeof *cal_solo)) || !(cal_mix = calloc(3 * (size_t)size, sizeof *cal_mix)))
-    return;
+static void solo_factors(run_model *rm, int size) {
+  const int *group = rm->m.group;
+  const double *f = rm->factors;
+  if (!group || !(rm->solo = calloc(3 * (size_t)size, sizeof *rm->solo))) return;
   for (int k = 0; k < 3; k++) {
     double v[64], ref = 0;
     int n = 0;
     for (int i = 0; i < size && n < 64; i++)
-      if (!grouped(i, size) && cal_buf[k * size + i] > 0) v[n++] = cal_buf[k * size + i];
+      if (!grouped(group, i, size) && f[k * size + i] > 0) v[n++] = f[k * size + i];
     if (n > 0) {
       gsl_sort(v, 1, (size_t)n);
       ref = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
     }
-    for (int i = 0; i < size; i++) cal_solo[k * size + i] = grouped(i, size) ? ref : cal_buf[k * size + i];
+    for (int i = 0; i < size; i++) rm->solo[k * size + i] = grouped(group, i, size) ? ref : f[k * size + i];
   }
+  rm->m.solo = rm->solo;
 }
 
 /* calibrate()'s sets for cal_predict: set s's run and the application */
 typedef struct {
   const app_t *a;
   run_t **set;
+  const fupermod_app_model *m;
 } cal_pred_ctx;
 
 /* Set s's whole run by the cost model with the factors f and the messages at the links' cost
  * (with) or free: tools/run_calib.h's tool_cal_predict (rank 0). */
 static double cal_predict(int s, const double *f, int with, void *ctx) {
   const cal_pred_ctx *c = ctx;
-  fupermod_app_cal saved = cal;
-  fupermod_comm saved_links = links;
-  double *solo = cal_solo;
-  int p = c->set[s]->dist->size;
-  cal.comp = f;
-  if (tool_app_fft(c->a)) cal.cols = f + p, cal.copy = f + 2 * p;
-  cal.msgs = 0;
-  cal_solo = NULL;
-  if (!with) links.p = 0;
-  predict_quiet++;
-  predict_run(c->set[s], c->a);
-  predict_quiet--;
-  cal = saved;
-  links = saved_links;
-  cal_solo = solo;
+  fupermod_app_model trial = *c->m;
+  trial.factors = f;
+  trial.solo = NULL;
+  trial.msgs = 0;
+  if (!with) trial.cm = NULL;
+  predict_run(&trial, c->set[s], c->a, 1);
   return c->set[s]->pred_run;
 }
 
@@ -1517,7 +1464,7 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
     for (int i = 0; i < p; i++)
       if (!tool_app_fft(a)) fprintf(stderr, " %.3g-%.3g", lo[i], hi[i]);
       else fprintf(stderr, " %.3g-%.3g/%.3g-%.3g", lo[i], hi[i], lo[p + i], hi[p + i]);
-    if (cal.msgs > 0) fprintf(stderr, "; messages %.3g-%.3g", mlo, mhi);
+    if (pc->m->msgs > 0) fprintf(stderr, "; messages %.3g-%.3g", mlo, mhi);
     fprintf(stderr, "\n");
   }
   free(lo), free(hi);
@@ -1531,39 +1478,41 @@ static void report_fit(const options *o, const app_t *a, const tool_cal_runs *us
  * launches kept for the same platform, application, size and distribution (tools/run_history.h):
  * with enough of those, one run of this launch checks that the platform has not drifted (if it
  * has, that distribution is calibrated afresh on this launch's runs alone). The fit
- * (tools/run_calib.h) into cal on rank 0; the launch's runs appended to the history; *loo: the
+ * (tools/run_calib.h) into rm on rank 0; the launch's runs appended to the history; *loo: the
  * leave-one-out check's larger error (rank 0; NaN on one distribution). Collective. */
-static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns, double *loo) {
+static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns, double *loo,
+                     run_model *rm, const tool_launch *launch) {
   const int RUNS = tool_app_fft(a) ? 5 : 3;
   run_t *set[2] = {&runs[0], &runs[nruns - 1]};
   int nsets = nruns > 1 && !same_dist(runs[0].dist, runs[nruns - 1].dist) ? 2 : 1;
   int rank, size, rc = FUPERMOD_SUCCESS, todo[2] = {RUNS, RUNS}, drift[2] = {0, 0};
   tool_cal_runs past[2] = {{0}, {0}}, now[2] = {{0}, {0}}, use[2] = {{0}, {0}};
   tool_cal_fit fit = {0};
-  cal_pred_ctx pc = {a, set};
+  fupermod_app_model *m = &rm->m;
+  cal_pred_ctx pc = {a, set, m};
   double *fk = NULL, mp = NAN, mn = NAN, whole;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   *loo = NAN;
-  free(cal_buf);
-  free(cal_direct);
-  free(cal_solo);
-  free(cal_mix);
-  cal_buf = cal_solo = cal_mix = NULL;
-  cal_dist = runs[0].dist;
-  cal_direct = rank == 0 ? calloc((size_t)size, sizeof *cal_direct) : NULL;
+  free(rm->factors);
+  free(rm->direct);
+  free(rm->solo);
+  rm->factors = rm->solo = NULL;
+  rm->direct = rank == 0 ? calloc((size_t)size, sizeof *rm->direct) : NULL;
   {
     /* a GPU holding the whole signal transforms it in one call (apps/fft2d.c) */
     int mine = tp->exec && fupermod_exec_kind(tp->exec) != FUPERMOD_EXEC_CPU;
-    MPI_Gather(&mine, 1, MPI_INT, cal_direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&mine, 1, MPI_INT, rm->direct, 1, MPI_INT, 0, MPI_COMM_WORLD);
   }
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, cal.shared, 0, cal.group};
+  /* fitted uncalibrated, the direct transforms known once the factors are */
+  m->factors = m->solo = NULL, m->direct = NULL, m->msgs = 0;
+  m->cal_dist = runs[0].dist;
   for (int s = 0; s < nsets; s++) {
     now[s].p = size;
     set[s]->calibrated = 1;
   }
   for (int s = 0; rank == 0 && s < nsets && rc == FUPERMOD_SUCCESS; s++) {
-    rc = tool_history_cal_load(o->models, &launch, a, set[s]->dist, &past[s]);
+    rc = tool_history_cal_load(o->models, launch, a, set[s]->dist, &past[s]);
     if (past[s].n >= RUNS) todo[s] = 1;
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk)))
@@ -1578,7 +1527,7 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
   }
   for (int s = 0; s < nsets; s++)
     for (int k = 0; k < todo[s] && rc == FUPERMOD_SUCCESS; k++) {
-      rc = calibration_run(o, tp, a, share, set[s], fk, &whole);
+      rc = calibration_run(o, tp, a, share, set[s], fk, &whole, m);
       if (rc == FUPERMOD_SUCCESS && rank == 0) rc = tool_cal_runs_add(&now[s], whole, fk);
       if (k + 1 == todo[s] && todo[s] < RUNS) {
         /* off the history: as many runs as without one, this launch's alone if they agree */
@@ -1595,22 +1544,21 @@ static int calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm s
               past[s].n);
     rc = set_runs(o, a, set[s]->label, &past[s], &now[s], drift[s], &use[s]);
   }
-  if (rc != FUPERMOD_SUCCESS || !(cal_buf = calloc(3 * (size_t)size, sizeof *cal_buf))) goto done;
+  if (rc != FUPERMOD_SUCCESS || !(rm->factors = calloc(3 * (size_t)size, sizeof *rm->factors))) goto done;
   if (tool_cal_fit_sets(use, nsets, ~0u, cal_predict, &pc, &fit) != FUPERMOD_SUCCESS) goto done;
-  memcpy(cal_buf, fit.f, 3 * (size_t)size * sizeof *cal_buf);
-  cal = (fupermod_app_cal){cal_buf, tool_app_fft(a) ? cal_buf + size : NULL, tool_app_fft(a) ? cal_buf + 2 * size : NULL,
-                           cal_direct, cal.shared,
-                           fit.msgs, cal.group};
-  solo_factors(size);
+  memcpy(rm->factors, fit.f, 3 * (size_t)size * sizeof *rm->factors);
+  m->factors = rm->factors, m->direct = rm->direct, m->msgs = fit.msgs;
+  solo_factors(rm, size);
   for (int s = 0; s < nsets; s++)
-    if (tool_history_cal_append(o->models, &launch, a, set[s]->dist, &now[s], drift[s]) != FUPERMOD_SUCCESS)
+    if (tool_history_cal_append(o->models, launch, a, set[s]->dist, &now[s], drift[s]) != FUPERMOD_SUCCESS)
       fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   if (!o->quiet) {
     fprintf(stderr, "fupermod run: %s: the application over its functions (median):", a->name);
     for (int i = 0; i < size; i++)
-      if (!tool_app_fft(a)) fprintf(stderr, " %.3g", cal_buf[i]);
-      else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", cal_buf[i], cal_buf[size + i], cal_buf[2 * size + i] > 0 ? 1e-9 / cal_buf[2 * size + i] : 0.0);
-    fprintf(stderr, "; messages %.3g x the links'\n", cal.msgs > 0 ? cal.msgs : 1.0);
+      if (!tool_app_fft(a)) fprintf(stderr, " %.3g", rm->factors[i]);
+      else fprintf(stderr, " %.3g/%.3g/%.3g GB/s", rm->factors[i], rm->factors[size + i],
+                   rm->factors[2 * size + i] > 0 ? 1e-9 / rm->factors[2 * size + i] : 0.0);
+    fprintf(stderr, "; messages %.3g x the links'\n", m->msgs > 0 ? m->msgs : 1.0);
     report_fit(o, a, use, nsets, &pc);
   }
   *loo = leave_one_out(o, a, use, nsets, &pc);
@@ -1627,8 +1575,8 @@ done:
 
 /* The whole-run candidate (whole_partition, on the calibrated model), run where it differs from
  * every other distribution: put second, its layout realised. Collective. */
-static int add_whole(const options *o, const app_t *a, fupermod_points *all, int size, const int *leader, run_t *runs,
-                     int *nruns) {
+static int add_whole(const options *o, const fupermod_app_model *m, const app_t *a, fupermod_points *all, int size,
+                     const int *leader, run_t *runs, int *nruns) {
   int rc, mode = FUPERMOD_WHOLE_EXACT, rank;
   fupermod_dist *dw;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -1637,7 +1585,7 @@ static int add_whole(const options *o, const app_t *a, fupermod_points *all, int
     if (rank == 0) printf("   whole-run partition: not run for %d processes (at most 63)\n", size);
     return FUPERMOD_SUCCESS;
   }
-  if (!(dw = whole_partition(a, all, size, leader, &rc, &mode))) return rc;
+  if (!(dw = whole_partition(m, a, all, size, leader, &rc, &mode))) return rc;
   if (rank == 0 && mode == FUPERMOD_WHOLE_NESTED)
     printf("   whole-run partition: too many processes for every working set; searched the nested sets of the\n"
            "   fastest processes (a heuristic, docs/algorithms.md)\n");
@@ -1799,7 +1747,7 @@ static int choose(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   return FUPERMOD_SUCCESS;
 }
 
-static int run_app(const options *o, app_t *a) {
+static int run_app(const options *o, app_t *a, run_job *job) {
   tool_proc tp;
   fupermod_points mine = {0, NULL, 0}, *all = NULL, *raw = NULL;
   double *scatter = NULL;
@@ -1812,6 +1760,7 @@ static int run_app(const options *o, app_t *a) {
   int *leader = NULL, *threads = NULL;
   MPI_Comm share = MPI_COMM_NULL;
   run_exec ex = {0};
+  run_model rm = {0};
   char *choice = NULL;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -1839,8 +1788,8 @@ static int run_app(const options *o, app_t *a) {
              : fupermod_meter_is_estimate(tp.meter) || fupermod_meter_is_external(tp.meter) ? fupermod_meter_describe(tp.meter)
                                                                                           : tp.label);
     MPI_Gather(mine, sizeof mine, MPI_CHAR, all, sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
-    if (rank == 0 && !map_shown && all) {
-      map_shown = 1;
+    if (rank == 0 && !job->map_shown && all) {
+      job->map_shown = 1;
       printf("   on %d host%s:\n", fupermod_launch_hosts(tp.map, tp.nmap), fupermod_launch_hosts(tp.map, tp.nmap) == 1 ? "" : "s");
       for (int r = 0; r < tp.nmap; r++) {
         const fupermod_process_conf *pc = tool_rank_conf(&tp, r);
@@ -1852,7 +1801,7 @@ static int run_app(const options *o, app_t *a) {
     free(all);
   }
   if ((rc = build_function(o, &tp, a, &ex, &mine, &el)) != FUPERMOD_SUCCESS) goto done;
-  if (!links_done && (rc = measure_links(o, &tp)) != FUPERMOD_SUCCESS) goto done;
+  if (!job->links_done && (rc = measure_links(o, &tp, job)) != FUPERMOD_SUCCESS) goto done;
   gather_points(&mine, &all, size);
   if (rank == 0) report_model_cost(a, all, size);
   scatter = calloc((size_t)size, sizeof *scatter);
@@ -1872,17 +1821,19 @@ static int run_app(const options *o, app_t *a) {
     goto done;
   }
   /* uncalibrated until calibrate(); processes time-sharing cores take turns for their messages */
-  cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0, leader};
-  cal_dist = NULL;
+  if ((rc = tool_agree(SUB, fupermod_app_model_init(&rm.m, a->ops, a->pb, a->n, a->b, size, leader), MPI_COMM_WORLD)) !=
+      FUPERMOD_SUCCESS)
+    goto done;
+  rm.m.cm = &job->links;
   if (rank == 0)
-    for (int k = 0; k < nruns; k++) predict(&runs[k], all, a, leader);
-  if ((rc = calibrate(o, &tp, a, share, runs, nruns, &loo)) != FUPERMOD_SUCCESS) goto done;
-  if ((rc = add_whole(o, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
+    for (int k = 0; k < nruns; k++) predict(&rm.m, &runs[k], all, a, leader, 0);
+  if ((rc = calibrate(o, &tp, a, share, runs, nruns, &loo, &rm, &job->launch)) != FUPERMOD_SUCCESS) goto done;
+  if ((rc = add_whole(o, &rm.m, a, all, size, leader, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (tool_app_dgemm(a) && (rc = add_square_corner(&tp, a, all, size, runs, &nruns)) != FUPERMOD_SUCCESS) goto done;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) {
-      predict(&runs[k], all, a, leader);
-      predict_wrong(&runs[k], a);
+      predict(&rm.m, &runs[k], all, a, leader, 0);
+      predict_wrong(&rm.m, &runs[k], a);
     }
   if ((rc = choose(o, &tp, a, share, runs, nruns, loo, &best, &choice)) != FUPERMOD_SUCCESS) goto done;
   /* Round robin: each round runs every distribution once, so that the machine's drift while they
@@ -1899,9 +1850,9 @@ static int run_app(const options *o, app_t *a) {
     hosts = malloc((size_t)size * sizeof *hosts);
     for (int i = 0; i < size; i++) hosts[i] = hostbuf + (size_t)i * sizeof host;
     run_report rep = {o, a, runs, nruns, all, raw ? raw : all, scatter, size, &front, chosen, &tp, hosts, leader, threads, best,
-                      choice, links.p == size};
+                      choice, job->links.p == size};
     tool_run_report(&rep);
-    if (tool_history_append(o->models, &launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
+    if (tool_history_append(o->models, &job->launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
       fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   }
 done:
@@ -1922,13 +1873,17 @@ done:
   free(choice);
   fupermod_front_free(&front);
   fupermod_points_free(&mine);
+  fupermod_app_model_free(&rm.m);
+  free(rm.factors);
+  free(rm.solo);
+  free(rm.direct);
   tool_proc_free(&tp);
   return rc;
 }
 
 /* An application plug-in of --app (apps/app.h), loaded on every process: its problem at --size,
  * then the main job on it. Collective. */
-static int run_plugin_app(const options *o, const char *name) {
+static int run_plugin_app(const options *o, const char *name, run_job *job) {
   fupermod_app *app = NULL;
   fupermod_app_problem pb;
   int rc;
@@ -1947,7 +1902,7 @@ static int run_plugin_app(const options *o, const char *name) {
     app_t a = {app->ops->name, app->ops->kernel, o->app_n, 0, pb.D, pb.g, (int)o->K, pb.iters, app->ops, &pb};
     /* its lines may carry its kernel's keys too */
     tool_line_kernels[2] = app->ops->kernel;
-    rc = run_app(o, &a);
+    rc = run_app(o, &a, job);
     tool_line_kernels[2] = NULL;
   }
   fupermod_app_close(app);
@@ -1956,29 +1911,30 @@ static int run_plugin_app(const options *o, const char *name) {
 
 typedef struct {
   const options *o;
+  run_job *job;
   int rc;
 } plugins_ctx;
 
 static int add_plugin(const char *item, void *ctx) {
   plugins_ctx *c = ctx;
-  if (c->rc == FUPERMOD_SUCCESS) c->rc = run_plugin_app(c->o, item);
+  if (c->rc == FUPERMOD_SUCCESS) c->rc = run_plugin_app(c->o, item, c->job);
   return FUPERMOD_SUCCESS;
 }
 
 /* The applications of --apps, then those of --app. Collective. */
-static int run_apps(const options *o) {
+static int run_apps(const options *o, run_job *job) {
   int rc = FUPERMOD_SUCCESS;
   if (o->apps_dgemm) {
     long nb = o->dgemm_n / o->dgemm_b;
     app_t a = {"dgemm", "dgemm", o->dgemm_n, o->dgemm_b, nb * nb, nb * nb / o->K, (int)o->K, (double)nb, NULL, NULL};
-    rc = run_app(o, &a);
+    rc = run_app(o, &a, job);
   }
   if (rc == FUPERMOD_SUCCESS && o->apps_fft) {
     app_t a = {"fft", "fft-rows", o->fft_n, 0, o->fft_n, o->fft_n / o->K, (int)o->K, 2.0, NULL, NULL};
-    rc = run_app(o, &a);
+    rc = run_app(o, &a, job);
   }
   if (rc == FUPERMOD_SUCCESS && o->app_plugins) {
-    plugins_ctx c = {o, FUPERMOD_SUCCESS};
+    plugins_ctx c = {o, job, FUPERMOD_SUCCESS};
     tool_list("--app", o->app_plugins, 4096, add_plugin, &c); /* the list was checked before MPI started */
     rc = c.rc;
   }
@@ -2054,6 +2010,7 @@ int cmd_run(int argc, char **argv) {
   int c, rc = FUPERMOD_SUCCESS, rank, size;
   char models[4096], prov[1024];
   int apps_given = 0;
+  run_job job = {0};
   double t0;
   o.prec.reps_min = 3;
   o.prec.reps_max = 10;
@@ -2143,24 +2100,20 @@ int cmd_run(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   t0 = fupermod_time();
   rc = tool_agree(SUB, rank == 0 ? fupermod_mkdir_p(o.out) : FUPERMOD_SUCCESS, MPI_COMM_WORLD);
-  simulated = fupermod_time_simulated();
-  MPI_Allreduce(MPI_IN_PLACE, &simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  o.simulated = fupermod_time_simulated();
+  MPI_Allreduce(MPI_IN_PLACE, &o.simulated, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (rc == FUPERMOD_SUCCESS && rank == 0 && write_provenance(&o, argc, argv, size, prov, sizeof prov) == FUPERMOD_SUCCESS)
     o.provenance = prov;
   if (rc == FUPERMOD_SUCCESS && rank == 0)
     printf("fupermod run: %d processes, configuration %s, results in %s\nfupermod run: %s\n", size, o.conf, o.out,
            o.provenance ? o.provenance : "provenance unknown");
-  if (rc == FUPERMOD_SUCCESS && rank == 0 && simulated)
+  if (rc == FUPERMOD_SUCCESS && rank == 0 && o.simulated)
     printf("fupermod run: SIMULATED: GPU times come from the simulated device %s (the stand-in CUDA's virtual clock, "
            "docs/kernels.md)%s\n", getenv("FAKE_CUDA_SIM") ? getenv("FAKE_CUDA_SIM") : "?",
-           simulated == 2 ? "; it computes nothing, so the products are not checked" : "");
-  if (rc == FUPERMOD_SUCCESS) rc = run_apps(&o);
+           o.simulated == 2 ? "; it computes nothing, so the products are not checked" : "");
+  if (rc == FUPERMOD_SUCCESS) rc = run_apps(&o, &job);
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
-  fupermod_comm_free(&links);
-  free(cal_buf);
-  free(cal_direct);
-  free(cal_solo);
-  free(cal_mix);
+  fupermod_comm_free(&job.links);
   tool_exec_close();
   MPI_Finalize();
   return fupermod_exit_status(rc);

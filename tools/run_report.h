@@ -45,6 +45,7 @@ typedef struct {
   double tsq, meas_run_ci;          /* the whole runs' sum of squares; the mean's confidence half-width */
   double *meas_rows, *meas_cols;    /* 2D-FFT, per process: its row and column phases (wall, mean) */
   double *meas_copy;                /* 2D-FFT, per process: its own copies (its busy time outside the phases) */
+  int shared;                       /* 2D-FFT: its runs exchanged through one node's shared memory */
 } run_t;
 
 typedef struct {
@@ -64,6 +65,7 @@ typedef struct {
   int race_top;     /* the least predictions that race whatever their intervals */
   double static_power; /* --static-power: htpopta's */
   const char *provenance; /* one line: fupermod's version and commit, the host, its CPU, the date (rank 0) */
+  int simulated; /* fupermod_time_simulated() of any process: 2 when a simulated GPU computes nothing */
 } options;
 
 /* What the report is about, on rank 0 after the runs. */
