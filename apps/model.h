@@ -23,7 +23,7 @@ extern "C" {
 typedef double (*fupermod_app_time)(int i, double units, double *ci, void *ctx);
 
 /* What the application's own run measured, per process, where the kernels' functions and the
- * links do not tell (a run on one distribution, before the others: tools/cmd_run.c). Any array
+ * links do not tell (a run on one distribution, before the others: tools/run_calibrate.c). Any array
  * may be NULL (factor 1, no copies). */
 typedef struct fupermod_app_cal {
   const double *comp; /* the application's computation over the function's at the same units

@@ -8,7 +8,7 @@
 
 #include "tools/run_history.h"
 
-/* Set s's distribution's whole run by the cost model with the factors f (3p, cal_buf's layout;
+/* Set s's distribution's whole run by the cost model with the factors f (3p, run_model's factors' layout;
  * an entry 0: factor 1), its messages priced by the links (with = 1) or free (with = 0). */
 typedef double (*tool_cal_predict)(int s, const double *f, int with, void *ctx);
 

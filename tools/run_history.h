@@ -20,7 +20,7 @@ typedef struct {
 void tool_launch_init(tool_launch *l, uint64_t platform);
 
 /* Calibration runs: n runs of p processes, each its whole run and 3p factors (the layout of
- * tools/cmd_run.c's cal_buf: computation, column phase, copies per byte). */
+ * run_model's factors (tools/run_job.h): computation, column phase, copies per byte). */
 typedef struct {
   int n, p, cap;
   double *whole;

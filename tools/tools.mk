@@ -31,7 +31,8 @@ tools_fupermod_mpi_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/buil
 # fupermod build --adaptive, and fupermod run by default
 tools_fupermod_mpi_SOURCES += tools/build_adaptive.c tools/build_additivity.c
 # fupermod run links the applications (SUMMA, 2D-FFT)
-tools_fupermod_mpi_SOURCES += tools/cmd_run.c tools/run_report.c tools/run_report.h tools/run_history.c tools/run_history.h tools/run_calib.c tools/run_calib.h
+tools_fupermod_mpi_SOURCES += tools/cmd_run.c tools/run_job.h tools/run_models.c tools/run_links.c tools/run_partition.c \
+  tools/run_predict.c tools/run_calibrate.c tools/run_exec.c tools/run_report.c tools/run_report.h tools/run_history.c tools/run_history.h tools/run_calib.c tools/run_calib.h
 tools_fupermod_mpi_LDADD += libfupermod_apps.la $(SCALAPACK_LIBS) $(FFTW3_MPI_LIBS) $(FFTW3_OMP_LIBS) $(FFTW3_LIBS)
 tools_fupermod_mpi_SOURCES += tools/cmd_campaign.c tools/campaign.c tools/campaign.h tools/trim.h
 # provenance of results (campaigns, doctor): the build's git commit comes from tools/git_commit.h,
