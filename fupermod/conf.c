@@ -264,12 +264,17 @@ static int count_set(hwloc_topology_t topo, hwloc_const_bitmap_t set, hwloc_obj_
   return FUPERMOD_SUCCESS;
 }
 
+static int bind_applied; /* this process applied a binding of its configuration line */
+
 int fupermod_bind_apply(const char *bind) {
   int rc;
   if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
   rc = with_bind_set(bind, apply_set, NULL);
+  if (rc == FUPERMOD_SUCCESS) __atomic_store_n(&bind_applied, 1, __ATOMIC_RELEASE);
   return rc == FUPERMOD_ERR_SYSTEM ? fupermod_error_prefix(rc, "binding '%s'", bind) : rc;
 }
+
+int fupermod_bind_applied(void) { return __atomic_load_n(&bind_applied, __ATOMIC_ACQUIRE); }
 
 int fupermod_bind_width(const char *bind, int *cores) {
   *cores = 0;

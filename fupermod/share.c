@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fupermod/conf.h"
 #include "fupermod/error.h"
 #include "fupermod/share.h"
 
@@ -83,8 +84,47 @@ static int all_ok(MPI_Comm comm, int ok) {
   return all;
 }
 
+/* The bound processes (bound[r]: its binding applied, or a strict subset of the online CPUs; the
+ * unbound, which the kernel moves, left out) whose bindings overlap process me's, directly or
+ * through others: where one of them is bound to fewer than all online CPUs and they are more than
+ * the CPUs of their bindings' union, they time-share those CPUs, whatever their masks: the lowest
+ * rank of them; -1 otherwise. (A process bound to both cores beside two bound to one core each
+ * shares both with them, although no two of the masks are equal.) */
+static int overlap_group(const cpu_set_t *all, const int *bound, int n, int me, int online) {
+  int *in = calloc((size_t)n, sizeof *in), grew = 1, members = 0, first = -1, strict = 0;
+  cpu_set_t cpus;
+  if (!in || !bound[me]) {
+    free(in);
+    return -1;
+  }
+  in[me] = 1;
+  CPU_ZERO(&cpus);
+  CPU_OR(&cpus, &cpus, &all[me]);
+  while (grew) {
+    grew = 0;
+    for (int r = 0; r < n; r++) {
+      cpu_set_t both;
+      if (in[r] || !bound[r] || CPU_COUNT(&all[r]) == 0) continue;
+      CPU_AND(&both, &cpus, &all[r]);
+      if (CPU_COUNT(&both) > 0) {
+        in[r] = grew = 1;
+        CPU_OR(&cpus, &cpus, &all[r]);
+      }
+    }
+  }
+  for (int r = 0; r < n; r++)
+    if (in[r]) {
+      members++;
+      if (first < 0) first = r;
+      strict |= CPU_COUNT(&all[r]) < online;
+    }
+  free(in);
+  return members >= 2 && strict && members > CPU_COUNT(&cpus) ? first : -1;
+}
+
 int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
   cpu_set_t mine, *all = NULL;
+  int mine_bound, *bound = NULL;
   MPI_Comm node = MPI_COMM_NULL;
   int n, me, color = MPI_UNDEFINED, members = 0, online = (int)sysconf(_SC_NPROCESSORS_ONLN), rc = FUPERMOD_SUCCESS;
   if (!share) return fupermod_error(FUPERMOD_ERR_USAGE, "share_comm: NULL result");
@@ -97,10 +137,13 @@ int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
   MPI_Comm_rank(node, &me);
   CPU_ZERO(&mine);
   if (sched_getaffinity(0, sizeof mine, &mine) != 0) CPU_ZERO(&mine);
+  mine_bound = fupermod_bind_applied() || (CPU_COUNT(&mine) > 0 && CPU_COUNT(&mine) < online);
   all = malloc((size_t)n * sizeof *all);
-  if (!all_ok(node, all != NULL))
+  bound = malloc((size_t)n * sizeof *bound);
+  if (!all_ok(node, all && bound))
     rc = fupermod_error(FUPERMOD_ERR_NOMEM, "share_comm: out of memory");
-  else if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node) != MPI_SUCCESS)
+  else if (MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, node) != MPI_SUCCESS ||
+           MPI_Allgather(&mine_bound, 1, MPI_INT, bound, 1, MPI_INT, node) != MPI_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "share_comm: MPI_Allgather of the bindings failed");
   if (rc == FUPERMOD_SUCCESS && CPU_COUNT(&mine) > 0 && CPU_COUNT(&mine) < online)
     for (int r = 0; r < n; r++)
@@ -108,7 +151,12 @@ int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
         if (color == MPI_UNDEFINED) color = r;
         members++;
       }
+  if (rc == FUPERMOD_SUCCESS && CPU_COUNT(&mine) > 0) {
+    int first = overlap_group(all, bound, n, me, online);
+    if (first >= 0) color = first, members = 2;
+  }
   free(all);
+  free(bound);
   if (members < 2) color = MPI_UNDEFINED;
   if (MPI_Comm_split(node, color, me, share) != MPI_SUCCESS && rc == FUPERMOD_SUCCESS)
     rc = fupermod_error(FUPERMOD_ERR_MPI, "share_comm: MPI_Comm_split of the core-sharing group failed");

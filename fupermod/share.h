@@ -34,10 +34,13 @@ double fupermod_trace_total(const fupermod_trace *tr);
 /* The length of the union of n intervals iv[2i] .. iv[2i+1] (sorts iv by start). */
 double fupermod_intervals_union(double *iv, int n);
 
-/* Collective over comm: *share = the processes of comm on this node whose CPU affinity is
- * exactly this process's and a strict subset of the node's online CPUs, i.e. those that
- * time-share its cores; MPI_COMM_NULL when there is no other (unbound processes are never
- * grouped: the kernel moves them). Free it with MPI_Comm_free. */
+/* Collective over comm: *share = the processes of comm on this node that time-share this
+ * process's cores: those whose CPU affinity is exactly this process's and a strict subset of the
+ * node's online CPUs; or, where bindings overlap without being equal, the processes connected by
+ * overlapping bindings among the bound ones (fupermod_bind_applied, or a strict subset), when
+ * one is bound to a strict subset and they outnumber the CPUs of their union (a process bound to
+ * both cores beside one on each). MPI_COMM_NULL when there is no other (unbound processes are
+ * never grouped: the kernel moves them). Free it with MPI_Comm_free. */
 int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share);
 
 /* Collective over share (MPI_COMM_NULL: this process alone): *busy = the length of the union of

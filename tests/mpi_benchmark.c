@@ -180,6 +180,30 @@ int main(int argc, char **argv) {
   } else {
     skip("the core-sharing group needs 4 processes and 2 CPUs");
   }
+  if (size >= 4 && sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+    /* bindings that overlap without being equal: rank 1 on cores 0-1 beside rank 2 on core 1 and
+     * rank 3 on core 0 time-share those two cores, three processes on two; rank 0, unbound, is
+     * moved by the kernel and stays out */
+    static const char *const binds[4] = {"none", "core:0-1", "core:1", "core:0"};
+    cpu_set_t saved;
+    MPI_Comm share = MPI_COMM_NULL;
+    int good, all, gsize = 0, first = -1;
+    sched_getaffinity(0, sizeof saved, &saved);
+    good = fupermod_bind_apply(binds[rank]) == FUPERMOD_SUCCESS && fupermod_share_comm(MPI_COMM_WORLD, &share) == FUPERMOD_SUCCESS;
+    if (share != MPI_COMM_NULL) {
+      MPI_Comm_size(share, &gsize);
+      MPI_Allreduce(&rank, &first, 1, MPI_INT, MPI_MIN, share);
+      MPI_Comm_free(&share);
+    }
+    good = good && gsize == (rank == 0 ? 0 : 3) && (rank == 0 || first == 1);
+    if (!good) fprintf(stderr, "rank %d (%s): a group of %d led by %d\n", rank, binds[rank], gsize, first);
+    sched_setaffinity(0, sizeof saved, &saved);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "share_comm groups the three processes whose bindings overlap on two cores (core:0-1, core:1, core:0), "
+            "not the unbound one");
+  } else {
+    skip("the overlapping core-sharing group needs 4 processes and 2 CPUs");
+  }
   for (int idle = 0; idle <= 1; idle++) {
     /* Filling: the fast process keeps running the kernel, untimed, while the others finish, so it
      * runs more often than it is timed, and its timed mean is still its own 4 ms; idle_wait: every
