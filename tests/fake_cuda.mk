@@ -5,13 +5,15 @@
 STANDIN_MAPS = tests/fake_cuda/cudart.map tests/fake_cuda/cublas.map tests/fake_cuda/cufft.map
 EXTRA_DIST += $(STANDIN_MAPS) tests/fake_cuda/standin.h tests/standin.sh tests/standin_check.h
 # Device descriptions for the simulated GPU ($FAKE_CUDA_SIM, docs/kernels.md "A simulated GPU").
-STANDIN_DEVICES = tests/fake_cuda/devices/h100.conf tests/fake_cuda/devices/h200.conf
+STANDIN_DEVICES = tests/fake_cuda/devices/h100.conf tests/fake_cuda/devices/h200.conf \
+  tests/fake_cuda/devices/h100.measured
 EXTRA_DIST += $(STANDIN_DEVICES)
 STANDIN_LDFLAGS = -shared -rpath /nowhere $(AM_LDFLAGS)
 # The test programs build everywhere (the sanitizer run takes every tests/test_*.c) and skip,
 # saying why, without the CUDA headers.
-check_PROGRAMS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels
-TESTS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels
+check_PROGRAMS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels \
+  tests/test_cuda_heldout
+TESTS += tests/test_cuda_standin tests/test_cuda_sim tests/test_cuda_calib tests/test_cuda_kernels tests/test_cuda_heldout
 if HAVE_CUDA
 check_LTLIBRARIES += tests/fake_cuda/libcudart.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcufft.la
 STANDIN_LIBS = tests/fake_cuda/libcufft.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcudart.la
@@ -51,6 +53,12 @@ tests_test_cuda_sim_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
 tests_test_cuda_calib_SOURCES = tests/test_cuda_calib.c tests/tap.h tests/standin_check.h
 tests_test_cuda_calib_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 tests_test_cuda_calib_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread
+# The simulated H100 refitted on its calibration rows and judged on its held-out rows
+# (tests/fake_cuda/devices/h100.measured), the out-of-card rows with the plan of libfupermod_ooc.
+tests_test_cuda_heldout_SOURCES = tests/test_cuda_heldout.c tests/tap.h tests/standin_check.h tests/fake_cuda/standin.h
+tests_test_cuda_heldout_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
+  -DSTANDIN_DEVICES='"$(abs_top_srcdir)/tests/fake_cuda/devices"'
+tests_test_cuda_heldout_LDADD = $(STANDIN_LIBS) libfupermod_ooc.la $(TEST_LDADD) -ldl -lpthread
 # Today's GPU kernels and out-of-card executor on two stand-in devices with small memories.
 tests_test_cuda_kernels_SOURCES = tests/test_cuda_kernels.c tests/tap.h tests/standin_check.h
 tests_test_cuda_kernels_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)

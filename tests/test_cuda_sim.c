@@ -1,8 +1,9 @@
 /* The stand-in CUDA as a simulated H100 ($FAKE_CUDA_SIM=h100, docs/kernels.md "A simulated GPU"):
  * the virtual clock's arithmetic on cases that wrong code fails (copy bandwidths, engines that
- * overlap or serialise, events that order, pageable copies that hold the host, GEMM rates, first
- * use), the host clock (fupermod_standin_sim_time, fupermod_time), the no-payload mode, the
- * adversarial order and the strict mode. Device times are read with events recorded after a long
+ * overlap or serialise, copies both ways that share the link, events that order, pageable copies
+ * that hold the host, GEMM rates, FFT launches, strided FFTs, first use), the host clock
+ * (fupermod_standin_sim_time, fupermod_time), the no-payload mode, the adversarial order and the
+ * strict mode. Device times are read with events recorded after a long
  * GEMM ("the blocker"), so that the real time the host spends between calls, however loaded this
  * machine is, does not move them. */
 #include "config.h"
@@ -28,6 +29,10 @@ STANDIN_SKIP_MAIN
 #define PINNED 55e9
 #define PAGEABLE 8e9
 #define LAT 5e-6
+#define DUPLEX 0.75
+#define FFT_LAUNCH 5e-6
+#define FFT_RATE 3358e9
+#define HBM 3.35e12
 /* The host's real time between two calls counts on its virtual clock: a loaded machine may
  * deschedule it for tens of ms. 0.1 s still tells every mistake apart (a second first use is
  * 0.14 s more, a pageable copy counted twice 0.125 s, a held host waits for the 0.148 s blocker). */
@@ -113,7 +118,24 @@ static void copies(void) {
   cudaMemcpyAsync(d1, p1, (size_t)GB, cudaMemcpyHostToDevice, s2);
   cudaMemcpyAsync(p2, d2, (size_t)GB, cudaMemcpyDeviceToHost, s3);
   t = finish();
-  ok(near(t, LAT + GB / PINNED), "copies in opposite directions on two streams overlap: %.6f s", t);
+  /* the copy up keeps its rate; the copy down, queued beside it, moves at 2 duplex - 1 of its rate
+   * until the copy up ends (half of its gigabyte), then at its own */
+  ok(near(t, LAT + (1 + (1 - (2 * DUPLEX - 1))) * GB / PINNED),
+     "copies in opposite directions on two streams overlap, sharing the link (duplex %g): %.6f s", DUPLEX, t);
+  start();
+  cudaMemcpyAsync(d1, p1, (size_t)GB, cudaMemcpyHostToDevice, s2);
+  cudaMemcpyAsync(p2, d2, (size_t)GB / 2, cudaMemcpyDeviceToHost, s3);
+  cudaMemcpyAsync(p2, d2, (size_t)GB / 2, cudaMemcpyDeviceToHost, s3);
+  t = finish();
+  ok(near(t, 2 * LAT + (1 + (1 - (2 * DUPLEX - 1))) * GB / PINNED),
+     "the link's share holds across copies: one up beside two down of half the size: %.6f s", t);
+  start();
+  cudaMemcpyAsync(d1, p1, (size_t)GB, cudaMemcpyHostToDevice, s2);
+  cudaEventRecord(ev, s2);
+  cudaStreamWaitEvent(s3, ev, 0);
+  cudaMemcpyAsync(p2, d2, (size_t)GB, cudaMemcpyDeviceToHost, s3);
+  t = finish();
+  ok(near(t, 2 * (LAT + GB / PINNED)), "copies in opposite directions one after the other do not share: %.6f s", t);
   start();
   cudaMemcpyAsync(d1, p1, (size_t)GB, cudaMemcpyHostToDevice, s2);
   cudaMemcpyAsync(d2, p2, (size_t)GB, cudaMemcpyHostToDevice, s3);
@@ -174,6 +196,40 @@ static void compute(void) {
   ms = -1;
   cudaEventElapsedTime(&ms, e0, ev);
   ok(near(1e-3 * ms, tc), "cudaEventElapsedTime between the streams' events: %.6f s", 1e-3 * ms);
+}
+
+static void nothing(void *arg) { (void)arg; }
+
+/* Seconds of one FFT launch of the stand-in cuFFT's cost on stream s3 (c->m = 0: a launch of
+ * unknown shape). */
+static double fft_launch(const standin_cost *c) {
+  start();
+  fupermod_standin_enqueue_cost(s3, 0, c, nothing, NULL, NULL);
+  return finish();
+}
+
+/* An FFT's cost: its flops at the FFT rate plus a launch overhead; a strided one memory-bound at
+ * the sector efficiency where that is slower. */
+static void ffts(void) {
+  const double m = 16384, lg = 14;
+  standin_cost big = {STANDIN_COST_FFT, 5 * m * lg * m, m, m, 1, 0};
+  standin_cost unknown = {STANDIN_COST_FFT, 5 * m * lg * m, 0, 0, 0, 0};
+  standin_cost panel = {STANDIN_COST_FFT, 5 * m * lg * 4, m, 4, m, 0};
+  standin_cost contiguous = {STANDIN_COST_FFT, 5 * m * lg * 4, m, 4, 1, 0};
+  standin_cost small = {STANDIN_COST_FFT, 5 * 64 * 6 * 4096, 64, 4096, 4096, 0};
+  double t;
+  t = fft_launch(&unknown);
+  ok(near(t, LAT + big.flops / FFT_RATE), "an FFT of unknown shape costs its flops at the FFT rate: %.6f s", t);
+  t = fft_launch(&big);
+  ok(near(t, LAT + FFT_LAUNCH + big.flops / FFT_RATE), "a batched FFT launch adds its launch cost once: %.6f s", t);
+  t = fft_launch(&panel);
+  ok(near(t, LAT + FFT_LAUNCH + fmax(panel.flops / FFT_RATE, 2 * 16 * m * 4 / (HBM / 2))) &&
+         near(fft_launch(&contiguous), LAT + FFT_LAUNCH + contiguous.flops / FFT_RATE),
+     "a strided panel of 4 transforms of 16384 points: %.3g s, its launch most of it", t);
+  t = fft_launch(&small);
+  ok(near(t, LAT + FFT_LAUNCH + 2 * 16 * 64 * 4096 / (HBM / 2)) && 2 * 16 * 64 * 4096 / (HBM / 2) > small.flops / FFT_RATE,
+     "4096 strided transforms of 64 points are memory-bound at half the memory bandwidth (32-byte sectors): %.3g s, "
+     "not their flops' %.3g s", t, LAT + FFT_LAUNCH + small.flops / FFT_RATE);
 }
 
 /* The host's own time: real time between calls; and fupermod_time follows the virtual clock. */
@@ -353,6 +409,7 @@ int main(void) {
   }
   copies();
   compute();
+  ffts();
   host_clock();
   payload();
   adversarial();

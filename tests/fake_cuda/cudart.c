@@ -178,6 +178,9 @@ static double parse_size(const char *v) {
 
 enum { ENG_H2D, ENG_D2H, ENG_COMPUTE, ENG_NONE };
 #define MAXGEMM 64
+/* Copies of one direction still to be met by copies of the other (duplex): enough for every
+ * pipeline here; beyond it the oldest are forgotten, as if they had ended. */
+#define MAXBUSY 256
 
 /* The device description ($FAKE_CUDA_SIM) and the engines' clocks. */
 static struct {
@@ -185,9 +188,14 @@ static struct {
   char name[128];
   double mem, bw[2][2]; /* bw[pinned][device to host], bytes/s */
   double hbm, latency, fft, init, reg, k_half, mn_half, row;
+  double duplex, fft_launch, sector, row_eff; /* optional: 1, 0, 0, 1 time as descriptions without them */
   double gemm[MAXGEMM][4]; /* m n k FLOP/s */
   int ngemm;
   double epoch, engine[MAXDEV][3], done[MAXDEV];
+  struct {
+    double a[MAXBUSY], b[MAXBUSY]; /* the data-moving intervals of a copy engine, in order */
+    int n;
+  } busy[MAXDEV][2];
   unsigned char touched[MAXDEV];
 } sim;
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
@@ -201,11 +209,20 @@ static __thread int host_started;
 /* Read description file f into sim; 0 or -1 with why. */
 static int sim_parse(FILE *f, char *why, size_t n) {
   static const char *const keys[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm", "latency",
-                                     "fft", "init", "register", "gemm_k_half", "gemm_mn_half", "pitched_row"};
+                                     "fft", "init", "register", "gemm_k_half", "gemm_mn_half", "pitched_row",
+                                     "duplex", "fft_launch", "sector", "pitched_eff"};
   double *vals[] = {&sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm, &sim.latency,
-                    &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row};
+                    &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row,
+                    &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff};
+  /* latency, init, pitched_row, fft_launch and sector may be 0; the last four keys may be left out,
+   * so that a description written before them times as it did */
+  enum {
+    ZERO_OK = (1 << 5) | (1 << 7) | (1 << 11) | (1 << 13) | (1 << 14),
+    OPTIONAL = (1 << 12) | (1 << 13) | (1 << 14) | (1 << 15)
+  };
   int seen[sizeof keys / sizeof keys[0]] = {0}, line = 0;
   char buf[512];
+  sim.duplex = sim.row_eff = 1;
   while (fgets(buf, sizeof buf, f)) {
     char *k = buf, *v, *e;
     size_t i;
@@ -237,8 +254,11 @@ static int sim_parse(FILE *f, char *why, size_t n) {
     }
   }
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-    if (!seen[i] || (*vals[i] == 0 && i != 5 && i != 7 && i != 11)) /* latency, init, pitched_row may be 0 */
+    if ((!seen[i] && !(OPTIONAL & (1 << i))) || (*vals[i] == 0 && !(ZERO_OK & (1 << i))))
       return snprintf(why, n, "no %s (> 0)", keys[i]), -1;
+  /* below one half, the copy queued second would never move (copy_end) */
+  if (sim.duplex < 0.5 || sim.duplex > 1) return snprintf(why, n, "duplex %g is not between 0.5 and 1", sim.duplex), -1;
+  if (sim.row_eff > 1) return snprintf(why, n, "pitched_eff %g is above 1", sim.row_eff), -1;
   if (!sim.ngemm) return snprintf(why, n, "no gemm line"), -1;
   return 0;
 }
@@ -374,11 +394,28 @@ static double gemm_rate(double m, double n, double k) {
   return sr / sw * gemm_curve(m, n, k);
 }
 
+/* An FFT launch: c->m points per transform, c->n transforms, input element stride c->k (cufft.c
+ * fills them; m = 0 means a caller that does not, timed by its flops alone). A launch costs
+ * fft_launch beside the latency. A strided one (k > 1) reads its input and writes its output
+ * at the stride, so each 16-byte element costs a whole memory sector: it is memory-bound at
+ * 16 / min(16 k, sector) of the device memory bandwidth where that is slower than its flops, as
+ * small transforms of large stride are. */
+static double fft_seconds(const standin_cost *c) {
+  double t = c->flops / sim.fft, eff, bytes;
+  if (!(c->m > 0 && c->n > 0)) return t;
+  if (c->k > 1 && sim.sector > 0) {
+    eff = fmin(1.0, 16.0 / fmin(16.0 * c->k, sim.sector));
+    bytes = 2.0 * 16.0 * c->m * c->n;
+    t = fmax(t, bytes / (sim.hbm * eff));
+  }
+  return sim.fft_launch + t;
+}
+
 static double cost_seconds(const standin_cost *c) {
   if (!c) return 0;
   switch (c->kind) {
   case STANDIN_COST_GEMM: return c->m > 0 && c->n > 0 && c->k > 0 ? c->flops / gemm_rate(c->m, c->n, c->k) : 0;
-  case STANDIN_COST_FFT: return c->flops / sim.fft;
+  case STANDIN_COST_FFT: return fft_seconds(c);
   default: return c->bytes / sim.hbm;
   }
 }
@@ -492,6 +529,46 @@ static double sim_start(struct CUstream_st *s) {
   return t;
 }
 
+/* When a copy of cost seconds alone, starting at t on copy engine eng of device d, ends: while the
+ * other direction moves data, the link carries 2 duplex times one direction's bandwidth in all.
+ * The other direction's copies were timed when they were queued and keep their times, so this
+ * one, queued later, moves at 2 duplex - 1 of its bandwidth beside them: the pair's total is as
+ * described. Its own interval is kept for the copies of the other direction queued after it. */
+static double copy_end(int d, int eng, double t, double cost) {
+  const double rate = 2 * sim.duplex - 1, start = t;
+  int o = !eng, keep = 0, i;
+  if (sim.duplex >= 1) return t + cost;
+  /* the other direction's intervals that end before t can meet no later copy of this one */
+  for (i = 0; i < sim.busy[d][o].n; i++)
+    if (sim.busy[d][o].b[i] > t) {
+      sim.busy[d][o].a[keep] = sim.busy[d][o].a[i];
+      sim.busy[d][o].b[keep++] = sim.busy[d][o].b[i];
+    }
+  sim.busy[d][o].n = keep;
+  for (i = 0; i < keep && cost > 0; i++) {
+    double a = fmax(sim.busy[d][o].a[i], t), b = sim.busy[d][o].b[i];
+    if (a - t >= cost) break; /* done before the next of the other direction starts */
+    cost -= a - t;
+    t = a;
+    if ((b - t) * rate >= cost) {
+      t += cost / rate;
+      cost = 0;
+    } else {
+      cost -= (b - t) * rate;
+      t = b;
+    }
+  }
+  t += cost;
+  if (sim.busy[d][eng].n == MAXBUSY) {
+    memmove(sim.busy[d][eng].a, sim.busy[d][eng].a + 1, (MAXBUSY - 1) * sizeof(double));
+    memmove(sim.busy[d][eng].b, sim.busy[d][eng].b + 1, (MAXBUSY - 1) * sizeof(double));
+    sim.busy[d][eng].n--;
+  }
+  sim.busy[d][eng].a[sim.busy[d][eng].n] = start;
+  sim.busy[d][eng].b[sim.busy[d][eng].n++] = t;
+  return t;
+}
+
 /* Time an operation queued now on s: on engine eng (ENG_NONE: none, and no latency) for cost
  * seconds. Its virtual completion time. */
 static double sim_queue(struct CUstream_st *s, int eng, double cost) {
@@ -500,13 +577,13 @@ static double sim_queue(struct CUstream_st *s, int eng, double cost) {
   sim_touch(s->dev);
   t = sim_start(s);
   if (eng != ENG_NONE) {
-    double ready = t;
-    t = fmax(t, sim.engine[s->dev][eng]) + sim.latency + cost;
+    double ready = t, begin = fmax(t, sim.engine[s->dev][eng]) + sim.latency;
+    t = eng == ENG_COMPUTE ? begin + cost : copy_end(s->dev, eng, begin, cost);
     sim.engine[s->dev][eng] = t;
     if (env_on("FAKE_CUDA_TRACE"))
       fprintf(stderr, "cuda stand-in trace: device %d stream %p engine %s ready %.6f start %.6f end %.6f\n", s->dev,
               (void *)s, eng == ENG_H2D ? "h2d" : eng == ENG_D2H ? "d2h" : "compute", ready,
-              t - cost - sim.latency, t);
+              begin - sim.latency, t);
   }
   s->vt = t;
   sim.done[s->dev] = fmax(sim.done[s->dev], t);
@@ -1160,8 +1237,8 @@ static int pinned(const void *p, size_t bytes) {
 }
 
 /* The engine and the simulated seconds of a copy of bytes between [dst, +dext) and [src, +sext)
- * (src NULL: a set) in rows separate pieces (0: contiguous); *pageable when its host side is not
- * page-locked. */
+ * (src NULL: a set), moved as rows separate rows (0: one piece); *pageable when its host side is
+ * not page-locked. */
 static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, size_t rows, double *cost,
                        int *pageable) {
   int dd = device_of(dst, dext) >= 0, sd = !src || device_of(src, sext) >= 0, up = !sd && dd;
@@ -1173,7 +1250,7 @@ static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, siz
   }
   if (!dd && !sd) return ENG_NONE; /* host to host: not modelled */
   *pageable = !pinned(up ? src : dst, up ? sext : dext);
-  *cost = (double)bytes / sim.bw[!*pageable][!up] + (double)rows * sim.row;
+  *cost = (double)bytes / (sim.bw[!*pageable][!up] * (rows ? sim.row_eff : 1)) + (double)rows * sim.row;
   return up ? ENG_H2D : ENG_D2H;
 }
 
@@ -1195,8 +1272,9 @@ static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t 
   if (!src && width && height && device_of(dst, dext) < 0) e = cudaErrorInvalidValue;
   else if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
   else if (width && height) {
-    /* a 2D copy whose rows are not contiguous on both sides moves row by row */
-    eng = copy_engine(dst, dext, src, sext, width * height, height > 1 && (width < dpitch || (src && width < spitch)) ? height : 0,
+    /* a 2D copy moves row by row, even where its rows are contiguous: the H100's in-card
+     * out-of-card GEMM rows (h100.measured), whose 2D copies have no gaps, are as slow as that */
+    eng = copy_engine(dst, dext, src, sext, width * height, height > 1 ? height : 0,
                       &cost, &pageable);
     if (pageable && !blocking && env_on("FAKE_CUDA_STRICT")) {
       fupermod_standin_note("asynchronous copy of %zu bytes with pageable host memory (FAKE_CUDA_STRICT)",
