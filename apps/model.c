@@ -38,6 +38,45 @@ static void add_msg(const int *grp, int i, int q, double t, double ci, double *s
   if (grp && grp[i] == grp[q]) in[q] += t, inci[q] += ci;
 }
 
+/* One SUMMA step's messages. Between processes of one host (host NULL: every process on one)
+ * they are copied by the processes' own cores: per process, what it sends (s) and receives (r),
+ * and the repeats within groups (in), added to its update. Between hosts the network moves them
+ * while the update computes (apps/summa.c tests them between chunks of it): per host, the time
+ * of what leaves it (out) and what reaches it (into) through its one link, which its processes'
+ * messages share; wire[i]: process i has some. */
+typedef struct {
+  const int *grp, *host;
+  int p, H;
+  double *s, *r, *sci, *rci, *in, *inci;
+  double *out, *into, *outci, *intoci;
+  int *wire;
+} step_msgs;
+
+static void step_clear(step_msgs *m) {
+  for (int i = 0; i < m->p; i++) m->s[i] = m->r[i] = m->sci[i] = m->rci[i] = m->in[i] = m->inci[i] = 0, m->wire[i] = 0;
+  for (int h = 0; h < m->H; h++) m->out[h] = m->into[h] = m->outci[h] = m->intoci[h] = 0;
+}
+
+static void step_add(step_msgs *m, int i, int q, double t, double ci) {
+  if (!m->host || m->host[i] == m->host[q]) {
+    add_msg(m->grp, i, q, t, ci, m->s, m->r, m->sci, m->rci, m->in, m->inci);
+    return;
+  }
+  m->out[m->host[i]] += t, m->outci[m->host[i]] += ci;
+  m->into[m->host[q]] += t, m->intoci[m->host[q]] += ci;
+  m->wire[i] = m->wire[q] = 1;
+}
+
+/* Process i's wire time in the step: the busier direction of its host's link (0 without any). */
+static double step_wire(const step_msgs *m, int i, double *ci) {
+  int h;
+  *ci = 0;
+  if (!m->wire[i]) return 0;
+  h = m->host[i];
+  *ci = m->out[h] >= m->into[h] ? m->outci[h] : m->intoci[h];
+  return m->out[h] >= m->into[h] ? m->out[h] : m->into[h];
+}
+
 /* Per process, its group's messages (cal's group): the sum over the members of what each sends and
  * receives (r may be NULL: in s already), less the repeats; without groups, its own. */
 static void group_sum(int p, const int *grp, const double *s, const double *r, const double *in, double *out) {
@@ -50,12 +89,10 @@ static void group_sum(int p, const int *grp, const double *s, const double *r, c
     if (grp && grp[i] >= 0 && grp[i] < i) out[i] = out[grp[i]];
 }
 
-/* Messages of the pivot starting at column kc0, kb wide: per process the time of what it sends
- * (s) and receives (r), with their half-widths, and the repeats within groups (in, add_msg). */
-static int pivot_msgs(const fupermod_comm *cm, const int *grp, int p, const ext_t *e, int kc0, int kb, double *s,
-                      double *r, double *sci, double *rci, double *in, double *inci) {
-  int rc = FUPERMOD_SUCCESS;
-  for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
+/* Messages of the pivot starting at column kc0, kb wide, into m (step_msgs). */
+static int pivot_msgs(const fupermod_comm *cm, step_msgs *m, const ext_t *e, int kc0, int kb) {
+  int rc = FUPERMOD_SUCCESS, p = m->p;
+  step_clear(m);
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS; i++) {
     int have_a = kc0 >= e[i].col0 && kc0 < e[i].col0 + e[i].cols, have_b = kc0 >= e[i].row0 && kc0 < e[i].row0 + e[i].rows;
     if (e[i].rows == 0 || e[i].cols == 0 || (!have_a && !have_b)) continue;
@@ -66,15 +103,13 @@ static int pivot_msgs(const fupermod_comm *cm, const int *grp, int p, const ext_
       if (have_a && !(kc0 >= e[q].col0 && kc0 < e[q].col0 + e[q].cols)) {
         int lo = e[i].row0 > e[q].row0 ? e[i].row0 : e[q].row0;
         int hi = e[i].row0 + e[i].rows < e[q].row0 + e[q].rows ? e[i].row0 + e[i].rows : e[q].row0 + e[q].rows;
-        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
-          add_msg(grp, i, q, t, ci, s, r, sci, rci, in, inci);
+        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS) step_add(m, i, q, t, ci);
       }
       /* B: my columns of the pivot row, likewise along columns */
       if (rc == FUPERMOD_SUCCESS && have_b && !(kc0 >= e[q].row0 && kc0 < e[q].row0 + e[q].rows)) {
         int lo = e[i].col0 > e[q].col0 ? e[i].col0 : e[q].col0;
         int hi = e[i].col0 + e[i].cols < e[q].col0 + e[q].cols ? e[i].col0 + e[i].cols : e[q].col0 + e[q].cols;
-        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS)
-          add_msg(grp, i, q, t, ci, s, r, sci, rci, in, inci);
+        if (hi > lo && (rc = msg(cm, i, q, 8.0 * (hi - lo) * kb, &t, &ci)) == FUPERMOD_SUCCESS) step_add(m, i, q, t, ci);
       }
     }
   }
@@ -83,17 +118,16 @@ static int pivot_msgs(const fupermod_comm *cm, const int *grp, int p, const ext_
 
 /* pivot_msgs on a layout with pieces: the transfers apps/summa.c posts for pivot k (one message per
  * intersection of a receiver's rows, or columns, with a piece holding the pivot; none for its own) */
-static int piece_msgs(const fupermod_comm *cm, const int *grp, fupermod_summa_plan *pl, fupermod_summa_xfer *x, int k,
-                      double *s, double *r, double *sci, double *rci, double *in, double *inci) {
+static int piece_msgs(const fupermod_comm *cm, step_msgs *m, fupermod_summa_plan *pl, fupermod_summa_xfer *x, int k) {
   int rc = FUPERMOD_SUCCESS, kb = pl->b < pl->n - k * pl->b ? pl->b : pl->n - k * pl->b;
-  for (int i = 0; i < pl->p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
+  step_clear(m);
   for (int kind = 0; kind < 2 && rc == FUPERMOD_SUCCESS; kind++) {
     long nx = fupermod_summa_plan_xfers(pl, k, kind, -1, x);
     for (long t = 0; t < nx && rc == FUPERMOD_SUCCESS; t++) {
       double tm, ci;
       if (x[t].from == x[t].to) continue;
       if ((rc = msg(cm, x[t].from, x[t].to, 8.0 * (x[t].hi - x[t].lo) * kb, &tm, &ci)) == FUPERMOD_SUCCESS)
-        add_msg(grp, x[t].from, x[t].to, tm, ci, s, r, sci, rci, in, inci);
+        step_add(m, x[t].from, x[t].to, tm, ci);
     }
   }
   return rc;
@@ -108,8 +142,10 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
                            const fupermod_comm *cm, const fupermod_app_cal *cal, fupermod_app_pred *out) {
   int rc, p, K, pieces;
   ext_t *e;
-  double *g, *gci, *s, *r, *sci, *rci, *c, *cci, *in, *inci, *G, *Gci;
-  const int *grp = cal ? cal->group : NULL;
+  double *g, *gci, *s, *r, *sci, *rci, *c, *cci, *in, *inci, *G, *Gci, *hosts = NULL;
+  const int *grp = cal ? cal->group : NULL, *host = cal ? cal->host : NULL;
+  int H = 0, *wire = NULL;
+  step_msgs m;
   fupermod_summa_plan pl;
   fupermod_summa_xfer *x = NULL;
   if (!l || !t || !out || n < 1 || b < 1)
@@ -138,13 +174,18 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
   }
   e = calloc((size_t)p, sizeof *e);
   g = calloc((size_t)p * 12, sizeof *g);
-  if (!e || !g) {
-    free(e), free(g), free(x);
+  for (int i = 0; host && i < p; i++)
+    if (host[i] >= H) H = host[i] + 1;
+  hosts = calloc(4 * (size_t)H + 1, sizeof *hosts);
+  wire = calloc((size_t)p, sizeof *wire);
+  if (!e || !g || !hosts || !wire) {
+    free(e), free(g), free(x), free(hosts), free(wire);
     fupermod_summa_plan_free(&pl);
     return fupermod_error(FUPERMOD_ERR_NOMEM, "summa predict: out of memory");
   }
   gci = g + p, s = g + 2 * p, r = g + 3 * p, sci = g + 4 * p, rci = g + 5 * p, c = g + 6 * p, cci = g + 7 * p;
   in = g + 8 * p, inci = g + 9 * p, G = g + 10 * p, Gci = g + 11 * p;
+  m = (step_msgs){grp, host, p, H, s, r, sci, rci, in, inci, hosts, hosts + H, hosts + 2 * H, hosts + 3 * H, wire};
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS && !pieces; i++)
     rc = fupermod_summa_extent(l, i, n, b, &e[i].row0, &e[i].rows, &e[i].col0, &e[i].cols);
   /* a full-width update's time per process (the last pivot, narrower, scales it) */
@@ -175,16 +216,17 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     if (out->comm) out->comm[i] = 0;
   }
   /* pivot 0's messages before the first update */
-  if (rc == FUPERMOD_SUCCESS && (rc = pieces ? piece_msgs(cm, grp, &pl, x, 0, s, r, sci, rci, in, inci)
-                                             : pivot_msgs(cm, grp, p, e, 0, b < n ? b : n, s, r, sci, rci, in, inci)) ==
+  if (rc == FUPERMOD_SUCCESS && (rc = pieces ? piece_msgs(cm, &m, &pl, x, 0) : pivot_msgs(cm, &m, e, 0, b < n ? b : n)) ==
                                     FUPERMOD_SUCCESS) {
     double first = 0, fci = 0;
     group_sum(p, grp, s, r, in, G);
     group_sum(p, grp, sci, rci, inci, Gci);
     for (int i = 0; i < p; i++) {
-      c[i] = msgs_of(cal) * G[i];
-      cci[i] = msgs_of(cal) * Gci[i];
-      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i]);
+      /* no update yet to hide the network's part behind */
+      double wci, wt = step_wire(&m, i, &wci);
+      c[i] = msgs_of(cal) * (G[i] + wt);
+      cci[i] = msgs_of(cal) * (Gci[i] + wci);
+      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i] + wt);
       if (c[i] > first) first = c[i], fci = cci[i];
     }
     out->time += first, out->ci += fci;
@@ -194,23 +236,27 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
     double w = (double)kb / b, step = 0, stci = 0;
     if (k + 1 < K) {
       int nkb = (k + 2) * b <= n ? b : n - (k + 1) * b;
-      if ((rc = pieces ? piece_msgs(cm, grp, &pl, x, k + 1, s, r, sci, rci, in, inci)
-                       : pivot_msgs(cm, grp, p, e, (k + 1) * b, nkb, s, r, sci, rci, in, inci)) != FUPERMOD_SUCCESS)
+      if ((rc = pieces ? piece_msgs(cm, &m, &pl, x, k + 1) : pivot_msgs(cm, &m, e, (k + 1) * b, nkb)) != FUPERMOD_SUCCESS)
         break;
     } else
-      for (int i = 0; i < p; i++) s[i] = r[i] = sci[i] = rci[i] = in[i] = inci[i] = 0;
+      step_clear(&m);
     group_sum(p, grp, s, r, in, G);
     group_sum(p, grp, sci, rci, inci, Gci);
     for (int i = 0; i < p; i++) {
-      double ci = msgs_of(cal) * G[i], cic = msgs_of(cal) * Gci[i];
+      /* the update and the copies within the host, or the network's part if it takes longer */
+      double wci, wt = step_wire(&m, i, &wci), busy = g[i] * w + msgs_of(cal) * G[i];
+      double bci = gci[i] * w + msgs_of(cal) * Gci[i], net = msgs_of(cal) * wt;
       if (out->comp) out->comp[i] += g[i] * w;
-      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i]);
-      if (g[i] * w + ci > step) step = g[i] * w + ci, stci = gci[i] * w + cic;
+      if (out->comm) out->comm[i] += msgs_of(cal) * (s[i] + r[i] + wt);
+      if (busy > step) step = busy, stci = bci;
+      if (net > step) step = net, stci = msgs_of(cal) * wci;
     }
     out->time += step, out->ci += stci;
   }
   free(e);
   free(g);
+  free(hosts);
+  free(wire);
   free(x);
   fupermod_summa_plan_free(&pl);
   return rc;

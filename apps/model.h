@@ -40,6 +40,9 @@ typedef struct fupermod_app_cal {
   const int *group;   /* group[i]: the lowest rank of the processes that time-share process i's
                        * cores (NULL: none do). Their messages take turns on those cores: a
                        * group's messages add up (one between two members counts once) */
+  const int *host;    /* host[i]: process i's host, numbered from 0 (NULL: all on one). SUMMA's
+                       * messages between hosts cross their links while the update computes,
+                       * sharing each host's link; within a host the cores copy them */
 } fupermod_app_cal;
 
 /* A whole-run prediction. comp and comm (p entries each, caller's arrays, may be NULL): per

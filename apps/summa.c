@@ -698,21 +698,29 @@ allocated:
       /* only where another thread may call MPI; otherwise tests between the pieces' updates */
       started = use_thread && nxt->count > 0 && pthread_create(&th, NULL, progress_thread, &pa) == 0;
       for (int t = 0; t < nmine; t++) {
-        int j = mine[t], flag;
+        int j = mine[t], flag, cols = pl.cols[j];
         const double *ap = cur->apan + (size_t)pl.prow[j] * kb, *bp = cur->bpan + (size_t)pl.pcol[j] * kb;
         double *cp = C + pl.off[j];
-        g0 = fupermod_time();
-        c0 = fupermod_cpu_time();
-        if (!exec)
-          cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, pl.rows[j], pl.cols[j], kb, 1.0, ap, kb, bp, kb, 1.0, cp,
-                      pl.rows[j]);
-        else if (rc == FUPERMOD_SUCCESS)
-          rc = fupermod_exec_dgemm(exec, FUPERMOD_EXEC_DGEMM_TRANS, pl.rows[j], pl.cols[j], kb, 1.0, ap, kb, bp, kb, 1.0,
-                                   cp, pl.rows[j], NULL);
-        note_gemm(compute, &trace_rc, g0, c0);
-        if (!started && nxt->count > 0 && t + 1 < nmine &&
-            (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS && mpi_err == MPI_SUCCESS)
-          mpi_err = err;
+        /* on the CPU a piece's update runs in column chunks with a test between them, as
+         * update_step's, so that the next pivot's messages move during it (MPI progresses only
+         * inside MPI calls), however few pieces a process has */
+        int chunk = exec ? cols : (cols + 3) / 4 < 128 ? 128 : (cols + 3) / 4;
+        for (int j0 = 0; j0 < cols; j0 += chunk) {
+          int w = cols - j0 < chunk ? cols - j0 : chunk;
+          g0 = fupermod_time();
+          c0 = fupermod_cpu_time();
+          if (!exec)
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, pl.rows[j], w, kb, 1.0, ap, kb, bp + (size_t)j0 * kb, kb,
+                        1.0, cp + (size_t)j0 * pl.rows[j], pl.rows[j]);
+          else if (rc == FUPERMOD_SUCCESS)
+            rc = fupermod_exec_dgemm(exec, FUPERMOD_EXEC_DGEMM_TRANS, pl.rows[j], cols, kb, 1.0, ap, kb, bp, kb, 1.0, cp,
+                                     pl.rows[j], NULL);
+          note_gemm(compute, &trace_rc, g0, c0);
+          if (!started && nxt->count > 0 && (t + 1 < nmine || j0 + w < cols) &&
+              (err = MPI_Testall(nxt->count, nxt->req, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS &&
+              mpi_err == MPI_SUCCESS)
+            mpi_err = err;
+        }
       }
       if (started) {
         atomic_store(&pa.stop, 1);

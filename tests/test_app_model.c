@@ -211,6 +211,27 @@ int main(void) {
     fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
     ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)) && near(comp[0], 2 * g0), "summa: calibrated updates");
   }
+  {
+    /* the same on two hosts: the next pivot's message crosses the network while the updates
+     * compute (a step lasts the longer of the two), pivot 0's before any update; on one host
+     * (host the same) it adds to the update as above */
+    static const int two[2] = {0, 1}, one[2] = {0, 0};
+    double g0 = 2 * speed[0], g1 = 2 * speed[1], m = lin(64), slow = 5000 * m, want;
+    fupermod_app_cal cal = {NULL, NULL, NULL, NULL, 0, 0, NULL, two};
+    pr = (fupermod_app_pred){0, 0, comp, comm};
+    fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
+    want = m + fmax(fmax(g0, g1), m) + fmax(g0, g1);
+    ok(near(pr.time, want) && near(comm[0], 2 * m) && near(comp[1], 2 * g1),
+       "summa on two hosts: the network's part hides behind the update (%g, want %g)", pr.time, want);
+    cal.msgs = slow / m; /* a message slower than the updates: the step is the message's */
+    fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
+    want = slow + fmax(fmax(g0, g1), slow) + fmax(g0, g1);
+    ok(slow > g0 && slow > g1 && near(pr.time, want), "summa on two hosts: a message slower than the update sets the step (%g, want %g)",
+       pr.time, want);
+    cal = (fupermod_app_cal){NULL, NULL, NULL, NULL, 0, 0, NULL, one};
+    fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
+    ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)), "summa on one host: the cores copy the messages (added)");
+  }
   pr = (fupermod_app_pred){0, 0, comp, comm};
   fupermod_summa_predict(l, 4, 2, t_of, NULL, NULL, NULL, &pr);
   ok(near(pr.time, 2 * 2 * speed[1]) && comm[0] == 0 && comm[1] == 0, "summa without links: computation alone");

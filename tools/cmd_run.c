@@ -273,7 +273,7 @@ static int run_app(const options *o, app_t *a, run_job *job) {
   double el, loo = NAN;
   char host[MPI_MAX_PROCESSOR_NAME] = "", *hostbuf = NULL;
   const char **hosts = NULL;
-  int *leader = NULL, *threads = NULL;
+  int *leader = NULL, *threads = NULL, *hostix = NULL;
   MPI_Comm share = MPI_COMM_NULL;
   run_exec ex = {0};
   run_model rm = {0};
@@ -341,6 +341,15 @@ static int run_app(const options *o, app_t *a, run_job *job) {
       FUPERMOD_SUCCESS)
     goto done;
   rm.m.cm = &job->links;
+  /* the hosts, numbered by their first rank: messages between them cross a network */
+  if ((hostix = malloc((size_t)size * sizeof *hostix)) && tp.nmap == size) {
+    for (int r = 0; r < size; r++) {
+      hostix[r] = r;
+      for (int q = 0; q < r && hostix[r] == r; q++)
+        if (strcmp(tp.map[q].host, tp.map[r].host) == 0) hostix[r] = hostix[q];
+    }
+    rm.m.host = hostix;
+  }
   if (rank == 0)
     for (int k = 0; k < nruns; k++) run_predict(&rm.m, &runs[k], all, a, leader, 0);
   if ((rc = run_calibrate(o, &tp, a, share, runs, nruns, &loo, &rm, &job->launch)) != FUPERMOD_SUCCESS) goto done;
@@ -382,6 +391,7 @@ done:
   free(all);
   free(hosts);
   free(leader);
+  free(hostix);
   free(threads);
   free(ex.node);
   if (share != MPI_COMM_NULL) MPI_Comm_free(&share);
