@@ -1,17 +1,20 @@
 /* A stand-in for cuFFT (libcufft.so.12) over FFTW, for tests without a GPU: double-precision
- * plans (Z2Z, D2Z, Z2D; rank 1 to 3; basic and advanced layouts as cuFFT defines them) are FFTW
- * plans made when the cuFFT plan is made, and executions are queued on the plan's stream of the
- * stand-in runtime (tests/fake_cuda/cudart.c). Transforms are unnormalised, CUFFT_FORWARD is
- * FFTW's -1. A plan's work area is device memory, charged to the device: none for a 1D size
- * whose prime factors are at most 7, else the size of the output (as cuFFT's multi-pass
- * algorithms need one); it is overwritten by each execution. Single precision is not provided. */
+ * plans (Z2Z, D2Z, Z2D; rank 1 to 3; basic and advanced layouts as cuFFT defines them, with the
+ * 64-bit sizes of cufftMakePlanMany64) are FFTW guru64 plans, and executions are queued on the
+ * plan's stream of the stand-in runtime (tests/fake_cuda/cudart.c). Transforms are unnormalised,
+ * CUFFT_FORWARD is FFTW's -1. A plan's work area is device memory, charged to the device: none
+ * for a 1D size whose prime factors are at most 7, else the size of the output (as cuFFT's
+ * multi-pass algorithms need one); it is overwritten by each execution. The FFTW plans are made
+ * only where a payload is computed: without one ($FAKE_CUDA_NOPAYLOAD) a plan of any size costs
+ * no host memory, and one made so is completed at its first execution with a payload.
+ * fupermod_cufft_standin_execs() counts the executions queued. Single precision is not provided. */
 #include "config.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <fftw3.h>
 #include <cufft.h>
 #include "tests/fake_cuda/standin.h"
@@ -20,11 +23,14 @@ STANDIN_EXPORT const char fupermod_cufft_standin[] = "fupermod stand-in";
 
 #define MAXPLANS 4096
 
+typedef long long ll;
+
 typedef struct {
-  int made, dev, auto_alloc, rank, batch;
+  int made, dev, auto_alloc, rank;
+  ll batch;
   cufftType type;
-  int n[3], inembed[3], onembed[3], istride, idist, ostride, odist; /* out-of-place layout */
-  int pin[3], pon[3], pidist, podist;                               /* in-place layout */
+  ll n[3], inembed[3], onembed[3], istride, idist, ostride, odist; /* out-of-place layout */
+  ll pin[3], pon[3], pidist, podist;                               /* in-place layout */
   cudaStream_t stream;
   size_t work;
   void *work_area;
@@ -35,6 +41,21 @@ typedef struct {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER; /* the table and the FFTW planner */
 static plan_t *plans[MAXPLANS];
 static int last;
+static long execs; /* executions queued, for tests that count launches */
+
+STANDIN_EXPORT long fupermod_cufft_standin_execs(void) {
+  long n;
+  pthread_mutex_lock(&mu);
+  n = execs;
+  pthread_mutex_unlock(&mu);
+  return n;
+}
+
+/* As the stand-in runtime reads $FAKE_CUDA_NOPAYLOAD. */
+static int payload(void) {
+  const char *v = getenv("FAKE_CUDA_NOPAYLOAD");
+  return !(v && *v && strcmp(v, "0") != 0);
+}
 
 static plan_t *plan_of(cufftHandle h) { return h >= 1 && h < MAXPLANS ? plans[h] : NULL; }
 
@@ -70,39 +91,39 @@ static int is_real_out(cufftType t) { return t == CUFFT_Z2D; }
 
 /* Logical sizes of one transform's input and output: the complex side of a real transform has
  * n/2 + 1 in its last dimension. */
-static void logical(const plan_t *p, int *in, int *out) {
+static void logical(const plan_t *p, ll *in, ll *out) {
   for (int d = 0; d < p->rank; d++) in[d] = out[d] = p->n[d];
   if (p->type == CUFFT_D2Z) out[p->rank - 1] = p->n[p->rank - 1] / 2 + 1;
   if (p->type == CUFFT_Z2D) in[p->rank - 1] = p->n[p->rank - 1] / 2 + 1;
 }
 
-static long long prod(const int *v, int rank) {
-  long long r = 1;
+static ll prod(const ll *v, int rank) {
+  ll r = 1;
   for (int d = 0; d < rank; d++) r *= v[d];
   return r;
 }
 
 /* Elements spanned by one transform of logical sizes n in an array of sizes embed. */
-static long long span(const int *n, const int *embed, int rank, int stride) {
-  long long s = 1, step = stride;
+static ll span(const ll *n, const ll *embed, int rank, ll stride) {
+  ll s = 1, step = stride;
   for (int d = rank - 1; d >= 0; d--) {
-    s += (long long)(n[d] - 1) * step;
+    s += (n[d] - 1) * step;
     step *= embed[d];
   }
   return s;
 }
 
-static int prime_factors_small(int n) {
-  for (int f = 2; f <= 7; f++)
+static int prime_factors_small(ll n) {
+  for (ll f = 2; f <= 7; f++)
     while (n % f == 0) n /= f;
   return n == 1;
 }
 
 /* The layouts of cuFFT's "Advanced Data Layout"; NULL embeds select the basic one, whose real
  * side is padded to 2 (n/2 + 1) in place. */
-static cufftResult layout(plan_t *p, int rank, const int *n, const int *inembed, int istride, int idist,
-                          const int *onembed, int ostride, int odist, cufftType type, int batch) {
-  int lin[3], lout[3];
+static cufftResult layout(plan_t *p, int rank, const ll *n, const ll *inembed, ll istride, ll idist, const ll *onembed,
+                          ll ostride, ll odist, cufftType type, ll batch) {
+  ll lin[3], lout[3];
   if (type != CUFFT_Z2Z && type != CUFFT_D2Z && type != CUFFT_Z2D) return CUFFT_INVALID_TYPE;
   if (rank < 1 || rank > 3 || !n || batch < 1) return CUFFT_INVALID_SIZE;
   for (int d = 0; d < rank; d++)
@@ -116,15 +137,15 @@ static cufftResult layout(plan_t *p, int rank, const int *n, const int *inembed,
     memcpy(p->inembed, lin, sizeof lin);
     memcpy(p->onembed, lout, sizeof lout);
     p->istride = p->ostride = 1;
-    p->idist = (int)prod(lin, rank);
-    p->odist = (int)prod(lout, rank);
+    p->idist = prod(lin, rank);
+    p->odist = prod(lout, rank);
     /* in place: the real side holds the complex side's elements */
     memcpy(p->pin, lin, sizeof lin);
     memcpy(p->pon, lout, sizeof lout);
     if (is_real_in(type)) p->pin[rank - 1] = 2 * lout[rank - 1];
     if (is_real_out(type)) p->pon[rank - 1] = 2 * lin[rank - 1];
-    p->pidist = (int)prod(p->pin, rank);
-    p->podist = (int)prod(p->pon, rank);
+    p->pidist = prod(p->pin, rank);
+    p->podist = prod(p->pon, rank);
   } else {
     if (istride < 1 || ostride < 1 || idist < 1 || odist < 1) return CUFFT_INVALID_VALUE;
     for (int d = 1; d < rank; d++)
@@ -143,9 +164,9 @@ static cufftResult layout(plan_t *p, int rank, const int *n, const int *inembed,
 
 /* Bytes spanned by the input (or output) of the whole batch, out of place or in place. */
 static size_t bytes(const plan_t *p, int out, int in_place) {
-  int lin[3], lout[3];
-  const int *embed = in_place ? (out ? p->pon : p->pin) : (out ? p->onembed : p->inembed);
-  long long dist = in_place ? (out ? p->podist : p->pidist) : (out ? p->odist : p->idist);
+  ll lin[3], lout[3];
+  const ll *embed = in_place ? (out ? p->pon : p->pin) : (out ? p->onembed : p->inembed);
+  ll dist = in_place ? (out ? p->podist : p->pidist) : (out ? p->odist : p->idist);
   int real = out ? is_real_out(p->type) : is_real_in(p->type);
   logical(p, lin, lout);
   return (size_t)((p->batch - 1) * dist + span(out ? lout : lin, embed, p->rank, out ? p->ostride : p->istride)) *
@@ -159,37 +180,54 @@ static void destroy_fftw(plan_t *p) {
   memset(p->p, 0, sizeof p->p);
 }
 
+/* Scratch arrays to plan on: reserved, never committed (FFTW_ESTIMATE does not touch them). */
+static void *scratch(size_t n) {
+  void *m = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return m == MAP_FAILED ? NULL : m;
+}
+
+/* FFTW's guru64 dimensions of one transform in an array of sizes embed, element stride stride. */
+static void dims_of(const plan_t *p, const ll *embed, ll stride, int out, fftw_iodim64 *d) {
+  ll step = stride;
+  for (int k = p->rank - 1; k >= 0; k--) {
+    if (out) d[k].os = step;
+    else d[k].n = p->n[k], d[k].is = step;
+    step *= embed[k];
+  }
+}
+
 /* FFTW plans for both placements (and both directions of Z2Z), on scratch arrays. Called with
  * mu held: the FFTW planner is not thread-safe. */
 static cufftResult make_fftw(plan_t *p) {
   const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
   size_t bi = bytes(p, 0, 0), bo = bytes(p, 1, 0), bp = bytes(p, 0, 1) > bytes(p, 1, 1) ? bytes(p, 0, 1) : bytes(p, 1, 1);
-  void *in = fftw_malloc(bi), *out = fftw_malloc(bo), *inplace = fftw_malloc(bp);
-  int lin[3], lout[3];
+  void *in = scratch(bi), *out = scratch(bo), *inplace = scratch(bp);
   cufftResult r = CUFFT_SUCCESS;
-  logical(p, lin, lout);
   if (!in || !out || !inplace) r = CUFFT_ALLOC_FAILED;
   for (int ip = 0; ip < 2 && r == CUFFT_SUCCESS; ip++) {
     void *i = ip ? inplace : in, *o = ip ? inplace : out;
-    const int *ie = ip ? p->pin : p->inembed, *oe = ip ? p->pon : p->onembed;
-    int is = p->istride, os = p->ostride, id = ip ? p->pidist : p->idist, od = ip ? p->podist : p->odist;
+    fftw_iodim64 d[3], h = {p->batch, ip ? p->pidist : p->idist, ip ? p->podist : p->odist};
+    dims_of(p, ip ? p->pin : p->inembed, p->istride, 0, d);
+    dims_of(p, ip ? p->pon : p->onembed, p->ostride, 1, d);
     if (p->type == CUFFT_Z2Z) {
-      p->p[ip][0] = fftw_plan_many_dft(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, FFTW_FORWARD, flags);
-      p->p[ip][1] = fftw_plan_many_dft(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, FFTW_BACKWARD, flags);
+      p->p[ip][0] = fftw_plan_guru64_dft(p->rank, d, 1, &h, i, o, FFTW_FORWARD, flags);
+      p->p[ip][1] = fftw_plan_guru64_dft(p->rank, d, 1, &h, i, o, FFTW_BACKWARD, flags);
       if (!p->p[ip][1]) r = CUFFT_SETUP_FAILED;
     } else if (p->type == CUFFT_D2Z)
-      p->p[ip][0] = fftw_plan_many_dft_r2c(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, flags);
+      p->p[ip][0] = fftw_plan_guru64_dft_r2c(p->rank, d, 1, &h, i, o, flags);
     else
-      p->p[ip][0] = fftw_plan_many_dft_c2r(p->rank, p->n, p->batch, i, ie, is, id, o, oe, os, od, flags);
+      p->p[ip][0] = fftw_plan_guru64_dft_c2r(p->rank, d, 1, &h, i, o, flags);
     if (!p->p[ip][0]) r = CUFFT_SETUP_FAILED;
   }
-  fftw_free(in), fftw_free(out), fftw_free(inplace);
+  if (in) munmap(in, bi ? bi : 1);
+  if (out) munmap(out, bo ? bo : 1);
+  if (inplace) munmap(inplace, bp ? bp : 1);
   if (r != CUFFT_SUCCESS) destroy_fftw(p);
   return r;
 }
 
-cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
-                              int ostride, int odist, cufftType type, int batch, size_t *work) {
+static cufftResult make_plan(cufftHandle h, int rank, const ll *n, const ll *inembed, ll istride, ll idist,
+                             const ll *onembed, ll ostride, ll odist, cufftType type, ll batch, size_t *work) {
   plan_t *p, q;
   cufftResult r;
   int dev = fupermod_standin_current();
@@ -205,7 +243,7 @@ cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int
       r = CUFFT_ALLOC_FAILED;
     }
     q.own_work = q.auto_alloc && q.work;
-    if (r == CUFFT_SUCCESS && (r = make_fftw(&q)) != CUFFT_SUCCESS && q.own_work) cudaFree(q.work_area);
+    if (r == CUFFT_SUCCESS && payload() && (r = make_fftw(&q)) != CUFFT_SUCCESS && q.own_work) cudaFree(q.work_area);
     if (r == CUFFT_SUCCESS) {
       q.made = 1;
       *p = q;
@@ -216,24 +254,47 @@ cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int
   return r;
 }
 
-/* The 64-bit interface: the stand-in computes with FFTW's int interface, so a plan whose sizes,
- * strides or extent do not fit an int is refused (CUFFT_INVALID_SIZE). */
+/* The int interface's sizes as the 64-bit one's. */
+static void widen(int rank, const int *v, ll *w) {
+  for (int d = 0; d < rank && d < 3; d++) w[d] = v[d];
+}
+
+cufftResult cufftMakePlanMany(cufftHandle h, int rank, int *n, int *inembed, int istride, int idist, int *onembed,
+                              int ostride, int odist, cufftType type, int batch, size_t *work) {
+  ll nl[3], il[3], ol[3];
+  if (rank < 1 || rank > 3 || !n) return CUFFT_INVALID_SIZE;
+  widen(rank, n, nl);
+  if (inembed) widen(rank, inembed, il);
+  if (onembed) widen(rank, onembed, ol);
+  return make_plan(h, rank, nl, inembed ? il : NULL, istride, idist, onembed ? ol : NULL, ostride, odist, type, batch, work);
+}
+
 cufftResult cufftMakePlanMany64(cufftHandle h, int rank, long long *n, long long *inembed, long long istride,
                                 long long idist, long long *onembed, long long ostride, long long odist, cufftType type,
                                 long long batch, size_t *work) {
-  int ni[3], ie[3], oe[3];
-  long long ext = batch * (idist > odist ? idist : odist);
-  if (rank < 1 || rank > 3 || !n) return CUFFT_INVALID_SIZE;
-  if (istride > INT_MAX || ostride > INT_MAX || idist > INT_MAX || odist > INT_MAX || batch > INT_MAX || ext > INT_MAX)
-    return CUFFT_INVALID_SIZE;
-  for (int d = 0; d < rank; d++) {
-    if (n[d] > INT_MAX || (inembed && inembed[d] > INT_MAX) || (onembed && onembed[d] > INT_MAX)) return CUFFT_INVALID_SIZE;
-    ni[d] = (int)n[d];
-    if (inembed) ie[d] = (int)inembed[d];
-    if (onembed) oe[d] = (int)onembed[d];
-  }
-  return cufftMakePlanMany(h, rank, ni, inembed ? ie : NULL, (int)istride, (int)idist, onembed ? oe : NULL, (int)ostride,
-                           (int)odist, type, (int)batch, work);
+  return make_plan(h, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, work);
+}
+
+/* The work area a plan of this layout would have. */
+static cufftResult estimate(int rank, const ll *n, const ll *inembed, ll istride, ll idist, const ll *onembed, ll ostride,
+                            ll odist, cufftType type, ll batch, size_t *work) {
+  plan_t q;
+  cufftResult r;
+  memset(&q, 0, sizeof q);
+  if (!work) return CUFFT_INVALID_VALUE;
+  if ((r = layout(&q, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch)) == CUFFT_SUCCESS)
+    *work = q.work;
+  return r;
+}
+
+cufftResult cufftGetSizeMany64(cufftHandle h, int rank, long long *n, long long *inembed, long long istride,
+                               long long idist, long long *onembed, long long ostride, long long odist, cufftType type,
+                               long long batch, size_t *work) {
+  int known;
+  pthread_mutex_lock(&mu);
+  known = plan_of(h) != NULL;
+  pthread_mutex_unlock(&mu);
+  return known ? estimate(rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch, work) : CUFFT_INVALID_PLAN;
 }
 
 cufftResult cufftMakePlan1d(cufftHandle h, int nx, cufftType type, int batch, size_t *work) {
@@ -285,13 +346,12 @@ cufftResult cufftPlan3d(cufftHandle *h, int nx, int ny, int nz, cufftType type) 
 
 cufftResult cufftEstimateMany(int rank, int *n, int *inembed, int istride, int idist, int *onembed, int ostride, int odist,
                               cufftType type, int batch, size_t *work) {
-  plan_t q;
-  cufftResult r;
-  memset(&q, 0, sizeof q);
-  if (!work) return CUFFT_INVALID_VALUE;
-  if ((r = layout(&q, rank, n, inembed, istride, idist, onembed, ostride, odist, type, batch)) == CUFFT_SUCCESS)
-    *work = q.work;
-  return r;
+  ll nl[3], il[3], ol[3];
+  if (rank < 1 || rank > 3 || !n) return CUFFT_INVALID_SIZE;
+  widen(rank, n, nl);
+  if (inembed) widen(rank, inembed, il);
+  if (onembed) widen(rank, onembed, ol);
+  return estimate(rank, nl, inembed ? il : NULL, istride, idist, onembed ? ol : NULL, ostride, odist, type, batch, work);
 }
 
 cufftResult cufftGetSize(cufftHandle h, size_t *work) {
@@ -397,6 +457,9 @@ static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int 
   } else if (!fupermod_standin_accessible(dev, in, bytes(p, 0, ip)) || !fupermod_standin_accessible(dev, out, bytes(p, 1, ip))) {
     fupermod_standin_note("cuFFT: data of plan %d not in device %d's memory", h, dev);
     r = CUFFT_EXEC_FAILED;
+  } else if (payload() && !p->p[0][0] && make_fftw(p) != CUFFT_SUCCESS) { /* made without a payload */
+    fupermod_standin_note("cuFFT: plan %d cannot be computed on the host (FFTW planned none)", h);
+    r = CUFFT_EXEC_FAILED;
   } else if (!(o = malloc(sizeof *o)))
     r = CUFFT_ALLOC_FAILED;
   else {
@@ -413,8 +476,11 @@ static cufftResult exec(cufftHandle h, cufftType type, void *in, void *out, int 
   }
   pthread_mutex_unlock(&mu);
   if (r != CUFFT_SUCCESS) return r;
-  return fupermod_standin_enqueue_cost(s, dev, &cost, run_fft, free, o) == cudaSuccess ? CUFFT_SUCCESS
-                                                                                       : CUFFT_EXEC_FAILED;
+  if (fupermod_standin_enqueue_cost(s, dev, &cost, run_fft, free, o) != cudaSuccess) return CUFFT_EXEC_FAILED;
+  pthread_mutex_lock(&mu);
+  execs++;
+  pthread_mutex_unlock(&mu);
+  return CUFFT_SUCCESS;
 }
 
 cufftResult cufftExecZ2Z(cufftHandle h, cufftDoubleComplex *in, cufftDoubleComplex *out, int direction) {
