@@ -69,3 +69,9 @@ TESTS += tests/mpi_sim_gpu_np1
 tests_mpi_sim_gpu_np1_SOURCES = tests/mpi_sim_gpu.c tests/tap.h tests/standin_check.h
 tests_mpi_sim_gpu_np1_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 tests_mpi_sim_gpu_np1_LDADD = $(STANDIN_LIBS) libfupermod_apps.la $(TEST_LDADD) $(OPENBLAS_LIBS) -ldl -lpthread
+# The CUDA executor's device memory in one budget (plans, work area, buffers) on a small stand-in GPU.
+check_PROGRAMS += tests/test_cuda_memory
+TESTS += tests/test_cuda_memory
+tests_test_cuda_memory_SOURCES = tests/test_cuda_memory.c tests/tap.h tests/standin_check.h
+tests_test_cuda_memory_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_test_cuda_memory_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread -lm

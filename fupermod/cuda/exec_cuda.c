@@ -24,11 +24,20 @@
 #include "fupermod/exec_impl.h"
 #include "fupermod/cuda/device.h"
 
+/* A cuFFT plan, kept for the next FFT of its layout. Its work area is the executor's one shared
+ * area (every transform runs on the compute stream, one after another), so a plan holds only
+ * what cuFFT keeps for it on the device, as cudaMemGetInfo saw it made. */
 typedef struct plan {
   long n, howmany, stride, dist;
   cufftHandle h;
+  size_t work;        /* bytes of work area it needs */
+  double bytes;       /* device bytes it holds */
+  void *area;         /* the work area it was given */
+  unsigned long used; /* the operation that used it last (x->op) */
   struct plan *next;
 } plan;
+
+#define PLANS_MAX 32 /* plans kept: the least recently used goes first */
 
 typedef struct pinned {
   void *ptr;
@@ -68,8 +77,12 @@ typedef struct {
   size_t cap_C, cap_P, cap_G; /* elements allocated */
   /* FFTs */
   plan *plans;
-  double *dF;
-  size_t cap_F;
+  int nplans;
+  double plan_bytes; /* what the plans hold */
+  double *dF, *dW;   /* the FFT buffers; the plans' work area */
+  size_t cap_F, cap_W;
+  unsigned long op;  /* operations so far: a plan or buffer not used by this one is idle */
+  unsigned busy;     /* the buffers (B_*) this operation uses */
   pinned *pins;
   fupermod_exec_stats st;
 } cx;
@@ -78,28 +91,79 @@ static int fail(const cx *x, int code, const char *what, cudaError_t e) {
   return fupermod_error(code, "CUDA executor, device %d: %s: %s", x ? x->device : -1, what, cudaGetErrorString(e));
 }
 
-/* One budget: the buffers every operation keeps for its next call (the held C and its slots, the
- * streamed DGEMM's, the FFTs') count against the limit together; growing one frees those of the
- * others that no open session is using. */
-static void release_idle(cx *x, double **keep) {
-  double **all[] = {&x->dC, &x->dP, &x->dG, &x->dF};
-  size_t *caps[] = {&x->cap_C, &x->cap_P, &x->cap_G, &x->cap_F};
-  for (int i = 0; i < 4; i++) {
-    if (all[i] == keep || (keep == &x->dP && all[i] == &x->dC) || (i < 2 && x->active && x->held) || !*all[i]) continue;
-    cudaFree(*all[i]);
-    *all[i] = NULL;
-    *caps[i] = 0;
-  }
+/* One budget: what the executor keeps on the device for its next calls (the held C and its slots,
+ * the streamed DGEMM's blocks, the FFT buffers, the plans' work area and the plans themselves)
+ * stays within its limit together. What an operation needs is made room for by freeing what it
+ * does not use: idle plans first, least recently used first (a plan is cheaper to make again than
+ * the transfers a buffer saves), then idle buffers. */
+enum { B_C = 1, B_P = 2, B_G = 4, B_F = 8, B_W = 16, NBUFS = 5 };
+
+static double **buf_at(cx *x, int i, size_t **cap) {
+  double **all[NBUFS] = {&x->dC, &x->dP, &x->dG, &x->dF, &x->dW};
+  size_t *caps[NBUFS] = {&x->cap_C, &x->cap_P, &x->cap_G, &x->cap_F, &x->cap_W};
+  *cap = caps[i];
+  return all[i];
 }
 
-/* a device buffer of at least n doubles, grown as needed (its contents are not kept) */
+static double in_use(const cx *x) {
+  return 8.0 * (double)(x->cap_C + x->cap_P + x->cap_G + x->cap_F + x->cap_W) + x->plan_bytes;
+}
+
+static void plan_free(cx *x, plan **pp) {
+  plan *p = *pp;
+  *pp = p->next;
+  cufftDestroy(p->h);
+  x->plan_bytes -= p->bytes;
+  x->nplans--;
+  free(p);
+}
+
+/* The least recently used plan that this operation does not use (NULL: none). */
+static plan **idle_plan(cx *x) {
+  plan **lru = NULL;
+  for (plan **pp = &x->plans; *pp; pp = &(*pp)->next)
+    if ((*pp)->used != x->op && (!lru || (*pp)->used < (*lru)->used)) lru = pp;
+  return lru;
+}
+
+/* Free idle plans, then idle buffers, until bytes more fit in the limit (all = 1: everything
+ * idle); whether they fit. */
+static int make_room(cx *x, double bytes, int all) {
+  plan **pp;
+  while ((all || in_use(x) + bytes > x->limit) && (pp = idle_plan(x))) plan_free(x, pp);
+  for (int i = 0; i < NBUFS && (all || in_use(x) + bytes > x->limit); i++) {
+    size_t *cap;
+    double **b = buf_at(x, i, &cap);
+    if (!*b || (x->busy & (1u << i))) continue;
+    cudaFree(*b);
+    *b = NULL;
+    *cap = 0;
+  }
+  return in_use(x) + bytes <= x->limit;
+}
+
+/* A new operation: the plans and buffers of earlier ones are idle (a held C and its slots stay
+ * in use for their session). */
+static void begin_op(cx *x) {
+  x->op++;
+  x->busy = x->active && x->held ? B_C | B_P : 0;
+}
+
+/* a device buffer of at least n doubles, grown as needed within the limit (its contents are not
+ * kept) */
 static int grow(cx *x, double **buf, size_t *cap, size_t n, const char *what) {
   cudaError_t e;
+  for (int i = 0; i < NBUFS; i++) {
+    size_t *c;
+    if (buf_at(x, i, &c) == buf) x->busy |= 1u << i;
+  }
   if (n <= *cap) return FUPERMOD_SUCCESS;
   cudaFree(*buf);
   *buf = NULL;
   *cap = 0;
-  if (8.0 * ((double)(x->cap_C + x->cap_P + x->cap_G + x->cap_F) + (double)n) > x->limit) release_idle(x, buf);
+  if (!make_room(x, 8.0 * (double)n, 0))
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: %s (%.0f bytes) exceed the memory limit of %.0f "
+                          "bytes beside the %.0f in use", x->device, what, 8.0 * (double)n, x->limit, in_use(x));
   if ((e = cudaMalloc((void **)buf, n * sizeof(double))) != cudaSuccess) {
     cudaGetLastError();
     return fail(x, FUPERMOD_ERR_NOMEM, what, e);
@@ -153,8 +217,9 @@ static int events(cx *x, int make) {
 
 static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size_t dsize, char *pci, size_t psize) {
   cx *x;
-  int count = 0, prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS;
+  int count = 0, prev = kern_cuda_saved(), rc = FUPERMOD_SUCCESS, sharers, capped;
   size_t freeb = 0, total = 0;
+  char budget[64];
   struct cudaDeviceProp prop;
   cudaError_t e;
   double t0 = fupermod_time();
@@ -189,8 +254,15 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
     free(x);
     return kern_cuda_back(prev, rc);
   }
-  x->limit = 0.9 * (double)freeb;
-  if (o->mem_limit > 0 && o->mem_limit < x->limit) x->limit = o->mem_limit;
+  /* the processes of the configuration that use this device share it, whoever opens first;
+   * an explicit limit is taken as it is, within what is free */
+  sharers = o->device_sharers > 1 ? o->device_sharers : 1;
+  x->limit = o->mem_limit > 0 ? o->mem_limit : 0.9 * (double)total / sharers;
+  capped = x->limit > (double)freeb;
+  if (capped) x->limit = (double)freeb;
+  if (o->mem_limit > 0) snprintf(budget, sizeof budget, "mem_limit");
+  else if (sharers > 1) snprintf(budget, sizeof budget, "90 %% of its memory / %d processes", sharers);
+  else snprintf(budget, sizeof budget, "90 %% of its memory");
   if (cudaDeviceGetPCIBusId(pci, (int)psize, x->device) != cudaSuccess) {
     cudaGetLastError();
     if (psize) pci[0] = '\0';
@@ -199,8 +271,9 @@ static int x_open(const fupermod_exec_opts *o, void **impl, char *describe, size
     cudaGetLastError();
     snprintf(prop.name, sizeof prop.name, "unknown");
   }
-  snprintf(describe, dsize, "cuda device %d (%s, PCI %s, %.1f GB, limit %.2f GB, %d host thread%s)", x->device, prop.name,
-           psize && pci[0] ? pci : "?", (double)total / 1e9, x->limit / 1e9, o->threads, o->threads == 1 ? "" : "s");
+  snprintf(describe, dsize, "cuda device %d (%s, PCI %s, %.1f GB, limit %.2f GB: %s%s, %d host thread%s)", x->device,
+           prop.name, psize && pci[0] ? pci : "?", (double)total / 1e9, x->limit / 1e9, budget,
+           capped ? ", capped at the free memory" : "", o->threads, o->threads == 1 ? "" : "s");
   x->st.first_use_s = fupermod_time() - t0;
   *impl = x;
   return kern_cuda_back(prev, FUPERMOD_SUCCESS);
@@ -215,17 +288,13 @@ static void x_close(void *impl) {
   cudaStreamSynchronize(x->ds);
   cudaStreamSynchronize(x->cs);
   cudaStreamSynchronize(x->s);
-  for (plan *p = x->plans, *next; p; p = next) {
-    next = p->next;
-    cufftDestroy(p->h);
-    free(p);
-  }
+  while (x->plans) plan_free(x, &x->plans);
   for (pinned *p = x->pins, *next; p; p = next) {
     next = p->next;
     cudaHostUnregister(p->ptr);
     free(p);
   }
-  cudaFree(x->dC), cudaFree(x->dP), cudaFree(x->dG), cudaFree(x->dF);
+  cudaFree(x->dC), cudaFree(x->dP), cudaFree(x->dG), cudaFree(x->dF), cudaFree(x->dW);
   events(x, 0);
   cublasDestroy(x->blas);
   cudaStreamDestroy(x->ds);
@@ -336,6 +405,7 @@ static int x_gemm_begin(void *impl, double *C, long m, long n, long ldc, long km
   x->held = 0;
   if (m == 0 || n == 0) return kern_cuda_back(prev, FUPERMOD_SUCCESS);
   cudaSetDevice(x->device);
+  begin_op(x);
   /* C stays on the device when it fits with two slots of panels (SLOTS, to hold back the last
    * updates, where they fit too); else each update tiles it */
   x->done = 0, x->planned = 0, x->nback = 0, x->next = 0;
@@ -520,6 +590,7 @@ static int run_job(cx *x, job *j, fupermod_exec_dgemm_info *info) {
   long tiles = 0, nblocks, ntiles;
   tile pend = {0, 0, 0, 0, 0, 0};
   int rc, pending = 0;
+  begin_op(x);
   if ((rc = job_fit(x, j)) != FUPERMOD_SUCCESS) return rc;
   nblocks = (j->M + j->mh - 1) / j->mh, ntiles = (j->N + j->nv - 1) / j->nv;
   if ((rc = grow(x, &x->dG, &x->cap_G, (size_t)job_elems(j), "the DGEMM's blocks")) != FUPERMOD_SUCCESS) return rc;
@@ -728,36 +799,68 @@ static int x_gemm_end(void *impl) {
   return kern_cuda_back(prev, drained(x, rc));
 }
 
-/* cuFFT's 64-bit plans: a batch whose elements reach 2^31 is planned as any other */
-static int plan_of(cx *x, const fupermod_exec_fft_layout *l, cufftHandle *out) {
-  plan *p;
+/* The plan of a layout, used by this operation: kept, or made within the limit (cuFFT's 64-bit
+ * interface: a batch whose elements reach 2^31 is planned as any other). Its work area comes from
+ * work_area. */
+static int plan_of(cx *x, const fupermod_exec_fft_layout *l, plan **out) {
+  plan *p, **pp;
   long long n = l->n, emb = l->n;
+  size_t f0 = 0, f1 = 0, total;
+  cufftResult r;
   for (p = x->plans; p; p = p->next)
     if (p->n == l->n && p->howmany == l->howmany && p->stride == l->stride && p->dist == l->dist) {
-      *out = p->h;
+      p->used = x->op;
+      *out = p;
       return FUPERMOD_SUCCESS;
     }
+  if (x->nplans >= PLANS_MAX && (pp = idle_plan(x))) plan_free(x, pp);
   if (!(p = calloc(1, sizeof *p))) return fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor: out of memory");
-  {
-    size_t work = 0;
-    cufftResult r = cufftCreate(&p->h);
-    if (r == CUFFT_SUCCESS)
-      r = cufftMakePlanMany64(p->h, 1, &n, &emb, l->stride, l->dist, &emb, l->stride, l->dist, CUFFT_Z2Z, l->howmany, &work);
-    if (r == CUFFT_SUCCESS && cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) r = CUFFT_INTERNAL_ERROR;
-    if (r != CUFFT_SUCCESS) {
-      cufftDestroy(p->h);
-      free(p);
-      /* the plan's work area is device memory too */
-      return fupermod_error(r == CUFFT_ALLOC_FAILED ? FUPERMOD_ERR_NOMEM : FUPERMOD_ERR_SYSTEM,
-                            "CUDA executor, device %d: cufftMakePlanMany64 cannot plan %ld transforms of %ld (stride %ld, "
-                            "distance %ld)%s", x->device, l->howmany, l->n, l->stride, l->dist,
-                            r == CUFFT_ALLOC_FAILED ? ": out of device memory for its work area" : "");
-    }
-  }
+  cudaMemGetInfo(&f0, &total);
+  r = cufftCreate(&p->h);
+  if (r == CUFFT_SUCCESS) r = cufftSetAutoAllocation(p->h, 0);
+  if (r == CUFFT_SUCCESS)
+    r = cufftMakePlanMany64(p->h, 1, &n, &emb, l->stride, l->dist, &emb, l->stride, l->dist, CUFFT_Z2Z, l->howmany, &p->work);
+  if (r == CUFFT_SUCCESS && cufftSetStream(p->h, x->s) != CUFFT_SUCCESS) r = CUFFT_INTERNAL_ERROR;
+  cudaMemGetInfo(&f1, &total);
+  cudaGetLastError();
+  p->bytes = f1 < f0 ? (double)(f0 - f1) : 0.0; /* another process's allocations may blur it */
   p->n = l->n, p->howmany = l->howmany, p->stride = l->stride, p->dist = l->dist;
+  p->used = x->op;
   p->next = x->plans;
   x->plans = p;
-  *out = p->h;
+  x->nplans++;
+  x->plan_bytes += p->bytes;
+  if (r != CUFFT_SUCCESS || !make_room(x, 0, 0)) {
+    plan_free(x, &x->plans);
+    return fupermod_error(r == CUFFT_ALLOC_FAILED || r == CUFFT_SUCCESS ? FUPERMOD_ERR_NOMEM : FUPERMOD_ERR_SYSTEM,
+                          "CUDA executor, device %d: cufftMakePlanMany64 cannot plan %ld transforms of %ld (stride %ld, "
+                          "distance %ld)%s", x->device, l->howmany, l->n, l->stride, l->dist,
+                          r == CUFFT_SUCCESS ? ": the plan does not fit in the memory limit" :
+                          r == CUFFT_ALLOC_FAILED ? ": out of device memory" : "");
+  }
+  *out = p;
+  return FUPERMOD_SUCCESS;
+}
+
+/* The shared work area, large enough for plans needing bytes (within the limit). */
+static int work_area(cx *x, size_t bytes) {
+  int rc = grow(x, &x->dW, &x->cap_W, (bytes + 7) / 8, "the FFT plans' work area");
+  if (rc == FUPERMOD_ERR_NOMEM)
+    rc = fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: cuFFT needs %zu bytes of work area beside the "
+                        "FFT's buffers: out of device memory for its work area (limit %.0f bytes)", x->device, bytes,
+                        x->limit);
+  return rc;
+}
+
+/* Execute plan p in place at at, with the shared work area. */
+static int plan_exec(cx *x, plan *p, void *at, int dir) {
+  if (p->work && p->area != (void *)x->dW) {
+    if (cufftSetWorkArea(p->h, x->dW) != CUFFT_SUCCESS)
+      return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftSetWorkArea failed", x->device);
+    p->area = x->dW;
+  }
+  if (cufftExecZ2Z(p->h, at, at, dir) != CUFFT_SUCCESS)
+    return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
   return FUPERMOD_SUCCESS;
 }
 
@@ -771,12 +874,14 @@ typedef struct {
   long units, q;  /* units in all, per batch */
 } fft_plan;
 
-/* The layout cuFFT plans for a batch of q units in a device buffer, and how many times it runs
- * there (a batch of whole blocks: once per block). */
-static fupermod_exec_fft_layout batch_layout(const fupermod_exec_fft_layout *l, const fft_plan *b, long q, int *runs) {
+/* The layout cuFFT plans for a batch of q units in a device buffer, how many times it runs there
+ * and how far apart (complex elements): whole blocks once per block, rows and columns once. */
+static fupermod_exec_fft_layout batch_layout(const fupermod_exec_fft_layout *l, const fft_plan *b, long q, int *runs,
+                                             size_t *step) {
   fupermod_exec_fft_layout one = *l;
-  *runs = b->kind == 0 ? (int)q : 1;
+  *runs = 1, *step = 0;
   if (b->kind == 2) return (fupermod_exec_fft_layout){l->n, q, q, 1, 1, 0};
+  if (b->kind == 0) *runs = (int)q, *step = (size_t)l->block_dist;
   if (b->kind == 1) one.howmany = q;
   one.blocks = 1, one.block_dist = 0;
   return one;
@@ -809,16 +914,14 @@ static int fft_copy(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b,
 
 /* the transforms of a batch of q units in the device buffer dev, on the compute stream */
 static int fft_exec(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b, long q, double *dev, int sign) {
-  int rc, nexec;
-  fupermod_exec_fft_layout one = batch_layout(l, b, q, &nexec);
-  cufftHandle h = 0;
-  if ((rc = plan_of(x, &one, &h)) != FUPERMOD_SUCCESS) return rc;
-  for (int k = 0; k < nexec; k++) {
-    cufftDoubleComplex *at = (cufftDoubleComplex *)dev + (b->kind == 0 ? (size_t)k * (size_t)l->block_dist : 0);
-    if (cufftExecZ2Z(h, at, at, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE) != CUFFT_SUCCESS)
-      return fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
-  }
-  return FUPERMOD_SUCCESS;
+  int rc, runs;
+  size_t step;
+  fupermod_exec_fft_layout one = batch_layout(l, b, q, &runs, &step);
+  plan *p = NULL;
+  if ((rc = plan_of(x, &one, &p)) != FUPERMOD_SUCCESS) return rc;
+  for (int k = 0; k < runs && rc == FUPERMOD_SUCCESS; k++)
+    rc = plan_exec(x, p, (cufftDoubleComplex *)dev + (size_t)k * step, sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE);
+  return rc;
 }
 
 static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, int sign) {
@@ -839,25 +942,31 @@ static int x_fft(void *impl, const fupermod_exec_fft_layout *l, double *data, in
   nbuf = b.units > b.q ? 3 : 1;
   while (b.q > 1 && (double)nbuf * (double)batch_span(l, &b, b.q) > cap) b.q = (b.q + 1) / 2;
   if (nbuf > 1 && (double)nbuf * (double)batch_span(l, &b, b.q) > cap) nbuf = 1, x->st.fallbacks++; /* no overlap */
-  /* the buffers and the plans' work areas: where the device has less than the limit says,
-   * smaller batches (and one buffer), counted in the statistics' fallbacks */
+  /* the plans, the buffers and the plans' work area, within the limit: where they do not fit,
+   * smaller batches (and one buffer), counted in the statistics' fallbacks; the plans of a
+   * larger batch are then idle, the first to make room */
+  begin_op(x);
   for (;;) {
-    cufftHandle h;
+    plan *p;
     int runs;
+    size_t step, work = 0;
     long tail = b.units % b.q;
+    x->op++;
     sp = batch_span(l, &b, b.q);
     if ((double)sp > cap)
       return kern_cuda_back(prev, fupermod_error(FUPERMOD_ERR_NOMEM, "CUDA executor, device %d: a transform of %ld (%.0f "
                                                  "bytes) exceeds the memory limit of %.0f bytes", x->device, l->n,
                                                  16.0 * (double)sp, x->limit));
-    rc = grow(x, &x->dF, &x->cap_F, 2 * sp * (size_t)nbuf, "the FFT buffers");
-    /* the plans of a full batch and of the last one (whole blocks: one plan for both) */
+    /* the plans of a full batch and of the last one (one plan where they are the same) */
     for (int last = 0; last < 2 && rc == FUPERMOD_SUCCESS; last++)
-      if (!last || (tail && b.kind != 0)) {
-        fupermod_exec_fft_layout one = batch_layout(l, &b, last ? tail : b.q, &runs);
-        rc = plan_of(x, &one, &h);
+      if (!last || tail) {
+        fupermod_exec_fft_layout one = batch_layout(l, &b, last ? tail : b.q, &runs, &step);
+        if ((rc = plan_of(x, &one, &p)) == FUPERMOD_SUCCESS && p->work > work) work = p->work;
       }
+    if (rc == FUPERMOD_SUCCESS) rc = grow(x, &x->dF, &x->cap_F, 2 * sp * (size_t)nbuf, "the FFT buffers");
+    if (rc == FUPERMOD_SUCCESS) rc = work_area(x, work);
     if (rc != FUPERMOD_ERR_NOMEM || (b.q == 1 && nbuf == 1)) break;
+    rc = FUPERMOD_SUCCESS;
     cudaFree(x->dF), x->dF = NULL, x->cap_F = 0;
     cudaGetLastError();
     if (nbuf > 1) nbuf = 1;
@@ -891,17 +1000,23 @@ static int x_fft2d(void *impl, long M, long N, double *data, int sign) {
   size_t total = (size_t)M * (size_t)N; /* complex elements */
   long q = M >= 32 ? (M + 15) / 16 : M; /* sixteen batches, each transformed as soon as it is up */
   int prev = kern_cuda_saved(), rc = FUPERMOD_ERR_NOMEM, dir = sign < 0 ? CUFFT_FORWARD : CUFFT_INVERSE;
-  cufftHandle hq = 0, ht = 0, hc = 0;
+  plan *hq = NULL, *ht = NULL, *hc = NULL;
   cudaSetDevice(x->device);
+  begin_op(x);
   if (16.0 * (double)total <= x->limit) rc = grow(x, &x->dF, &x->cap_F, 2 * total, "the 2D FFT's array");
   if (rc == FUPERMOD_SUCCESS) {
     fupermod_exec_fft_layout lq = {N, q, 1, N, 1, 0}, lt = {N, M % q, 1, N, 1, 0};
     if ((rc = plan_of(x, &lq, &hq)) == FUPERMOD_SUCCESS && (rc = plan_of(x, &cols, &hc)) == FUPERMOD_SUCCESS && M % q)
       rc = plan_of(x, &lt, &ht);
+    if (rc == FUPERMOD_SUCCESS) {
+      size_t work = hq->work > hc->work ? hq->work : hc->work;
+      rc = work_area(x, ht && ht->work > work ? ht->work : work);
+    }
   }
-  if (rc == FUPERMOD_ERR_NOMEM) { /* the array, or it and the plans' work areas, do not fit */
+  if (rc == FUPERMOD_ERR_NOMEM) { /* the array, or it and the plans' work area, do not fit */
     cudaGetLastError();
     x->st.fallbacks++;
+    cudaFree(x->dF), x->dF = NULL, x->cap_F = 0; /* the rows' and the columns' batches are smaller */
     rc = x_fft(impl, &rows, data, sign);
     return kern_cuda_back(prev, rc == FUPERMOD_SUCCESS ? x_fft(impl, &cols, data, sign) : rc);
   }
@@ -910,12 +1025,10 @@ static int x_fft2d(void *impl, long M, long N, double *data, int sign) {
     cufftDoubleComplex *at = (cufftDoubleComplex *)x->dF + (size_t)r0 * (size_t)N;
     if ((rc = copy_on(x, x->cs, 1, (double *)at, 2 * qq * N, data + 2 * (size_t)r0 * (size_t)N, 2 * qq * N, 2 * qq * N, 1)) ==
             FUPERMOD_SUCCESS &&
-        (rc = record(x, x->ev[EV_UP], x->cs)) == FUPERMOD_SUCCESS && (rc = after(x, x->s, x->ev[EV_UP])) == FUPERMOD_SUCCESS &&
-        cufftExecZ2Z(qq == q ? hq : ht, at, at, dir) != CUFFT_SUCCESS)
-      rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+        (rc = record(x, x->ev[EV_UP], x->cs)) == FUPERMOD_SUCCESS && (rc = after(x, x->s, x->ev[EV_UP])) == FUPERMOD_SUCCESS)
+      rc = plan_exec(x, qq == q ? hq : ht, at, dir);
   }
-  if (rc == FUPERMOD_SUCCESS && cufftExecZ2Z(hc, (cufftDoubleComplex *)x->dF, (cufftDoubleComplex *)x->dF, dir) != CUFFT_SUCCESS)
-    rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cufftExecZ2Z failed", x->device);
+  if (rc == FUPERMOD_SUCCESS) rc = plan_exec(x, hc, x->dF, dir);
   if (rc == FUPERMOD_SUCCESS && (rc = record(x, x->ev[EV_CHUNK], x->s)) == FUPERMOD_SUCCESS &&
       (rc = after(x, x->ds, x->ev[EV_CHUNK])) == FUPERMOD_SUCCESS)
     rc = copy_on(x, x->ds, 0, x->dF, 2 * (long)total, data, 2 * (long)total, 2 * (long)total, 1);
@@ -976,7 +1089,8 @@ static int x_reference(void *impl, int what, long a, long b, long c, double *sec
   float ms = 0;
   size_t n2 = (size_t)a * (size_t)b;
   cudaSetDevice(x->device);
-  release_idle(x, NULL); /* the executor's own buffers make room */
+  begin_op(x);
+  make_room(x, 0, 1); /* the executor's own buffers and plans make room */
   if (what == FUPERMOD_EXEC_REF_GEMM_XT) return kern_cuda_back(prev, ref_xt(x, a, b, c, seconds));
   if (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess)
     rc = fupermod_error(FUPERMOD_ERR_SYSTEM, "CUDA executor, device %d: cudaEventCreate failed", x->device);
