@@ -44,7 +44,8 @@ for app in dgemm fft; do
       ! echo "$choice" | grep -q "every distinct one"; echo $?)" "$app: the leave-one-out check within 10 % ($loo %): the usual race"
   fi
 done
-ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 6 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 10 ] &&
+# per calibration distribution (paraleph, even): its calibration runs (SUMMA 3, the 2D-FFT 5) and its rounds as one more
+ok "$([ "$(grep -c ',dgemm,1024,' "$OUT/models/calibration.csv")" -eq 8 ] && [ "$(grep -c ',fft,1024,' "$OUT/models/calibration.csv")" -eq 12 ] &&
   [ "$(grep -c ',dgemm,1024,' "$OUT/models/history.csv")" -ge 3 ]; echo $?)" \
   "its calibration runs and its distributions are kept beside the models"
 # a row per working process of each distinct distribution in history.csv
@@ -60,10 +61,10 @@ ok "$(awk -F, 'FNR == 1 { f++ } f == 1 && FNR > 2 { k = split($8, sh, " "); for 
 run 2
 ok $? "launch 2"
 # one run of its own checks the platform (all of them again where that one is off: a loaded host)
-ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 3 of earlier ones' "$TMPD/err2" &&
-  grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err2" &&
+ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 4 of earlier ones' "$TMPD/err2" &&
+  grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 6 of earlier ones' "$TMPD/err2" &&
   grep -q 'fupermod run: dgemm: calibration runs of the whole-run model: 1 on the paraleph distribution, 1 on the even one (with the earlier launches' "'"'runs)' "$TMPD/err2"; echo $?)" \
-  "launch 2 checks the platform with one calibration run and pools with the 3 and 5 kept"
+  "launch 2 checks the platform with one calibration run and pools with the 4 and 6 kept (launch 1's calibration runs and rounds)"
 grep 'fupermod run: .*calibrat' "$TMPD/err2" | sed 's/^/# /'
 # a 100x spike: a stalled host's run, whole run and factors 100 times the others
 awk -F, -v OFS=, '$5 == "dgemm" && !done { $1 = "spike"; $8 *= 100; n = split($9, f, " "); $9 = ""
@@ -71,7 +72,7 @@ awk -F, -v OFS=, '$5 == "dgemm" && !done { $1 = "spike"; $8 *= 100; n = split($9
 cat "$TMPD/spike" >>"$OUT/models/calibration.csv"
 run 3
 ok $? "launch 3, a 100x spike in the history"
-ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones (median [0-9.e-]* s); [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
+ok "$(grep -q 'fupermod run: dgemm: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 7 of earlier ones (median [0-9.e-]* s); [1-9][0-9]* outlying .* rejected' "$TMPD/err3"; echo $?)" \
   "the spike is rejected, not learned ($(grep 'dgemm: paraleph: calibration on' "$TMPD/err3"))"
 f2=$(factors dgemm 2) f3=$(factors dgemm 3)
 echo "# dgemm factors: launch 2: $f2; launch 3: $f3"
@@ -92,8 +93,8 @@ ok $? "launch 5, after the drift, --out elsewhere and --models the same"
 ok "$([ -s "$TMPD/other/report-fft.csv" ] && [ ! -e "$TMPD/other/models" ] &&
   grep -q 'fupermod run: .*models reused from '"$OUT/models" "$TMPD/err5"; echo $?)" \
   "launch 5 reports in its own directory and reuses the shared models, writing none of its own"
-ok "$(grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 5 of earlier ones' "$TMPD/err5"; echo $?)" \
-  "the runs before the drift no longer count: launch 5 pools with launch 4's 5 alone ($(grep 'fft: paraleph: calibration on' "$TMPD/err5"))"
+ok "$(grep -q 'fupermod run: fft: paraleph: calibration on [0-9]* runs* of this launch (median [0-9.e-]* s) and 6 of earlier ones' "$TMPD/err5"; echo $?)" \
+  "the runs before the drift no longer count: launch 5 pools with launch 4's 5 and its rounds alone ($(grep 'fft: paraleph: calibration on' "$TMPD/err5"))"
 "$FUPERMOD" model history "$OUT" >"$TMPD/hist" 2>&1
 ok $? "fupermod model history"
 sed 's/^/# /' "$TMPD/hist" | head -12

@@ -379,6 +379,8 @@ static int run_app(const options *o, app_t *a, run_job *job) {
     tool_run_report(&rep);
     if (tool_history_append(o->models, &job->launch, a, runs, nruns, best) != FUPERMOD_SUCCESS)
       fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
+    if (run_record_rounds(o, a, runs, nruns, leader, &job->launch) != FUPERMOD_SUCCESS)
+      fprintf(stderr, "fupermod run: warning: %s\n", fupermod_error_message());
   }
 done:
   for (int k = 0; k < nruns; k++) run_free(&runs[k]);

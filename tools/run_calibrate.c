@@ -39,10 +39,42 @@ static int grouped(const int *group, int i, int p) {
   return 0;
 }
 
+/* Per working process of base's distribution, what run r measured over what run_predict() gives
+ * for its share (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, the column phase
+ * on as many columns, and its own copies per byte) into fk (run_model's factors' layout; 0 for an
+ * idle process). Rank 0. */
+static void measured_factors(const app_t *a, const run_t *r, const run_t *base, const int *group, int size, double *fk) {
+  for (int i = 0; i < size; i++) {
+    long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
+    double t = base->dist->parts[i].t; /* one kernel run at d, as run_predict() gives it */
+    fk[i] = fk[size + i] = fk[2 * size + i] = 0;
+    if (d <= 0 || !(t > 0)) continue;
+    /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
+     * their phases also holds one's messages during another's update, and gaps where the two fall
+     * out of step, which the messages' model and the steps carry) */
+    if (!tool_app_fft(a)) fk[i] = r->meas_proc[i] / (t * a->iters);
+    else {
+      fk[i] = r->meas_rows[i] / t;
+      fk[size + i] = r->meas_cols[i] / (t * (double)c / (double)d);
+      fk[2 * size + i] = r->meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
+    }
+  }
+  /* A group time-sharing its cores ends a phase when its last member does: the members' own
+   * factors scatter between 1 and 1/members from run to run with how their phases fell in step
+   * (one finishing early on the cores the other then has alone), so each member takes the group's
+   * slowest, which is the phase's (the copies stay each member's own) */
+  for (int k = 0; group && k < 2; k++)
+    for (int g = 0; g < size; g++) {
+      double slowest = 0;
+      for (int i = 0; i < size; i++)
+        if (group[i] == g && fk[k * size + i] > slowest) slowest = fk[k * size + i];
+      for (int i = 0; i < size; i++)
+        if (group[i] == g && fk[k * size + i] > 0) fk[k * size + i] = slowest;
+    }
+}
+
 /* One calibration run on base's distribution (after its warm-up, as the rounds run): its whole
- * run, and on rank 0 per working process its computation over what run_predict() gives for its share
- * (SUMMA: the updates on its rectangle; the 2D-FFT: the row phase, the column phase on as many
- * columns, and its own copies per byte) into fk (run_model's factors' layout). Collective. */
+ * run, and on rank 0 its factors (measured_factors) into fk. Collective. */
 static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, const run_t *base, double *fk,
                            double *whole, fupermod_app_model *m) {
   options one = *o;
@@ -57,36 +89,33 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
   if (rc == FUPERMOD_SUCCESS) run_gather_reps(&one, &r, rank, size);
   m->shared = r.shared;
   *whole = r.meas_time;
-  for (int i = 0; fk && rc == FUPERMOD_SUCCESS && i < size; i++) {
-    long d = base->dist->parts[i].d, c = d; /* a square signal: as many columns as rows */
-    double t = base->dist->parts[i].t; /* one kernel run at d, as run_predict() gives it */
-    fk[i] = fk[size + i] = fk[2 * size + i] = 0;
-    if (d <= 0 || !(t > 0)) continue;
-    /* alone its wall time, in a group the CPU its cores gave the members' updates (the union of
-     * their phases also holds one's messages during another's update, and gaps where the two fall
-     * out of step, which the messages' model and the steps carry) */
-    if (!tool_app_fft(a)) fk[i] = r.meas_proc[i] / (t * a->iters);
-    else {
-      fk[i] = r.meas_rows[i] / t;
-      fk[size + i] = r.meas_cols[i] / (t * (double)c / (double)d);
-      fk[2 * size + i] = r.meas_copy[i] / (2 * 16.0 * (double)d * (double)a->n);
-    }
-  }
-  /* A group time-sharing its cores ends a phase when its last member does: the members' own
-   * factors scatter between 1 and 1/members from run to run with how their phases fell in step
-   * (one finishing early on the cores the other then has alone), so each member takes the group's
-   * slowest, which is the phase's (the copies stay each member's own) */
-  for (int k = 0; fk && m->group && rc == FUPERMOD_SUCCESS && k < 2; k++)
-    for (int g = 0; g < size; g++) {
-      double slowest = 0;
-      for (int i = 0; i < size; i++)
-        if (m->group[i] == g && fk[k * size + i] > slowest) slowest = fk[k * size + i];
-      for (int i = 0; i < size; i++)
-        if (m->group[i] == g && fk[k * size + i] > 0) fk[k * size + i] = slowest;
-    }
+  if (fk && rc == FUPERMOD_SUCCESS) measured_factors(a, &r, base, m->group, size, fk);
   r.dist = NULL;
   r.layout = NULL;
   run_free(&r);
+  return rc;
+}
+
+int run_record_rounds(const options *o, const app_t *a, const run_t *runs, int nruns, const int *group,
+                      const tool_launch *launch) {
+  int p = runs[0].dist->size, rc = FUPERMOD_SUCCESS;
+  tool_cal_runs r = {0};
+  double *fk = calloc(3 * (size_t)p, sizeof *fk);
+  if (!fk) return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  r.p = p;
+  /* each calibration distribution's rounds, as one more run of it (their mean), once however
+   * many names it has */
+  for (int k = 0; k < nruns && rc == FUPERMOD_SUCCESS; k++) {
+    int seen = 0;
+    for (int j = 0; j < k; j++) seen |= runs[j].calibrated && run_same_dist(runs[j].dist, runs[k].dist);
+    if (!runs[k].calibrated || seen || !(runs[k].meas_time > 0)) continue;
+    measured_factors(a, &runs[k], &runs[k], group, p, fk);
+    r.n = 0;
+    if ((rc = tool_cal_runs_add(&r, runs[k].meas_time, fk)) == FUPERMOD_SUCCESS)
+      rc = tool_history_cal_append(o->models, launch, a, runs[k].dist, &r, 0);
+  }
+  tool_cal_runs_free(&r);
+  free(fk);
   return rc;
 }
 

@@ -95,6 +95,10 @@ double run_area_time(int i, long area, void *ctx);
  * history of earlier launches, fitted into rm (rank 0); *loo the leave-one-out check's error. */
 int run_calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm share, run_t *runs, int nruns, double *loo,
                   run_model *rm, const tool_launch *launch);
+/* Rank 0, after the rounds: each calibration distribution's rounds appended to the calibration
+ * history as one more run (their mean), so that the next launch calibrates on them too. */
+int run_record_rounds(const options *o, const app_t *a, const run_t *runs, int nruns, const int *group,
+                      const tool_launch *launch);
 
 /* ---- the runs (tools/run_exec.c) ---- */
 void run_init(run_t *r, const char *label, fupermod_dist *dist);
