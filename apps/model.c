@@ -43,7 +43,7 @@ static void add_msg(const int *grp, int i, int q, double t, double ci, double *s
  * and the repeats within groups (in), added to its update. Between hosts the network moves them
  * while the update computes (apps/summa.c tests them between chunks of it): per host, the time
  * of what leaves it (out) and what reaches it (into) through its one link, which its processes'
- * messages share; wire[i]: process i has some. */
+ * messages share (step_wire); wire[i]: process i has some. */
 typedef struct {
   const int *grp, *host;
   int p, H;
@@ -67,14 +67,18 @@ static void step_add(step_msgs *m, int i, int q, double t, double ci) {
   m->wire[i] = m->wire[q] = 1;
 }
 
-/* Process i's wire time in the step: the busier direction of its host's link (0 without any). */
+/* Process i's wire time in the step: its host's link busy with every message leaving or reaching
+ * the host, one direction after the other (0 without any). The links are measured by ping-pong,
+ * one direction at a time, which cannot tell whether a link carries both at once; the virtual
+ * cluster's shaped links do not (docs/cluster.md), where a network that does is charged up to
+ * twice its time. */
 static double step_wire(const step_msgs *m, int i, double *ci) {
   int h;
   *ci = 0;
   if (!m->wire[i]) return 0;
   h = m->host[i];
-  *ci = m->out[h] >= m->into[h] ? m->outci[h] : m->intoci[h];
-  return m->out[h] >= m->into[h] ? m->out[h] : m->into[h];
+  *ci = m->outci[h] + m->intoci[h];
+  return m->out[h] + m->into[h];
 }
 
 /* Per process, its group's messages (cal's group): the sum over the members of what each sends and

@@ -42,7 +42,8 @@ typedef struct fupermod_app_cal {
                        * group's messages add up (one between two members counts once) */
   const int *host;    /* host[i]: process i's host, numbered from 0 (NULL: all on one). SUMMA's
                        * messages between hosts cross their links while the update computes,
-                       * sharing each host's link; within a host the cores copy them */
+                       * sharing each host's link, both directions; within a host the cores copy
+                       * them */
 } fupermod_app_cal;
 
 /* A whole-run prediction. comp and comm (p entries each, caller's arrays, may be NULL): per
