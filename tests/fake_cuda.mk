@@ -75,3 +75,9 @@ TESTS += tests/test_cuda_memory
 tests_test_cuda_memory_SOURCES = tests/test_cuda_memory.c tests/tap.h tests/standin_check.h
 tests_test_cuda_memory_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
 tests_test_cuda_memory_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread -lm
+# The CUDA executor's FFTs: the 2D-FFT's column phase in few cuFFT launches; 64-bit cuFFT sizes.
+check_PROGRAMS += tests/test_cuda_fft
+TESTS += tests/test_cuda_fft
+tests_test_cuda_fft_SOURCES = tests/test_cuda_fft.c tests/tap.h tests/standin_check.h
+tests_test_cuda_fft_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS)
+tests_test_cuda_fft_LDADD = $(STANDIN_LIBS) $(TEST_LDADD) -ldl -lpthread -lm

@@ -875,12 +875,19 @@ typedef struct {
 } fft_plan;
 
 /* The layout cuFFT plans for a batch of q units in a device buffer, how many times it runs there
- * and how far apart (complex elements): whole blocks once per block, rows and columns once. */
+ * and how far apart (complex elements). Whole blocks with fewer signals than the batch has
+ * blocks (the 2D FFT's column panels: a few interleaved columns each) run once per signal over
+ * all the batch's blocks, so a batch costs that many launches, not one a block; other blocks run
+ * once per block; rows and columns once. */
 static fupermod_exec_fft_layout batch_layout(const fupermod_exec_fft_layout *l, const fft_plan *b, long q, int *runs,
                                              size_t *step) {
   fupermod_exec_fft_layout one = *l;
   *runs = 1, *step = 0;
   if (b->kind == 2) return (fupermod_exec_fft_layout){l->n, q, q, 1, 1, 0};
+  if (b->kind == 0 && l->howmany < q) {
+    *runs = (int)l->howmany, *step = (size_t)l->dist;
+    return (fupermod_exec_fft_layout){l->n, q, l->stride, l->block_dist, 1, 0};
+  }
   if (b->kind == 0) *runs = (int)q, *step = (size_t)l->block_dist;
   if (b->kind == 1) one.howmany = q;
   one.blocks = 1, one.block_dist = 0;
