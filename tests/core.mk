@@ -53,7 +53,7 @@ tests_mpi_outliers_np2_SOURCES = tests/mpi_outliers.c tests/tap.h
 tests_mpi_outliers_np2_LDADD = $(TEST_LDADD)
 TOOL_TESTS = tests/tools_model.sh tests/tools_partition.sh tests/tools_build.sh tests/tools_run.sh tests/tools_failures.sh tests/tools_valgrind.sh \
   tests/tools_build_flags.sh tests/tools_outliers.sh tests/tools_run_reuse.sh tests/tools_run_threads.sh \
-  tests/tools_lock.sh tests/tools_additivity.sh tests/newcomer_mistakes.sh tests/tools_run_history.sh \
+  tests/tools_lock.sh tests/tools_additivity.sh tests/newcomer_mistakes.sh tests/tools_run_history.sh tests/tools_run_programs.sh \
   tests/tools_run_accuracy.sh tests/tools_run_algorithms.sh tests/tools_run_app.sh
 TESTS += $(TOOL_TESTS)
 EXTRA_DIST += $(TOOL_TESTS) tests/valgrind.supp

@@ -96,6 +96,47 @@ static int calibration_run(const options *o, tool_proc *tp, const app_t *a, MPI_
   return rc;
 }
 
+/* The application's own program's runs on set's distribution and hosts (MODELS/runs.csv) into
+ * past, as calibration runs: SUMMA's updates, the 2D-FFT's row and column phases over what
+ * run_predict() gives for each share, as measured_factors reads fupermod run's own (the 2D-FFT's
+ * copies are not recorded: no factor). A plug-in records what it names: not read. Rank 0; the runs
+ * added. */
+static int program_runs(const options *o, const app_t *a, const run_t *set, const tool_proc *tp, const int *group,
+                        tool_cal_runs *past) {
+  static const char *const fft_names[2] = {"rows", "cols"}, *const summa_names[1] = {"updates"};
+  int p = set->dist->size, fft = tool_app_fft(a), nn = fft ? 2 : 1, added = 0, rc;
+  const char **hosts = malloc((size_t)p * sizeof *hosts);
+  double *fk = calloc(3 * (size_t)p, sizeof *fk);
+  tool_app_runs ar;
+  run_t r;
+  if (a->ops || tp->nmap != p) {
+    free(hosts), free(fk);
+    return 0;
+  }
+  if (!hosts || !fk) {
+    free(hosts), free(fk);
+    return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  }
+  for (int i = 0; i < p; i++) hosts[i] = tp->map[i].host;
+  rc = tool_history_app_runs(o->models, fft ? "fft2d" : "summa", a->n, set->dist, hosts, nn, fft ? fft_names : summa_names, &ar);
+  run_init(&r, set->label, set->dist);
+  for (int k = 0; rc == FUPERMOD_SUCCESS && k < ar.n; k++) {
+    for (int i = 0; i < p; i++) {
+      const double *ph = ar.phases + ((size_t)k * p + i) * nn;
+      double v0 = ph[0] > 0 ? ph[0] : 0, v1 = fft && ph[1] > 0 ? ph[1] : 0;
+      if (fft) r.meas_rows[i] = v0, r.meas_cols[i] = v1, r.meas_copy[i] = 0;
+      else r.meas_proc[i] = v0;
+    }
+    measured_factors(a, &r, set, group, p, fk);
+    if ((rc = tool_cal_runs_add(past, ar.whole[k], fk)) == FUPERMOD_SUCCESS) added++;
+  }
+  r.dist = NULL;
+  run_free(&r);
+  tool_app_runs_free(&ar);
+  free(hosts), free(fk);
+  return rc == FUPERMOD_SUCCESS ? added : rc;
+}
+
 int run_record_rounds(const options *o, const app_t *a, const run_t *runs, int nruns, const int *group,
                       const tool_launch *launch) {
   int p = runs[0].dist->size, rc = FUPERMOD_SUCCESS;
@@ -143,7 +184,7 @@ static int drifted(const tool_cal_runs *past, const tool_cal_runs *now, double *
 /* The runs a set's fit uses (now's, and the history's unless the platform drifted) into *use; the
  * line saying so, with their medians and the runs rejected as outlying (rank 0). */
 static int set_runs(const options *o, const app_t *a, const char *label, const tool_cal_runs *past,
-                    const tool_cal_runs *now, int drift, tool_cal_runs *use) {
+                    const tool_cal_runs *now, int drift, int programs, tool_cal_runs *use) {
   int rej, rc = FUPERMOD_SUCCESS;
   double *f = malloc(3 * (size_t)now->p * sizeof *f), mn = NAN, mp = NAN, m;
   use->p = now->p;
@@ -162,6 +203,8 @@ static int set_runs(const options *o, const app_t *a, const char *label, const t
     fprintf(stderr, "fupermod run: %s: %s: calibration on %d run%s of this launch (median %.4g s) and %d of earlier ones",
             a->name, label, now->n, now->n == 1 ? "" : "s", mn, drift ? 0 : past->n);
     if (past->n > 0 && !drift) fprintf(stderr, " (median %.4g s)", mp);
+    if (programs > 0 && !drift)
+      fprintf(stderr, ", %d of them by the application's own program (%s/runs.csv)", programs, o->models);
     fprintf(stderr, "%s", rej ? "" : "\n");
   }
   if (rej) fprintf(stderr, "; %d outlying (a whole run beyond 5 MADs and 20 %% of the median) rejected\n", rej);
@@ -252,7 +295,7 @@ int run_calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   const int RUNS = tool_app_fft(a) ? 5 : 3;
   run_t *set[2] = {&runs[0], &runs[nruns - 1]};
   int nsets = nruns > 1 && !run_same_dist(runs[0].dist, runs[nruns - 1].dist) ? 2 : 1;
-  int rank, size, rc = FUPERMOD_SUCCESS, todo[2] = {RUNS, RUNS}, drift[2] = {0, 0};
+  int rank, size, rc = FUPERMOD_SUCCESS, todo[2] = {RUNS, RUNS}, drift[2] = {0, 0}, programs[2] = {0, 0};
   tool_cal_runs past[2] = {{0}, {0}}, now[2] = {{0}, {0}}, use[2] = {{0}, {0}};
   tool_cal_fit fit = {0};
   fupermod_app_model *m = &rm->m;
@@ -280,6 +323,7 @@ int run_calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
   }
   for (int s = 0; rank == 0 && s < nsets && rc == FUPERMOD_SUCCESS; s++) {
     rc = tool_history_cal_load(o->models, launch, a, set[s]->dist, &past[s]);
+    if (rc == FUPERMOD_SUCCESS && (programs[s] = program_runs(o, a, set[s], tp, m->group, &past[s])) < 0) rc = programs[s];
     if (past[s].n >= RUNS) todo[s] = 1;
   }
   if (rank == 0 && rc == FUPERMOD_SUCCESS && !(fk = calloc(3 * (size_t)size, sizeof *fk)))
@@ -309,7 +353,7 @@ int run_calibrate(const options *o, tool_proc *tp, const app_t *a, MPI_Comm shar
       fprintf(stderr, "fupermod run: %s: the platform drifted: whole runs of %.4g s on the %s distribution against %.4g s in "
                       "the history (%d runs): calibrated on this launch's runs alone\n", a->name, mn, set[s]->label, mp,
               past[s].n);
-    rc = set_runs(o, a, set[s]->label, &past[s], &now[s], drift[s], &use[s]);
+    rc = set_runs(o, a, set[s]->label, &past[s], &now[s], drift[s], programs[s], &use[s]);
   }
   if (rc != FUPERMOD_SUCCESS || !(rm->factors = calloc(3 * (size_t)size, sizeof *rm->factors))) goto done;
   if (tool_cal_fit_sets(use, nsets, ~0u, cal_predict, &pc, &fit) != FUPERMOD_SUCCESS) goto done;

@@ -181,6 +181,83 @@ int tool_history_cal_load(const char *out, const tool_launch *l, const app_t *a,
   return rc;
 }
 
+/* NAME=SECONDS in a space-separated list: the seconds, NAN where the name is absent. */
+static double phase_of(const char *list, const char *name) {
+  size_t n = strlen(name);
+  for (const char *s = list; s && *s;) {
+    while (*s == ' ') s++;
+    if (strncmp(s, name, n) == 0 && s[n] == '=') return strtod(s + n + 1, NULL);
+    s = strchr(s, ' ');
+  }
+  return NAN;
+}
+
+int tool_history_app_runs(const char *models, const char *app, long size, const fupermod_dist *d,
+                          const char *const *hosts, int nnames, const char *const *names, tool_app_runs *out) {
+  char path[4200], line[8192], *f[10], cur[64] = "";
+  int p = d->size, rc = FUPERMOD_SUCCESS, no = 0, seen = 0, match = 0;
+  double whole = NAN, *ph = calloc((size_t)p * nnames, sizeof *ph);
+  FILE *fp;
+  memset(out, 0, sizeof *out);
+  out->p = p, out->nnames = nnames;
+  if (!ph) return fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+  path_of(path, sizeof path, models, "runs.csv");
+  if (!(fp = fopen(path, "r"))) {
+    free(ph);
+    return errno == ENOENT ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_SYSTEM, "%s: %s", path, strerror(errno));
+  }
+  /* a run's lines come together, one per rank: it counts where every rank ran on the same host
+   * with the same share as rank r of d */
+  for (int more = 1; rc == FUPERMOD_SUCCESS && more;) {
+    long rank, sz, share;
+    char *end;
+    more = fgets(line, sizeof line, fp) != NULL;
+    if (more) no++;
+    if (more && (line[0] == '#' || strncmp(line, "launch,", 7) == 0)) continue;
+    if (more && (fields(line, f, 10) != 10 || (sz = strtol(f[4], &end, 10), *end) || (rank = strtol(f[5], &end, 10), *end) ||
+                 (share = strtol(f[7], &end, 10), *end) || rank < 0)) {
+      rc = fupermod_error(FUPERMOD_ERR_INPUT, "%s:%d: not an application run (launch,date,version,app,size,rank,host,"
+                          "share,whole,phases)", path, no);
+      break;
+    }
+    if (!more || strcmp(cur, f[0]) != 0) {
+      /* the run before is complete */
+      if (seen == p && match == p && whole > 0) {
+        double *w = realloc(out->whole, (size_t)(out->n + 1) * sizeof *w);
+        double *x = realloc(out->phases, (size_t)(out->n + 1) * p * nnames * sizeof *x);
+        if (w) out->whole = w;
+        if (x) out->phases = x;
+        if (!w || !x) {
+          rc = fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory");
+          break;
+        }
+        memcpy(out->phases + (size_t)out->n * p * nnames, ph, (size_t)p * nnames * sizeof *ph);
+        out->whole[out->n++] = whole;
+      }
+      if (!more) break;
+      snprintf(cur, sizeof cur, "%s", f[0]);
+      seen = match = 0;
+      whole = strtod(f[8], NULL);
+      for (int k = 0; k < p * nnames; k++) ph[k] = NAN;
+    }
+    seen++;
+    if (strcmp(f[3], app) == 0 && sz == size && rank < p && strcmp(f[6], hosts[rank]) == 0 && share == d->parts[rank].d) {
+      match++;
+      for (int k = 0; k < nnames; k++) ph[rank * nnames + k] = phase_of(f[9], names[k]);
+    }
+  }
+  fclose(fp);
+  free(ph);
+  if (rc != FUPERMOD_SUCCESS) tool_app_runs_free(out);
+  return rc;
+}
+
+void tool_app_runs_free(tool_app_runs *r) {
+  free(r->whole);
+  free(r->phases);
+  memset(r, 0, sizeof *r);
+}
+
 double tool_median(double *v, int n) {
   gsl_sort(v, 1, (size_t)n);
   return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);

@@ -40,6 +40,23 @@ int tool_history_cal_load(const char *models, const tool_launch *l, const app_t 
 int tool_history_cal_append(const char *models, const tool_launch *l, const app_t *a, const fupermod_dist *d,
                             const tool_cal_runs *r, int fresh);
 
+/* Runs of an application's own program kept in MODELS/runs.csv (apps/record.h, docs/formats.md
+ * "Application runs"): n runs of p processes, each its whole time and per rank the phases asked
+ * for (NAN where a line lacks one). */
+typedef struct {
+  int n, p, nnames;
+  double *whole;  /* n */
+  double *phases; /* n x p x nnames: run k, rank r, phase j at (k p + r) nnames + j */
+} tool_app_runs;
+
+/* The runs of app (as the program records it: "summa", "fft2d") of problem size `size` on p =
+ * d->size processes where every rank r ran on hosts[r] with share d->parts[r].d: the same
+ * distribution on the same hosts. Nothing where the file does not exist; a malformed line is an
+ * error naming it. */
+int tool_history_app_runs(const char *models, const char *app, long size, const fupermod_dist *d,
+                          const char *const *hosts, int nnames, const char *const *names, tool_app_runs *out);
+void tool_app_runs_free(tool_app_runs *r);
+
 /* Append the launch's distinct distributions of app a (as the report counts them) to
  * MODELS/history.csv, and their per-process phases to MODELS/phases.csv. */
 int tool_history_append(const char *models, const tool_launch *l, const app_t *a, const run_t *runs, int nruns, int best);
