@@ -34,8 +34,8 @@ static const char *SUB = "run";
 
 /* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
  * sharing cores record the union of their runs; 4: early finishers keep loading the machine;
- * 5: outlying repetitions rejected). */
-#define RUN_MODELS_REV 5
+ * 5: outlying repetitions rejected; 6: processes whose bindings overlap time-share their cores). */
+#define RUN_MODELS_REV 6
 
 uint64_t run_fnv(uint64_t h, const void *data, size_t n) {
   const unsigned char *s = data;
