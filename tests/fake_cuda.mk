@@ -18,10 +18,11 @@ if HAVE_CUDA
 check_LTLIBRARIES += tests/fake_cuda/libcudart.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcufft.la
 STANDIN_LIBS = tests/fake_cuda/libcufft.la tests/fake_cuda/libcublas.la tests/fake_cuda/libcudart.la
 TESTS += tests/standin_ooc.sh tests/standin_kernels.sh tests/standin_summa_hybrid.sh
+TESTS += tests/standin_gpunode.sh
 else
 STANDIN_LIBS =
 endif
-EXTRA_DIST += tests/standin_ooc.sh tests/standin_kernels.sh tests/standin_summa_hybrid.sh
+EXTRA_DIST += tests/standin_ooc.sh tests/standin_kernels.sh tests/standin_summa_hybrid.sh tests/standin_gpunode.sh
 tests_fake_cuda_libcudart_la_SOURCES = tests/fake_cuda/cudart.c tests/fake_cuda/standin.h
 tests_fake_cuda_libcudart_la_CPPFLAGS = $(AM_CPPFLAGS) $(CUDA_CFLAGS) \
   -DSTANDIN_DEVICES='"$(abs_top_srcdir)/tests/fake_cuda/devices"'
