@@ -4,7 +4,9 @@
  * device memory in use (cudaMemGetInfo, after each operation) never exceeds the executor's budget
  * and does not grow from one round to the next, and every result is right. The budget is, without
  * mem_limit, 90 % of the device's memory divided among the processes that share it
- * (device_sharers), and mem_limit where it is given. */
+ * (device_sharers), and mem_limit where it is given. The budget can hold only if the device's
+ * accounting sees the plans: the stand-in's cuFFT takes a plan's work area from the device's
+ * memory, as cudaMemGetInfo reports it. */
 #include "config.h"
 #ifndef FUPERMOD_HAVE_CUDA
 #include "tests/standin_check.h"
@@ -16,6 +18,7 @@ STANDIN_SKIP_MAIN
 #include <stdlib.h>
 #include <string.h>
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include "fupermod/fupermod.h"
 #include "tests/tap.h"
 #include "tests/standin_check.h"
@@ -175,12 +178,28 @@ static void run(const fupermod_exec_opts *o, const char *mem, const char *label,
      device_used(NULL));
 }
 
+/* A plan of a prime size made with auto-allocation holds its work area in device memory. */
+static void work_area_seen(void) {
+  cufftHandle h = 0;
+  size_t work = 0, before, during = 0, after;
+  int made;
+  setenv("FAKE_CUDA_MEM", "16M", 1);
+  before = device_used(NULL);
+  made = cufftCreate(&h) == CUFFT_SUCCESS && cufftMakePlan1d(h, 4099, CUFFT_Z2Z, 8, &work) == CUFFT_SUCCESS;
+  if (made) during = device_used(NULL);
+  if (h) cufftDestroy(h);
+  after = device_used(NULL);
+  ok(made && work > 0 && during - before >= work && after == before, "the stand-in's cuFFT plan of 8 x 4099 takes its "
+     "work area (%zu bytes) from the device: %zu bytes in use with it, %zu without", work, during, after);
+}
+
 int main(void) {
   char dir[4096], where[4096];
   fupermod_exec_opts shared = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 0, .device_sharers = 2},
                      limited = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 0, .mem_limit = 3e6};
   fupermod_exec *e = NULL;
   setenv("FAKE_CUDA_DEVICES", "1", 1);
+  work_area_seen();
   /* the default budget is a share of the device, said in the description */
   setenv("FAKE_CUDA_MEM", "16M", 1);
   if (fupermod_exec_open(&shared, &e) == FUPERMOD_SUCCESS) {
