@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include "tests/tap.h"
 #include "tests/standin_check.h"
 #include "kernels/ooc/ooc.h"
@@ -492,64 +493,90 @@ static int mapped(const char *what) {
   return found;
 }
 
-/* The CUDA work is the executor module's (fupermod_exec_cuda.so), loaded on the first context with
- * a device: before, no cuBLAS is mapped. The device-count stand-in reports one device, so the
- * module is looked up in the kernel path, loaded, and the runtime it links then finds no device. */
-static void module_tests(void) {
-  const char *top = getenv("top_builddir"), *kpath = getenv("FUPERMOD_KERNEL_PATH");
-  char lib[1024], *saved = kpath ? strdup(kpath) : NULL;
+/* Distinct files of this process's mappings whose path contains `what`. */
+static int mapped_files(const char *what) {
+  char line[4096], seen[8][1024];
+  int n = 0;
+  FILE *fp = fopen("/proc/self/maps", "r");
+  while (fp && fgets(line, sizeof line, fp)) {
+    char *path = strchr(line, '/');
+    int dup = 0;
+    if (!path || !strstr(path, what)) continue;
+    path[strcspn(path, "\n")] = 0;
+    for (int k = 0; k < n && k < 8; k++) dup |= strcmp(seen[k], path) == 0;
+    if (!dup && n < 8) snprintf(seen[n++], sizeof seen[0], "%s", path);
+  }
+  if (fp) fclose(fp);
+  return n;
+}
+
+/* The child of module_tests: a stand-in runtime of the CUDA runtime's soname (tests/fake_cudart.c)
+ * loaded first reports one device through the probe, beside which the kernel path holds no
+ * executor module. 0: the error names the module; 77: skipped; else failed. */
+static int no_module_child(const char *top, const char *kpath) {
+  char lib[1024], dir[] = "/tmp/fupermod-ooc-XXXXXX", probe[1200], link[1200];
   fupermod_ooc *ctx = NULL;
   fupermod_ooc_opts o = {0, 0.0, 0, 0};
-  void *fake;
-  int rc;
+  int rc, good;
+  if (access(FUPERMOD_KERNEL_DIR "/fupermod_exec_cuda.so", F_OK) == 0) return 77;
+  snprintf(lib, sizeof lib, "%s/tests/.libs/libcudart.so.13", top ? top : ".");
+  snprintf(probe, sizeof probe, "%s/fupermod_cuda_probe.so", kpath ? kpath : ".");
+  if (!dlopen(lib, RTLD_NOW | RTLD_LOCAL) || !mkdtemp(dir)) return 2;
+  snprintf(link, sizeof link, "%s/fupermod_cuda_probe.so", dir);
+  if (symlink(probe, link) != 0) return 3;
+  setenv("FAKE_CUDA_DEVICES", "1", 1);
+  setenv("FUPERMOD_KERNEL_PATH", dir, 1);
+  rc = fupermod_ooc_create(&o, &ctx);
+  good = fupermod_cuda_device_count() == 1 && rc != FUPERMOD_SUCCESS && !ctx &&
+         strstr(fupermod_error_message(), "no CUDA executor") && strstr(fupermod_error_message(), "fupermod_exec_cuda");
+  printf("# with a device and no executor module: %s\n", fupermod_error_message());
+  fflush(stdout); /* the child leaves by _exit */
+  unlink(link);
+  rmdir(dir);
+  return good ? 0 : 1;
+}
+
+/* The CUDA work is the executor module's (fupermod_exec_cuda.so), loaded on the first context with
+ * a device; the device count is the probe module's (fupermod_cuda_probe.so), which links the same
+ * CUDA runtime and nothing else. So without a device neither cuBLAS nor the executor module is
+ * mapped; with one but no executor module, the error names it (in a child: the probe keeps the
+ * runtime it loaded first, and the parent's is the host's); and one process never maps two CUDA
+ * runtimes. */
+static void module_tests(void) {
+  const char *top = getenv("top_builddir"), *kpath = getenv("FUPERMOD_KERNEL_PATH");
+  fupermod_ooc *ctx = NULL;
+  fupermod_ooc_opts o = {0, 0.0, 0, 0};
+  int rc, status = -1;
+  pid_t pid;
 #ifndef FUPERMOD_HAVE_CUDA
   skip("executor module not built (configure found no CUDA toolkit)");
-  free(saved);
   return;
 #endif
+  fflush(stdout);
+  if ((pid = fork()) == 0) _exit(no_module_child(top, kpath));
+  if (pid > 0) waitpid(pid, &status, 0);
+  if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 77)
+    skip("an installed executor module is in " FUPERMOD_KERNEL_DIR);
+  else
+    ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+       "a device but no executor module beside the probe: the error names the module (child status %d)", status);
   if (fupermod_cuda_device_count() > 0) {
-    skip("a CUDA device (or the stand-in CUDA) is present: the device-count stand-in is not used");
-    free(saved);
+    skip("a CUDA device (or the stand-in CUDA) is present here: the no-device case is not");
     return;
   }
   rc = fupermod_ooc_create(&o, &ctx);
   ok(rc == FUPERMOD_ERR_NODEVICE && !mapped("libcublas") && !mapped("fupermod_exec_cuda.so"),
      "no device: the context is refused, and neither cuBLAS nor the executor module is mapped");
-  snprintf(lib, sizeof lib, "%s/tests/.libs/libcudart.so", top ? top : ".");
-  if (!(fake = dlopen(lib, RTLD_NOW | RTLD_LOCAL))) {
-    ok(0, "stand-in CUDA runtime loaded (%s)", dlerror());
-    free(saved);
-    return;
-  }
-  setenv("FAKE_CUDA_DEVICES", "1", 1);
-  setenv("FUPERMOD_KERNEL_PATH", "/nonexistent-fupermod-kernels", 1);
-  if (access(FUPERMOD_KERNEL_DIR "/fupermod_exec_cuda.so", F_OK) != 0) {
-    rc = fupermod_ooc_create(&o, &ctx);
-    ok(rc != FUPERMOD_SUCCESS && !ctx && strstr(fupermod_error_message(), "no CUDA executor") &&
-           strstr(fupermod_error_message(), "fupermod_exec_cuda"),
-       "a device but no executor module in the kernel path: named in the error (%s)", fupermod_error_message());
-  } else {
-    skip("an installed executor module is in " FUPERMOD_KERNEL_DIR);
-  }
-  if (saved) setenv("FUPERMOD_KERNEL_PATH", saved, 1);
-  else unsetenv("FUPERMOD_KERNEL_PATH");
   rc = fupermod_ooc_create(&o, &ctx);
-  ok(rc == FUPERMOD_ERR_NODEVICE && !ctx && strstr(fupermod_error_message(), "no CUDA device"),
-     "a (stand-in) device: the module is loaded and the runtime it links reports no device (%s)", fupermod_error_message());
-  ok(mapped("fupermod_exec_cuda.so") && mapped("libcublas"), "the executor module and cuBLAS are mapped after that");
-  rc = fupermod_ooc_create(&o, &ctx);
-  ok(rc == FUPERMOD_ERR_NODEVICE && !ctx, "a second context: the loaded module answers again (%s)",
-     fupermod_error_message());
-  unsetenv("FAKE_CUDA_DEVICES");
-  dlclose(fake);
-  free(saved);
+  ok(rc == FUPERMOD_ERR_NODEVICE && !ctx, "a second context: the same answer (%s)", fupermod_error_message());
+  ok(mapped_files("libcudart") <= 1, "one CUDA runtime mapped at most, the probe's (%d)", mapped_files("libcudart"));
 }
 
 int main(void) {
   int init = 0;
   plan_tests();
   schedule_tests();
-  module_tests(); /* first: a real runtime once loaded would stay in place of the stand-in */
+  module_tests(); /* first: its child must not inherit a loaded probe */
   gpu_tests();
   MPI_Initialized(&init);
   if (!init) MPI_Init(NULL, NULL);
