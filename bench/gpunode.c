@@ -605,8 +605,9 @@ static void device_alone(const opts *o, figs *g) {
   double gemm_fl = 2.0 * (double)an * (double)o->n, fl = 5.0 * (double)fn * log2((double)fn), fb;
   g->up = link_speed(FUPERMOD_EXEC_REF_UP), g->down = link_speed(FUPERMOD_EXEC_REF_DOWN);
   if (g->up <= 0 || g->down <= 0) g->up = g->down = 55e9; /* no reference: the H100's measured figure */
-  printf("| %-34s | %8.2f / %.2f GB/s | %12s | %10s |\n", "link up / down (page-locked)", g->up * 1e-9, g->down * 1e-9, "-",
-         "-");
+  char link[32];
+  snprintf(link, sizeof link, "%.1f / %.1f GB/s", g->up * 1e-9, g->down * 1e-9);
+  printf("| %-34s | %12s | %14s | %12s | %10s |\n", "link up / down (page-locked)", "-", link, "-", "-");
   fupermod_exec_reference(ex, FUPERMOD_EXEC_REF_GEMM, o->d, o->n, o->n, &g->cublas);
   if (fupermod_exec_reference(ex, FUPERMOD_EXEC_REF_GEMM_XT, o->d, o->n, o->n, &g->xt) != FUPERMOD_SUCCESS) g->xt = -1;
   fupermod_exec_reference(ex, FUPERMOD_EXEC_REF_FFT2D, o->f, o->f, 1, &g->fft);
