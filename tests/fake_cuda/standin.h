@@ -77,4 +77,8 @@ static inline int standin_version(libraryPropertyType type, int major, int minor
 /* A line on stderr when $FAKE_CUDA_VERBOSE is set: why a call was refused. */
 void fupermod_standin_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The stand-in cuFFT's executions queued so far, every plan and device: for tests that count
+ * launches (libcufft.so.12 exports it; tests/test_cuda_fft looks it up with dlsym). */
+STANDIN_EXPORT long fupermod_cufft_standin_execs(void);
+
 #endif
