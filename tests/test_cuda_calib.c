@@ -4,15 +4,17 @@
  * the parts: rates of GEMM shapes, bandwidths, first use, pinning. This test checks that whole
  * operations put together from them come out as measured: the executor's first use, pinning 4.3
  * GB, a resident GEMM at a shape between the listed ones, and one row phase of the 2D-FFT with its
- * pinned transfers, one after the other on one stream (116 GFLOP/s measured), and the executor's
- * row phase, which overlaps them, against its transfer bound. It prints the calibration table of docs/kernels.md, and
- * the SUMMA update through the executor (panels uploaded from pinned memory), which must reach the
- * bound of full overlap: the next panels move while the GEMM runs. */
+ * pinned transfers, one after the other on one stream (116 GFLOP/s measured). It prints the
+ * calibration table of docs/kernels.md. The executor's overlapped operations (the row phase, the
+ * SUMMA update, the streamed DGEMM) are judged against bounds derived from the description's
+ * link (link_of, below): the least time the link and the compute engine need for the transfers
+ * the operation must make, which no schedule can beat. */
 #include "config.h"
 #ifndef FUPERMOD_HAVE_CUDA
 #include "tests/standin_check.h"
 STANDIN_SKIP_MAIN
 #else
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +38,55 @@ static void row(const char *what, double sim, double ref, const char *unit) {
   diag("| %s | %.4g %s | %.4g %s | %+.1f %% |", what, sim, unit, ref, unit, 100.0 * (sim - ref) / ref);
 }
 
+/* The link of the simulated device, as the stand-in read it from its description
+ * (fupermod_standin_sim_param; docs/kernels.md, "A simulated GPU"): the pinned bandwidths each
+ * way, duplex (while both directions move data, the link carries 2 duplex times one direction's
+ * bandwidth in all), and a 2D copy's cost per row and the fraction of the bandwidth its bytes
+ * move at; beside it the compute engine's FFT rate and cost per launch. The bounds below come
+ * from these, so that they follow the description. */
+typedef struct {
+  double up, down, duplex, row, eff, fft, fft_launch;
+} link_model;
+
+static int link_of(link_model *l) {
+  int (*param)(const char *, double *);
+  *(void **)&param = dlsym(RTLD_DEFAULT, "fupermod_standin_sim_param");
+  return param && !param("h2d_pinned", &l->up) && !param("d2h_pinned", &l->down) && !param("duplex", &l->duplex) &&
+         !param("pitched_row", &l->row) && !param("pitched_eff", &l->eff) && !param("fft", &l->fft) &&
+         !param("fft_launch", &l->fft_launch);
+}
+
+/* Seconds of one pinned copy of bytes alone on the link, as rows rows of a 2D copy (rows 1: one
+ * piece). Data contiguous in host memory can always move as one piece, so the bounds take that. */
+static double copy_s(const link_model *l, int up, double bytes, double rows) {
+  return rows > 1 ? bytes / ((up ? l->up : l->down) * l->eff) + rows * l->row : bytes / (up ? l->up : l->down);
+}
+
+/* The least time in which the link moves what takes up_s seconds up and down_s seconds down, each
+ * alone: neither direction faster than alone, and both together no faster than the link's total,
+ * 2 duplex times one direction's rate. (The simulator gives the copy queued first its full rate
+ * and the other 2 duplex - 1 of its own, so a schedule that cannot keep both directions busy at
+ * once takes longer; no schedule takes less.) */
+static double link_s(const link_model *l, double up_s, double down_s) {
+  return fmax(fmax(up_s, down_s), (up_s + down_s) / (2 * l->duplex));
+}
+
 int main(void) {
   char dir[4096], where[4096];
   fupermod_exec_opts o = {.kind = FUPERMOD_EXEC_CUDA, .threads = 1, .cuda_device = 0, .mem_limit = 0};
   fupermod_exec *e = NULL;
   fupermod_exec_stats st;
+  link_model lk = {0, 0, 0, 0, 0, 0, 0};
   double t0, t, *host, *C, *A, *B;
   (void)st;
   const size_t big = (size_t)N16 * N16 * 16; /* 16384 x 16384 complex doubles: 4.3 GB */
   standin_simulate("h100"); /* times only: nothing is computed or copied */
   standin_build_dir(dir, sizeof dir);
   ok(standin_all(dir, "cudart cublas", where, sizeof where), "the CUDA is the stand-in: %s", where);
+  int have_link = link_of(&lk);
+  ok(have_link && lk.up > 0 && lk.down > 0 && lk.duplex >= 0.5 && lk.eff > 0 && lk.fft > 0,
+     "the simulated device's link: %.4g and %.4g GB/s pinned, duplex %g, 2D copies at %g of it and %g s a row",
+     lk.up * 1e-9, lk.down * 1e-9, lk.duplex, lk.eff, lk.row);
   diag("| operation (simulated H100) | simulated | measured on the H100 | difference |");
   diag("|---|---|---|---|");
 
@@ -92,19 +132,23 @@ int main(void) {
     if (s) cudaStreamDestroy(s);
     cudaFree(d);
   }
-  /* the same through the executor, which overlaps the batches' uploads, transforms and downloads:
-   * its bound is the upload (or the download) of the whole at the pinned bandwidth */
+  /* the same through the executor, which overlaps the batches' uploads, transforms and downloads.
+   * Its bound: the array (contiguous rows) up and down, at least as long as each direction alone
+   * and as both sharing the link (link_s), or the transforms on the compute engine (one launch at
+   * least), whichever is longer. With duplex below 1 the link, not the upload, bounds it */
   {
     fupermod_exec_fft_layout l = {N16, N16, 1, N16, 1, 0};
-    double bound = (double)big / 55e9;
+    double up = copy_s(&lk, 1, (double)big, 1), down = copy_s(&lk, 0, (double)big, 1);
+    double fft = lk.fft_launch + 5.0 * N16 * log2((double)N16) * N16 / lk.fft, bound = fmax(link_s(&lk, up, down), fft);
     int rc = fupermod_exec_fft(e, &l, host, -1); /* the plans, made once per layout */
     t0 = fupermod_time();
     rc = rc ? rc : fupermod_exec_fft(e, &l, host, -1);
     t = fupermod_time() - t0;
-    diag("| one row phase through the executor (batches overlapped) | %.4g s | bound %.4g s (transfers) | %.1f %% of it |", t,
-         bound, 100 * bound / t);
+    diag("| one row phase through the executor (batches overlapped) | %.4g s | bound %.4g s (the link: up %.4g s, down "
+         "%.4g s, both %.4g s; transforms %.4g s) | %.1f %% of it |", t, bound, up, down, (up + down) / (2 * lk.duplex), fft,
+         100 * bound / t);
     ok(rc == FUPERMOD_SUCCESS && bound / t >= 0.85 && t >= bound * 0.999,
-       "the executor's row phase: %.3f s, %.1f %% of its transfer bound (%.3f s; at least 85 %%)", t, 100 * bound / t, bound);
+       "the executor's row phase: %.3f s, %.1f %% of its bound (%.3f s; at least 85 %%)", t, 100 * bound / t, bound);
   }
   fupermod_exec_unpin(e, host);
   free(host);
@@ -138,10 +182,11 @@ int main(void) {
     cublasDestroy(h);
   }
 
-  /* the SUMMA update through the executor: C resident, panels of k = 1024 from pinned memory */
+  /* the SUMMA update through the executor: C resident, panels of k = 1024 from pinned memory
+   * (contiguous: A m x k, B k x m), the GEMM at the description's measured rate of its shape */
   {
     const long m = N16, k = 1024;
-    const double up = 2.0 * m * k * 8 / 55e9, gemm = 2.0 * m * m * k / 55.6e12;
+    const double up = copy_s(&lk, 1, 2.0 * m * k * 8, 1), gemm = 2.0 * m * m * k / 55.6e12;
     double per, tf;
     int rc;
     C = malloc((size_t)m * m * sizeof *C);
@@ -176,12 +221,17 @@ int main(void) {
   }
   /* the streamed DGEMM (fupermod_exec_dgemm), host-resident: C_i = A_i B + C_i with d rows of
    * n = 16384 (the dgemm-ooc kernel's product), against its bound: the larger of the resident GEMM
-   * of the whole product (cuBLAS on the device, timed by events) and the upload of A, B and C */
+   * of the whole product (the compute engine's least time: cuBLAS on the device, timed by events)
+   * and the link's least time for what must cross it, A, B and C up and C down (link_s; every
+   * one contiguous in host memory, so one piece each at best). At d = 65536 the reference is the
+   * resident GEMM alone, issue 52's target on a device (the streamed DGEMM at least 85 % of
+   * cuBLAS resident); the link's time is below it there */
   for (int r = 0; r < 2; r++) {
     const long d = r ? 65536 : N16, n = N16;
-    const double need = r ? 0.90 : 0.85;
+    const double need = 0.85;
     double *Ah = malloc((size_t)d * n * 8), *Bh = malloc((size_t)n * n * 8), *Ch = malloc((size_t)d * n * 8);
-    double gemm_s = 0, up_s = 8.0 * (2.0 * d * n + (double)n * n) / 55e9, bound;
+    double gemm_s = 0, up_s = copy_s(&lk, 1, 8.0 * (2.0 * d * n + (double)n * n), 1), down_s = copy_s(&lk, 0, 8.0 * d * n, 1);
+    double link = link_s(&lk, up_s, down_s), bound;
     fupermod_exec_dgemm_info info;
     int rc = Ah && Bh && Ch ? FUPERMOD_SUCCESS : FUPERMOD_ERR_NOMEM;
     {
@@ -205,7 +255,7 @@ int main(void) {
       cublasDestroy(h);
       gemm_s = ms * 1e-3;
     }
-    bound = gemm_s > up_s ? gemm_s : up_s;
+    bound = r ? gemm_s : fmax(gemm_s, link);
     if (!rc) rc = fupermod_exec_pin(e, Ah, (size_t)d * n * 8);
     if (!rc) rc = fupermod_exec_pin(e, Bh, (size_t)n * n * 8);
     if (!rc) rc = fupermod_exec_pin(e, Ch, (size_t)d * n * 8);
@@ -219,12 +269,12 @@ int main(void) {
       tk = fupermod_time() - t0;
       if (tk < t) t = tk;
     }
-    diag("| streamed DGEMM host-resident, d = %ld, n = 16384 (%ld x %ld tiles) | %.4g TFLOP/s | bound %.4g s (resident GEMM "
-         "%.4g s, uploads %.4g s) | %.1f %% of it |", d, info.row_tiles, info.col_tiles, 2.0 * d * n * n / t * 1e-12, bound,
-         gemm_s, up_s, 100 * bound / t);
-    ok(rc == FUPERMOD_SUCCESS && info.in_card && bound / t >= need && t >= bound * 0.999,
-       "the streamed DGEMM, d = %ld, n = 16384, from host memory: %.1f ms, %.1f %% of its bound (%.1f ms; at least "
-       "%.0f %%)", d, t * 1e3, 100 * bound / t, bound * 1e3, need * 100);
+    diag("| streamed DGEMM host-resident, d = %ld, n = 16384 (%ld x %ld tiles) | %.4g TFLOP/s | %s %.4g s (resident GEMM "
+         "%.4g s; the link %.4g s: up %.4g s, down %.4g s) | %.1f %% of it |", d, info.row_tiles, info.col_tiles,
+         2.0 * d * n * n / t * 1e-12, r ? "resident cuBLAS" : "bound", bound, gemm_s, link, up_s, down_s, 100 * bound / t);
+    ok(rc == FUPERMOD_SUCCESS && info.in_card && bound / t >= need && t >= fmax(gemm_s, link) * 0.999,
+       "the streamed DGEMM, d = %ld, n = 16384, from host memory: %.1f ms, %.1f %% of %s (%.1f ms; at least %.0f %%)", d,
+       t * 1e3, 100 * bound / t, r ? "the resident cuBLAS" : "its bound", bound * 1e3, need * 100);
     fupermod_exec_unpin(e, Ah), fupermod_exec_unpin(e, Bh), fupermod_exec_unpin(e, Ch);
     free(Ah), free(Bh), free(Ch);
   }

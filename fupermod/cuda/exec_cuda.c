@@ -350,13 +350,20 @@ static int x_unpin(void *impl, void *ptr) {
 }
 
 /* rows x cols doubles between host (leading dimension ld) and device (leading dimension dld), on
- * stream st */
+ * stream st. Data contiguous on both sides (one column, or columns without gaps) go as one plain
+ * copy: a 2D copy is carried out row by row by the copy engine (the H100's in-card out-of-card
+ * GEMM, whose 2D copies had no gaps, moved them below the link's rate: docs/kernels.md, "A
+ * simulated GPU"), so only data with gaps pay for it. */
 static int copy_on(cx *x, cudaStream_t st, int up, double *dev, long dld, double *host, long ld, long rows, long cols) {
   size_t dpitch = (size_t)dld * sizeof(double), hpitch = (size_t)ld * sizeof(double), w = (size_t)rows * sizeof(double);
   cudaError_t e;
   if (rows <= 0 || cols <= 0) return FUPERMOD_SUCCESS;
-  e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, w, (size_t)cols, cudaMemcpyHostToDevice, st)
-         : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, w, (size_t)cols, cudaMemcpyDeviceToHost, st);
+  if (cols == 1 || (ld == rows && dld == rows))
+    e = up ? cudaMemcpyAsync(dev, host, w * (size_t)cols, cudaMemcpyHostToDevice, st)
+           : cudaMemcpyAsync(host, dev, w * (size_t)cols, cudaMemcpyDeviceToHost, st);
+  else
+    e = up ? cudaMemcpy2DAsync(dev, dpitch, host, hpitch, w, (size_t)cols, cudaMemcpyHostToDevice, st)
+           : cudaMemcpy2DAsync(host, hpitch, dev, dpitch, w, (size_t)cols, cudaMemcpyDeviceToHost, st);
   *(up ? &x->st.bytes_up : &x->st.bytes_down) += 8.0 * (double)rows * (double)cols;
   return e == cudaSuccess ? FUPERMOD_SUCCESS : fail(x, FUPERMOD_ERR_SYSTEM, up ? "upload" : "download", e);
 }
@@ -907,7 +914,9 @@ static int fft_copy(cx *x, const fupermod_exec_fft_layout *l, const fft_plan *b,
   cudaError_t e;
   double *host = data + 2 * (size_t)u0 * (size_t)(b->kind == 0 ? l->block_dist : l->dist);
   size_t sp = batch_span(l, b, q);
-  if (b->kind == 2) /* q columns of n: rows of q elements, l->stride apart on the host */
+  /* q columns of n: rows of q elements, l->stride apart on the host (all the columns: contiguous,
+   * one plain copy as copy_on's) */
+  if (b->kind == 2 && q < l->stride)
     e = up ? cudaMemcpy2DAsync(dev, 16 * (size_t)q, host, 16 * (size_t)l->stride, 16 * (size_t)q, (size_t)l->n,
                                cudaMemcpyHostToDevice, st)
            : cudaMemcpy2DAsync(host, 16 * (size_t)l->stride, dev, 16 * (size_t)q, 16 * (size_t)q, (size_t)l->n,

@@ -265,6 +265,24 @@ static int sim_parse(FILE *f, char *why, size_t n) {
 
 static int nopayload(void);
 STANDIN_EXPORT double fupermod_standin_sim_time(void);
+static int sim_on(void);
+
+/* The loaded description's value of key (memory, or a key of sim_parse but gemm: h2d_pinned,
+ * duplex, pitched_row, ...), as the simulator uses it (a key left out: its default), so that a test
+ * can derive its bounds from the device it runs on; 0, or -1 without a description or for
+ * another key. */
+STANDIN_EXPORT int fupermod_standin_sim_param(const char *key, double *value) {
+  static const char *const keys[] = {"memory", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm",
+                                     "latency", "fft", "init", "register", "gemm_k_half", "gemm_mn_half",
+                                     "pitched_row", "duplex", "fft_launch", "sector", "pitched_eff"};
+  const double *vals[] = {&sim.mem, &sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm,
+                          &sim.latency, &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row,
+                          &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff};
+  if (!key || !value || !sim_on()) return -1; /* sim_on reads the description first */
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+    if (strcmp(key, keys[i]) == 0) return *value = *vals[i], 0;
+  return -1;
+}
 
 /* The program's fupermod_time reads the virtual clock: the stand-in gives it to the library
  * (fupermod_clock_inject, fupermod/clock.h), which never looks a simulator up. A program that has
