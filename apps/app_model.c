@@ -37,7 +37,7 @@ static int alone_now(const fupermod_app_model *m, int i, uint64_t working, const
 static fupermod_app_cal view(const fupermod_app_model *m, const double *f) {
   int fft = !m->ops && m->b == 0;
   return (fupermod_app_cal){f, fft && f ? f + m->p : NULL, fft && f ? f + 2 * m->p : NULL, m->direct, m->shared, m->msgs,
-                            m->group, m->host};
+                            m->group, m->host, m->link_share};
 }
 
 fupermod_app_cal fupermod_app_model_cal(const fupermod_app_model *m, const fupermod_dist *d) {

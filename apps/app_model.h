@@ -26,6 +26,7 @@ typedef struct fupermod_app_model {
   const fupermod_comm *cm; /* the measured links (NULL, or of another p: messages cost nothing) */
   const int *group;        /* group[i]: the lowest rank time-sharing i's cores (NULL: none do) */
   const int *host;         /* host[i]: i's host, numbered from 0 (NULL: all on one) */
+  double link_share;       /* messages at once between hosts over one at a time (0: 1) */
   /* the calibration (NULL factors: 1): per process, 3 p entries: the computation's factor, the
    * 2D-FFT's column phase's and its copies' seconds per byte (fupermod_app_cal) */
   const double *factors;

@@ -47,14 +47,15 @@ static void add_msg(const int *grp, int i, int q, double t, double ci, double *s
 typedef struct {
   const int *grp, *host;
   int p, H;
+  double share; /* the measured share of messages at once between hosts (fupermod_comm_share_measure); 0: 1 */
   double *s, *r, *sci, *rci, *in, *inci;
-  double *out, *into, *outci, *intoci;
+  double *out, *into, *outci, *intoci, *big;
   int *wire;
 } step_msgs;
 
 static void step_clear(step_msgs *m) {
   for (int i = 0; i < m->p; i++) m->s[i] = m->r[i] = m->sci[i] = m->rci[i] = m->in[i] = m->inci[i] = 0, m->wire[i] = 0;
-  for (int h = 0; h < m->H; h++) m->out[h] = m->into[h] = m->outci[h] = m->intoci[h] = 0;
+  for (int h = 0; h < m->H; h++) m->out[h] = m->into[h] = m->outci[h] = m->intoci[h] = m->big[h] = 0;
 }
 
 static void step_add(step_msgs *m, int i, int q, double t, double ci) {
@@ -64,21 +65,24 @@ static void step_add(step_msgs *m, int i, int q, double t, double ci) {
   }
   m->out[m->host[i]] += t, m->outci[m->host[i]] += ci;
   m->into[m->host[q]] += t, m->intoci[m->host[q]] += ci;
+  if (t > m->big[m->host[i]]) m->big[m->host[i]] = t;
+  if (t > m->big[m->host[q]]) m->big[m->host[q]] = t;
   m->wire[i] = m->wire[q] = 1;
 }
 
-/* Process i's wire time in the step: its host's link busy with every message leaving or reaching
- * the host, one direction after the other (0 without any). The links are measured by ping-pong,
- * one direction at a time, which cannot tell whether a link carries both at once; the virtual
- * cluster's shaped links do not (docs/cluster.md), where a network that does is charged up to
- * twice its time. */
+/* Process i's wire time in the step (0 without any): its host's link busy with every message
+ * leaving or reaching the host, their times one at a time scaled by the measured share of
+ * messages at once (1 without a measurement: one after the other, both directions), and never
+ * less than its longest message. */
 static double step_wire(const step_msgs *m, int i, double *ci) {
   int h;
+  double f = m->share > 0 && isfinite(m->share) ? m->share : 1.0, t;
   *ci = 0;
   if (!m->wire[i]) return 0;
   h = m->host[i];
-  *ci = m->outci[h] + m->intoci[h];
-  return m->out[h] + m->into[h];
+  t = f * (m->out[h] + m->into[h]);
+  *ci = f * (m->outci[h] + m->intoci[h]);
+  return t > m->big[h] ? t : m->big[h];
 }
 
 /* Per process, its group's messages (cal's group): the sum over the members of what each sends and
@@ -180,7 +184,7 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
   g = calloc((size_t)p * 12, sizeof *g);
   for (int i = 0; host && i < p; i++)
     if (host[i] >= H) H = host[i] + 1;
-  hosts = calloc(4 * (size_t)H + 1, sizeof *hosts);
+  hosts = calloc(5 * (size_t)H + 1, sizeof *hosts);
   wire = calloc((size_t)p, sizeof *wire);
   if (!e || !g || !hosts || !wire) {
     free(e), free(g), free(x), free(hosts), free(wire);
@@ -189,7 +193,8 @@ int fupermod_summa_predict(const fupermod_layout *l, int n, int b, fupermod_app_
   }
   gci = g + p, s = g + 2 * p, r = g + 3 * p, sci = g + 4 * p, rci = g + 5 * p, c = g + 6 * p, cci = g + 7 * p;
   in = g + 8 * p, inci = g + 9 * p, G = g + 10 * p, Gci = g + 11 * p;
-  m = (step_msgs){grp, host, p, H, s, r, sci, rci, in, inci, hosts, hosts + H, hosts + 2 * H, hosts + 3 * H, wire};
+  m = (step_msgs){grp, host, p, H, cal ? cal->link_share : 0, s, r, sci, rci, in, inci,
+                  hosts, hosts + H, hosts + 2 * H, hosts + 3 * H, hosts + 4 * H, wire};
   for (int i = 0; i < p && rc == FUPERMOD_SUCCESS && !pieces; i++)
     rc = fupermod_summa_extent(l, i, n, b, &e[i].row0, &e[i].rows, &e[i].col0, &e[i].cols);
   /* a full-width update's time per process (the last pivot, narrower, scales it) */

@@ -44,6 +44,8 @@ typedef struct fupermod_app_cal {
                        * messages between hosts cross their links while the update computes,
                        * sharing each host's link, both directions; within a host the cores copy
                        * them */
+  double link_share;  /* what messages at once between hosts cost over their times one at a time
+                       * (fupermod_comm_share_measure; 0: 1, one after the other) */
 } fupermod_app_cal;
 
 /* A whole-run prediction. comp and comm (p entries each, caller's arrays, may be NULL): per

@@ -335,3 +335,111 @@ int fupermod_comm_load(const char *path, fupermod_comm *c, char ***names, long *
   if (nsizes) *nsizes = ns;
   return FUPERMOD_SUCCESS;
 }
+
+/* ---- several messages at once between hosts ---- */
+
+/* The tournament's round r of H (even: a dummy host added to an odd count): host a meets
+ * partner(a), or -1 for a bye. */
+static int partner(int a, int r, int H) {
+  int n = H % 2 ? H + 1 : H, q;
+  if (a == n - 1) q = r;
+  else if (a == r) q = n - 1;
+  else q = (2 * r - a + 2 * (n - 1)) % (n - 1);
+  return q >= H ? -1 : q;
+}
+
+static int cmp_double_asc(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_comm *c, long bytes, int reps,
+                                double *share) {
+  int p, me, H = 0, rc = FUPERMOD_SUCCESS, npairs = 0;
+  int *nth = NULL, *count = NULL, **members = NULL;
+  double *send = NULL, *recv = NULL, *pair_share = NULL, *tries = NULL;
+  MPI_Request *req = NULL;
+  if (!host || !c || !share || bytes < 8 || reps < 1)
+    return fupermod_error(FUPERMOD_ERR_USAGE, "comm share: NULL argument, bytes < 8 or reps < 1");
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_rank(comm, &me);
+  *share = 0;
+  if (c->p != p) return fupermod_error(FUPERMOD_ERR_USAGE, "comm share: links of %d processes for %d", c->p, p);
+  for (int r = 0; r < p; r++) {
+    if (host[r] < 0) return fupermod_error(FUPERMOD_ERR_USAGE, "comm share: rank %d's host %d", r, host[r]);
+    if (host[r] >= H) H = host[r] + 1;
+  }
+  if (H < 2) return FUPERMOD_SUCCESS;
+  nth = calloc((size_t)p, sizeof *nth);
+  count = calloc((size_t)H, sizeof *count);
+  members = calloc((size_t)H, sizeof *members);
+  send = malloc((size_t)bytes), recv = malloc((size_t)bytes);
+  pair_share = calloc((size_t)H * H, sizeof *pair_share);
+  tries = calloc((size_t)reps, sizeof *tries);
+  req = malloc(2 * sizeof *req);
+  if (!nth || !count || !members || !send || !recv || !pair_share || !tries || !req) rc = FUPERMOD_ERR_NOMEM;
+  for (int r = 0; rc == FUPERMOD_SUCCESS && r < p; r++) nth[r] = count[host[r]]++;
+  for (int h = 0; rc == FUPERMOD_SUCCESS && h < H; h++)
+    if (!(members[h] = malloc((size_t)(count[h] ? count[h] : 1) * sizeof **members))) rc = FUPERMOD_ERR_NOMEM;
+  for (int r = 0; rc == FUPERMOD_SUCCESS && r < p; r++) members[host[r]][nth[r]] = r;
+  if (rc == FUPERMOD_SUCCESS) memset(send, 1, (size_t)bytes);
+  /* every rank agrees on failure before any message */
+  {
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MIN, comm);
+    if (all != FUPERMOD_SUCCESS) {
+      rc = fupermod_error(FUPERMOD_ERR_NOMEM, "comm share: out of memory");
+      goto done;
+    }
+  }
+  for (int round = 0; round < (H % 2 ? H : H - 1); round++) {
+    int a = host[me], b = partner(a, round, H), nb = b >= 0 ? count[b] : 0, n = 0;
+    /* my message goes to the process of the other host at my place there (modulo), and I take
+     * one from each of its processes whose place lands on me */
+    int to = b >= 0 ? members[b][nth[me] % nb] : -1;
+    for (int k = -1; k < reps; k++) {
+      double t0, t, tmax;
+      MPI_Barrier(comm);
+      t0 = MPI_Wtime();
+      if (to >= 0) {
+        n = 0;
+        MPI_Isend(send, (int)bytes, MPI_BYTE, to, 77, comm, &req[n++]);
+        for (int j = 0; j < nb; j++) {
+          int from = members[b][j];
+          if (j % count[a] != nth[me]) continue;
+          MPI_Recv(recv, (int)bytes, MPI_BYTE, from, 77, comm, MPI_STATUS_IGNORE);
+        }
+        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+      }
+      t = MPI_Wtime() - t0;
+      /* the pair's time: until the last message of either host arrived */
+      MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+      if (k >= 0) tries[k] = tmax;
+    }
+    /* the pair's median time, kept by its lower host's first process (gathered below) */
+    if (to >= 0 && a < b && nth[me] == 0) {
+      qsort(tries, (size_t)reps, sizeof *tries, cmp_double_asc);
+      pair_share[a * H + b] = tries[reps / 2];
+    }
+  }
+  MPI_Allreduce(MPI_IN_PLACE, pair_share, H * H, MPI_DOUBLE, MPI_MAX, comm);
+  /* over the messages' times one at a time, where this rank's c holds their links */
+  for (int a = 0; a < H; a++)
+    for (int b = a + 1; b < H; b++) {
+      double sum = 0, t;
+      int bad = 0;
+      for (int i = 0; i < count[a]; i++)
+        bad |= (t = fupermod_comm_time(c, members[a][i], members[b][i % count[b]], (double)bytes)) <= 0, sum += t;
+      for (int j = 0; j < count[b]; j++)
+        bad |= (t = fupermod_comm_time(c, members[b][j], members[a][j % count[a]], (double)bytes)) <= 0, sum += t;
+      if (!bad && count[a] && count[b] && pair_share[a * H + b] > 0) pair_share[npairs++] = pair_share[a * H + b] / sum;
+    }
+  if (npairs > 0) {
+    qsort(pair_share, (size_t)npairs, sizeof *pair_share, cmp_double_asc);
+    *share = npairs % 2 ? pair_share[npairs / 2] : 0.5 * (pair_share[npairs / 2 - 1] + pair_share[npairs / 2]);
+  }
+done:
+  for (int h = 0; members && h < H; h++) free(members[h]);
+  free(members), free(count), free(nth), free(send), free(recv), free(pair_share), free(tries), free(req);
+  return rc;
+}

@@ -59,6 +59,18 @@ typedef int (*fupermod_comm_round_fn)(const fupermod_comm *sofar, int round, int
 int fupermod_comm_measure(MPI_Comm comm, const long *sizes, int nsizes, const fupermod_precision *prec,
                           fupermod_comm *c, fupermod_comm_round_fn each, void *ctx);
 
+/* Collective over comm: how the links between hosts carry several messages at once, as the
+ * applications send them (a SUMMA step's pieces, a transpose's blocks) and a ping-pong of one pair
+ * cannot show. host[r]: rank r's host, numbered from 0. For each pair of hosts, every process of
+ * each sends `bytes` to a process of the other, all at once, both ways; the time until the last
+ * arrives, over the sum of those messages' times one at a time (fupermod_comm_time of c, measured
+ * before), is the pair's share (the median of reps tries, after a warm-up): 1 where the link
+ * carries them one after the other, 1/F for F messages that do not slow one another. *share: the
+ * median over the pairs (0 with one host, or on a rank whose c lacks the links). Host pairs with
+ * no common host are measured at the same time (H - 1 rounds for H hosts, H + 1 messages). */
+int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_comm *c, long bytes, int reps,
+                                double *share);
+
 /* Save and load (docs/formats.md, "Communication files"). names[i]: process i's name (its
  * configuration entry, HOST.RANK); sizes: the sizes measured, in the header so that a resumed
  * measurement knows what was asked. load fills names (malloc'ed, NULL-terminated) when asked. */

@@ -1,7 +1,7 @@
 # Core tests: TAP programs; mpi_*_npN run under mpirun -np N.
 CORE_TESTS = tests/test_run_calib tests/test_clock tests/test_points tests/test_parse tests/test_lines tests/test_smooth tests/test_smooth_edges tests/test_dist tests/test_student tests/test_conf tests/test_kernel \
   tests/test_blas tests/test_blas_scope tests/test_share tests/mpi_benchmark_np4 tests/test_point_flags \
-  tests/mpi_abandon_np2 tests/mpi_outliers_np2 tests/test_comm tests/test_choose
+  tests/mpi_abandon_np2 tests/mpi_outliers_np2 tests/test_comm tests/mpi_comm_share_np4 tests/test_choose
 check_PROGRAMS += $(CORE_TESTS)
 TESTS += $(CORE_TESTS)
 tests_test_points_SOURCES = tests/test_points.c tests/tap.h
@@ -60,6 +60,8 @@ EXTRA_DIST += $(TOOL_TESTS) tests/valgrind.supp
 # The library calls no strtok: the text formats share one line reader (fupermod/lines.c).
 TESTS += tests/lib_nostrtok.sh tests/cuda_symbols.sh tests/function_length.sh
 EXTRA_DIST += tests/lib_nostrtok.sh tests/cuda_symbols.sh tests/function_length.sh
+tests_mpi_comm_share_np4_SOURCES = tests/mpi_comm_share.c tests/tap.h
+tests_mpi_comm_share_np4_LDADD = $(TEST_LDADD)
 tests_test_comm_SOURCES = tests/test_comm.c tests/tap.h
 tests_test_comm_LDADD = $(TEST_LDADD)
 # fupermod comm: message times between every pair of processes (docs/models.md, "Communication").

@@ -232,6 +232,32 @@ int main(void) {
     fupermod_summa_predict(l, 4, 2, t_of, NULL, &cm, &cal, &pr);
     ok(near(pr.time, m + fmax(g0 + m, g1 + m) + fmax(g0, g1)), "summa on one host: the cores copy the messages (added)");
   }
+  {
+    /* three column strips, process 0 on one host, 1 and 2 on another: each of 0's pivot columns
+     * goes to both at once through one link. Messages at once cost the measured share of their
+     * times one at a time (1: one after the other), never less than the longest */
+    static const int hosts[3] = {0, 1, 1};
+    fupermod_comm c3;
+    fupermod_layout *l3 = NULL;
+    double t1, th, tq, big = 5000 * lin(8.0 * 6 * 2);
+    fupermod_app_cal cal = {NULL, NULL, NULL, NULL, 0, big / lin(8.0 * 6 * 2), NULL, hosts, 1.0};
+    fupermod_comm_init(&c3, 3);
+    for (int i = 0; i < 3; i++)
+      for (int j = i + 1; j < 3; j++) set_link(&c3, i, j, A_LAT, B_BYTE);
+    int rc3;
+    fupermod_layout_alloc(3, 3, 3, &l3);
+    for (int i = 0; i < 3; i++) l3->rects[i] = (fupermod_rect){0, i, 3, 1};
+    pr = (fupermod_app_pred){0, 0, NULL, NULL};
+    rc3 = fupermod_summa_predict(l3, 6, 2, t_of, NULL, &c3, &cal, &pr), t1 = pr.time;
+    cal.link_share = 0.5;
+    rc3 |= fupermod_summa_predict(l3, 6, 2, t_of, NULL, &c3, &cal, &pr), th = pr.time;
+    cal.link_share = 0.25;
+    rc3 |= fupermod_summa_predict(l3, 6, 2, t_of, NULL, &c3, &cal, &pr), tq = pr.time;
+    ok(rc3 == FUPERMOD_SUCCESS && th < t1 && near(th, tq), "summa: two messages at once through a host's link cost its measured share of their sum, "
+       "never less than the longest (%g, %g, %g)", t1, th, tq);
+    fupermod_layout_free(l3);
+    fupermod_comm_free(&c3);
+  }
   pr = (fupermod_app_pred){0, 0, comp, comm};
   fupermod_summa_predict(l, 4, 2, t_of, NULL, NULL, NULL, &pr);
   ok(near(pr.time, 2 * 2 * speed[1]) && comm[0] == 0 && comm[1] == 0, "summa without links: computation alone");

@@ -350,6 +350,7 @@ static int run_app(const options *o, app_t *a, run_job *job) {
     }
     rm.m.host = hostix;
   }
+  rm.m.link_share = job->link_share;
   if (rank == 0)
     for (int k = 0; k < nruns; k++) run_predict(&rm.m, &runs[k], all, a, leader, 0);
   if ((rc = run_calibrate(o, &tp, a, share, runs, nruns, &loo, &rm, &job->launch)) != FUPERMOD_SUCCESS) goto done;

@@ -20,6 +20,7 @@ typedef struct {
   tool_launch launch;  /* this launch: its id, date and platform (rank 0's), for the history */
   int map_shown;       /* where the ranks run: printed once, with the first application */
   int links_done;      /* the links between the processes: measured once, with the first application */
+  double link_share;   /* messages at once between hosts over one at a time (fupermod_comm_share_measure; 0: one host) */
 } run_job;
 
 /* An application's whole-run model (apps/app_model.h) with the buffers its calibration fills

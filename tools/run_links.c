@@ -77,6 +77,49 @@ static int device_links(const options *o, tool_proc *tp, const long *sizes, int 
  * fupermod comm), kept in DIR/models/comm-FINGERPRINT.txt and reused while nothing that determines
  * it changed (--rebuild measures again; an interrupted measurement resumes); rank 0 prints each
  * link's Hockney fit. */
+/* Several messages at once between hosts (fupermod_comm_share_measure), kept beside the links in
+ * PATH (the links' file with .share for .txt) and reused with them; job->link_share on every rank,
+ * and its line (rank 0). One host: nothing. Collective. */
+static int host_share(const options *o, const tool_proc *tp, const fupermod_comm *cm, const char *links_path,
+                      run_job *job) {
+  char path[4200];
+  int rank, size, H = 0, have = 0, rc = FUPERMOD_SUCCESS, *host;
+  double share = 0;
+  FILE *fp;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (tp->nmap != size || !(host = malloc((size_t)size * sizeof *host)))
+    return tool_agree(SUB, tp->nmap != size ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory"),
+                      MPI_COMM_WORLD);
+  for (int r = 0; r < size; r++) {
+    host[r] = -1;
+    for (int q = 0; q < r && host[r] < 0; q++)
+      if (strcmp(tp->map[q].host, tp->map[r].host) == 0) host[r] = host[q];
+    if (host[r] < 0) host[r] = H++;
+  }
+  snprintf(path, sizeof path, "%.*s.share", (int)(strlen(links_path) - 4), links_path);
+  if (H > 1 && rank == 0 && !o->rebuild && (fp = fopen(path, "r"))) {
+    have = fscanf(fp, "# fupermod host links v1 share %lf", &share) == 1 && share > 0;
+    fclose(fp);
+  }
+  MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (H > 1 && !have) {
+    rc = fupermod_comm_share_measure(MPI_COMM_WORLD, host, cm, 1L << 20, 5, &share);
+    if (rc == FUPERMOD_SUCCESS && rank == 0 && share > 0 && (fp = fopen(path, "w"))) {
+      fprintf(fp, "# fupermod host links v1 share %.6g\n", share);
+      fclose(fp);
+    }
+  }
+  free(host);
+  MPI_Bcast(&share, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  job->link_share = share;
+  if (rc == FUPERMOD_SUCCESS && rank == 0 && share > 0)
+    printf("   host links: %d hosts; messages at once between two hosts (1 MiB from every process of each to the other)"
+           " take %.2f x their times one at a time%s (%s)\n", H, share,
+           share > 0.8 ? ": one after the other" : share < 0.6 ? ": largely at once" : "", path);
+  return tool_agree(SUB, rc, MPI_COMM_WORLD);
+}
+
 int run_measure_links(const options *o, tool_proc *tp, run_job *job) {
   static const long sizes[] = {8, 4096, 65536, 1048576, 16777216};
   const int ns = (int)(sizeof sizes / sizeof sizes[0]);
@@ -129,6 +172,7 @@ int run_measure_links(const options *o, tool_proc *tp, run_job *job) {
     printf("\n   the energy of communication is not modelled (no meter measures it apart)\n");
   }
   if (rc == FUPERMOD_SUCCESS) rc = device_links(o, tp, sizes, ns, names);
+  if (rc == FUPERMOD_SUCCESS) rc = host_share(o, tp, &cm, path, job);
   if (rc == FUPERMOD_SUCCESS && rank == 0) job->links = cm;
   else fupermod_comm_free(&cm);
   for (int i = 0; names && names[i]; i++) free(names[i]);
