@@ -2,10 +2,11 @@
  * tests/fake_cuda/devices/h100.measured lists the H100's measured rows, each with its source, as
  * a calibration set (the description's constants are taken or fitted from it) and a held-out set
  * (never used for fitting). This test
- * - refits the constants that are fitted, by the procedure the table states (pitched_row and
- *   pitched_eff by linear least squares of the relative errors on the out-of-card GEMM's
- *   one-at-a-time rows; the dgemm-cuda node's host copy rate, which is not the device's, by
- *   least squares on the rows with C held), and checks that h100.conf holds what the fit gives;
+ * - refits the constants that are fitted, by the procedure the table states (pitched_row,
+ *   pitched_eff and pitched_eff_contiguous by linear least squares of the relative errors, none
+ *   below 0, on the out-of-card GEMM's one-at-a-time rows; the dgemm-cuda node's host copy rate,
+ *   which is not the device's, by least squares on the rows with C held), and checks that
+ *   h100.conf holds what the fit gives;
  * - runs every row's operation on the simulated H100 as the measurement ran it, and prints
  *   measured, simulated and error; a held-out row must be within 15 % of its measured figure.
  * Each evaluation runs in a child process of its own (fork, before any CUDA call here), so that
@@ -410,32 +411,75 @@ static double ooc_seconds(const row *r, double tflops) { return 2.0 * arg(r, "d"
 
 static int is(const row *r, const char *set, const char *op) { return !strcmp(r->set, set) && !strcmp(r->op, op); }
 
-/* pitched_row (c) and pitched_eff (e) on the calibration rows of the out-of-card GEMM one
- * operation at a time: nothing overlaps there, so a row's time is T0 + R c + S (1/e - 1), with
- * T0, R and S read from three simulations; c and 1/e - 1 minimise the sum of squared relative
- * errors (normal equations; a negative one is held at 0). */
-static int fit_pitched(double *c, double *e) {
-  double aa = 0, ab = 0, bb = 0, ay = 0, by = 0, u;
+/* Least squares of y on the p columns of X (n rows), each coefficient at least 0: of the subsets
+ * of columns whose unconstrained solution has no negative coefficient, the one with the least sum
+ * of squares (the others held at 0). The sum of squares, or -1 if no subset gives one. */
+#define NFIT 3
+static double nonneg_lsq(double X[][NFIT], const double *y, int n, int p, double *coef) {
+  double best = -1;
+  for (int mask = 1; mask < 1 << p; mask++) {
+    double A[NFIT][NFIT + 1] = {{0}}, c[NFIT] = {0}, sse = 0;
+    int idx[NFIT], m = 0, bad = 0;
+    for (int j = 0; j < p; j++)
+      if (mask & 1 << j) idx[m++] = j;
+    for (int a = 0; a < m; a++) { /* the normal equations of the subset */
+      for (int b = 0; b < m; b++)
+        for (int i = 0; i < n; i++) A[a][b] += X[i][idx[a]] * X[i][idx[b]];
+      for (int i = 0; i < n; i++) A[a][m] += X[i][idx[a]] * y[i];
+    }
+    for (int a = 0; a < m && !bad; a++) { /* Gauss-Jordan; the matrix is positive semi-definite */
+      if (fabs(A[a][a]) < 1e-300) bad = 1;
+      for (int r = 0; r < m && !bad; r++)
+        if (r != a) {
+          double f = A[r][a] / A[a][a];
+          for (int k = a; k <= m; k++) A[r][k] -= f * A[a][k];
+        }
+    }
+    for (int a = 0; a < m && !bad; a++) bad = (c[idx[a]] = A[a][m] / A[a][a]) < 0;
+    if (bad) continue;
+    for (int i = 0; i < n; i++) {
+      double r = -y[i];
+      for (int j = 0; j < p; j++) r += X[i][j] * c[j];
+      sse += r * r;
+    }
+    if (best < 0 || sse < best) {
+      best = sse;
+      memcpy(coef, c, sizeof c);
+    }
+  }
+  return best;
+}
+
+/* pitched_row (c), pitched_eff (e, 2D copies whose rows lie apart) and pitched_eff_contiguous (f,
+ * 2D copies whose rows do not) on the calibration rows of the out-of-card GEMM one operation at a
+ * time: nothing overlaps there, so a row's time is T0 + R c + S (1/e - 1) + Q (1/f - 1), with T0, R,
+ * S and Q read from four simulations; c, 1/e - 1 and 1/f - 1 minimise the sum of squared relative
+ * errors, none below 0 (nonneg_lsq). *rms: the fit's root mean square relative error, in sample. */
+static int fit_pitched(double *c, double *e, double *f, double *rms) {
+  static const char *const base = "pitched_row = 0\npitched_eff = 1\npitched_eff_contiguous = 1";
+  static const char *const moved[NFIT] = {"pitched_row = 1e-6\npitched_eff = 1\npitched_eff_contiguous = 1",
+                                          "pitched_row = 0\npitched_eff = 0.5\npitched_eff_contiguous = 1",
+                                          "pitched_row = 0\npitched_eff = 1\npitched_eff_contiguous = 0.5"};
+  static const double step[NFIT] = {1e-6, 1, 1}; /* what each moved line adds to its unknown */
+  double X[MAXROWS][NFIT], y[MAXROWS], coef[NFIT] = {0}, sse;
   int n = 0;
   for (int i = 0; i < nrows; i++) {
     const row *r = &rows[i];
-    double t0, t1, t2, Y, a, b, y;
+    double t0, Y;
     if (!is(r, "calibration", "ooc") || arg(r, "sync", 0) != 1) continue;
-    t0 = ooc_seconds(r, simulate_with(r, "pitched_row = 0\npitched_eff = 1"));
-    t1 = ooc_seconds(r, simulate_with(r, "pitched_row = 1e-6\npitched_eff = 1"));
-    t2 = ooc_seconds(r, simulate_with(r, "pitched_row = 0\npitched_eff = 0.5"));
-    if (!(t0 > 0 && t1 > 0 && t2 > 0)) return -1;
+    t0 = ooc_seconds(r, simulate_with(r, base));
     Y = ooc_seconds(r, r->figure);
-    a = (t1 - t0) / 1e-6 / Y, b = (t2 - t0) / Y, y = (Y - t0) / Y;
-    aa += a * a, ab += a * b, bb += b * b, ay += a * y, by += b * y;
-    n++;
+    if (!(t0 > 0)) return -1;
+    for (int j = 0; j < NFIT; j++) {
+      double t = ooc_seconds(r, simulate_with(r, moved[j]));
+      if (!(t > 0)) return -1;
+      X[n][j] = (t - t0) / step[j] / Y;
+    }
+    y[n++] = (Y - t0) / Y;
   }
-  if (n < 2) return -1;
-  *c = (ay * bb - by * ab) / (aa * bb - ab * ab);
-  u = (aa * by - ab * ay) / (aa * bb - ab * ab);
-  if (u < 0) u = 0, *c = ay / aa;
-  if (*c < 0) *c = 0, u = by / bb;
-  *e = 1 / (1 + u);
+  if (n < NFIT || (sse = nonneg_lsq(X, y, n, NFIT, coef)) < 0) return -1;
+  *c = coef[0], *e = 1 / (1 + coef[1]), *f = 1 / (1 + coef[2]);
+  *rms = sqrt(sse / n);
   return n;
 }
 
@@ -460,7 +504,7 @@ static double fit_host_rate(void) {
 
 int main(void) {
   char path[4096];
-  double c = 0, e = 0, rate, worst = 0;
+  double c = 0, e = 0, f = 0, rms = 0, rate, worst = 0;
   int n, held = 0, passed = 0;
   snprintf(path, sizeof path, "%s/h100.measured", STANDIN_DEVICES);
   snprintf(conf_path, sizeof conf_path, "%s/h100.conf", STANDIN_DEVICES);
@@ -471,10 +515,12 @@ int main(void) {
   ok(nrows > 0, "%d measured rows in %s", nrows, path);
 
   /* the fitted constants, refitted on the calibration rows only */
-  n = fit_pitched(&c, &e);
-  ok(n > 1 && fabs(conf_value("pitched_row") - c) <= 0.03 * c && fabs(conf_value("pitched_eff") - e) <= 0.03 * e,
-     "h100.conf's pitched_row %g s and pitched_eff %g are the fit on the %d one-at-a-time calibration rows "
-     "(%.3g s, %.3f)", conf_value("pitched_row"), conf_value("pitched_eff"), n, c, e);
+  n = fit_pitched(&c, &e, &f, &rms);
+  ok(n > 1 && fabs(conf_value("pitched_row") - c) <= 0.03 * c && fabs(conf_value("pitched_eff") - e) <= 0.03 * e &&
+         fabs(conf_value("pitched_eff_contiguous") - f) <= 0.03 * f,
+     "h100.conf's pitched_row %g s, pitched_eff %g and pitched_eff_contiguous %g are the fit on the %d one-at-a-time "
+     "calibration rows (%.3g s, %.3f, %.3f; in sample, %.1f %% root mean square)", conf_value("pitched_row"),
+     conf_value("pitched_eff"), conf_value("pitched_eff_contiguous"), n, c, e, f, 100 * rms);
   rate = fit_host_rate();
   ok(rate > 0, "the H100 node's host copied dgemm-cuda's panels at %.2f GB/s (fitted on the rows with C held)",
      rate * 1e-9);

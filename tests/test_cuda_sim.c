@@ -1,9 +1,10 @@
 /* The stand-in CUDA as a simulated H100 ($FAKE_CUDA_SIM=h100, docs/kernels.md "A simulated GPU"):
  * the virtual clock's arithmetic on cases that wrong code fails (copy bandwidths, engines that
- * overlap or serialise, copies both ways that share the link, events that order, pageable copies
- * that hold the host, GEMM rates, FFT launches, strided FFTs, first use), the host clock
- * (fupermod_standin_sim_time, fupermod_time), the no-payload mode, the adversarial order and the
- * strict mode. Device times are read with events recorded after a long
+ * overlap or serialise, copies both ways that share the link, 2D copies with and without gaps,
+ * events that order, pageable copies that hold the host, GEMM rates, FFT launches, strided FFTs,
+ * first use), the description's values as exported, the host clock (fupermod_standin_sim_time,
+ * fupermod_time), the no-payload mode, the adversarial order and the strict mode. Device times
+ * are read with events recorded after a long
  * GEMM ("the blocker"), so that the real time the host spends between calls, however loaded this
  * machine is, does not move them. */
 #include "config.h"
@@ -11,6 +12,7 @@
 #include "tests/standin_check.h"
 STANDIN_SKIP_MAIN
 #else
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +35,9 @@ STANDIN_SKIP_MAIN
 #define FFT_LAUNCH 5e-6
 #define FFT_RATE 3358e9
 #define HBM 3.35e12
+#define ROW 1.9e-8
+#define ROW_EFF 0.615
+#define ROW_EFF_CONTIG 0.863
 /* The host's real time between two calls counts on its virtual clock: a loaded machine may
  * deschedule it for tens of ms. 0.1 s still tells every mistake apart (a second first use is
  * 0.14 s more, a pageable copy counted twice 0.125 s, a held host waits for the 0.148 s blocker). */
@@ -106,6 +111,18 @@ static void description(void) {
   t1 = fupermod_standin_sim_time();
   ok(t1 - t0 >= INIT && t1 - t0 < INIT + SLACK, "the first use of the device takes %g s of the host's time (%g)", INIT,
      t1 - t0);
+  /* the description's values as the stand-in exports them (for tests' bounds) */
+  {
+    int (*param)(const char *, double *);
+    double v[3] = {-1, -1, -1}, none = 0;
+    int got;
+    *(void **)&param = dlsym(RTLD_DEFAULT, "fupermod_standin_sim_param");
+    got = param && !param("duplex", &v[0]) && !param("pitched_eff_contiguous", &v[1]) && !param("h2d_pinned", &v[2]) &&
+          param("gemm", &none) == -1;
+    ok(got && v[0] == DUPLEX && v[1] == ROW_EFF_CONTIG && v[2] == PINNED,
+       "fupermod_standin_sim_param gives duplex %g, pitched_eff_contiguous %g, h2d_pinned %g, and refuses a key it "
+       "does not give", v[0], v[1], v[2]);
+  }
 }
 
 static void copies(void) {
@@ -141,6 +158,28 @@ static void copies(void) {
   cudaMemcpyAsync(d2, p2, (size_t)GB, cudaMemcpyHostToDevice, s3);
   t = finish();
   ok(near(t, 2 * (LAT + GB / PINNED)), "copies in the same direction on two streams serialise: %.6f s", t);
+  /* 2D copies move row by row: rows that lie apart on either side at pitched_eff, rows adjacent on
+   * both sides at pitched_eff_contiguous, a plain copy of the same bytes at the full rate */
+  {
+    const size_t w = 32768, rows = 8192;
+    double gap[2], dense, plain;
+    for (int side = 0; side < 2; side++) { /* the gaps on the host's side, then on the device's */
+      start();
+      cudaMemcpy2DAsync(d1, side ? 2 * w : w, p1, side ? w : 2 * w, w, rows, cudaMemcpyHostToDevice, s2);
+      gap[side] = finish();
+    }
+    start();
+    cudaMemcpy2DAsync(d1, w, p1, w, w, rows, cudaMemcpyHostToDevice, s2);
+    dense = finish();
+    start();
+    cudaMemcpyAsync(d1, p1, w * rows, cudaMemcpyHostToDevice, s2);
+    plain = finish();
+    ok(near(gap[0], LAT + w * rows / (PINNED * ROW_EFF) + rows * ROW) && near(gap[1], gap[0]),
+       "a 2D copy of 8192 rows of 32 KB 64 KB apart on the host (on the device) takes 8192 x %g s + its bytes at %g of "
+       "the rate: %.6f s (%.6f s)", ROW, ROW_EFF, gap[0], gap[1]);
+    ok(near(dense, LAT + w * rows / (PINNED * ROW_EFF_CONTIG) + rows * ROW) && near(plain, LAT + w * rows / PINNED),
+       "the same rows adjacent: at %g of the rate, %.6f s; as one plain copy, %.6f s", ROW_EFF_CONTIG, dense, plain);
+  }
   /* the host goes on during a pinned copy, and waits for it at a synchronisation */
   start();
   t0 = fupermod_standin_sim_time();

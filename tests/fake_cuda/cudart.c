@@ -189,6 +189,7 @@ static struct {
   double mem, bw[2][2]; /* bw[pinned][device to host], bytes/s */
   double hbm, latency, fft, init, reg, k_half, mn_half, row;
   double duplex, fft_launch, sector, row_eff; /* optional: 1, 0, 0, 1 time as descriptions without them */
+  double row_eff_dense; /* optional: row_eff, as descriptions without it */
   double gemm[MAXGEMM][4]; /* m n k FLOP/s */
   int ngemm;
   double epoch, engine[MAXDEV][3], done[MAXDEV];
@@ -210,19 +211,20 @@ static __thread int host_started;
 static int sim_parse(FILE *f, char *why, size_t n) {
   static const char *const keys[] = {"h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm", "latency",
                                      "fft", "init", "register", "gemm_k_half", "gemm_mn_half", "pitched_row",
-                                     "duplex", "fft_launch", "sector", "pitched_eff"};
+                                     "duplex", "fft_launch", "sector", "pitched_eff", "pitched_eff_contiguous"};
   double *vals[] = {&sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm, &sim.latency,
                     &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row,
-                    &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff};
-  /* latency, init, pitched_row, fft_launch and sector may be 0; the last four keys may be left out,
+                    &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff, &sim.row_eff_dense};
+  /* latency, init, pitched_row, fft_launch and sector may be 0; the last five keys may be left out,
    * so that a description written before them times as it did */
   enum {
     ZERO_OK = (1 << 5) | (1 << 7) | (1 << 11) | (1 << 13) | (1 << 14),
-    OPTIONAL = (1 << 12) | (1 << 13) | (1 << 14) | (1 << 15)
+    OPTIONAL = (1 << 12) | (1 << 13) | (1 << 14) | (1 << 15) | (1 << 16)
   };
   int seen[sizeof keys / sizeof keys[0]] = {0}, line = 0;
   char buf[512];
   sim.duplex = sim.row_eff = 1;
+  sim.row_eff_dense = -1; /* pitched_eff's, unless given */
   while (fgets(buf, sizeof buf, f)) {
     char *k = buf, *v, *e;
     size_t i;
@@ -258,7 +260,9 @@ static int sim_parse(FILE *f, char *why, size_t n) {
       return snprintf(why, n, "no %s (> 0)", keys[i]), -1;
   /* below one half, the copy queued second would never move (copy_end) */
   if (sim.duplex < 0.5 || sim.duplex > 1) return snprintf(why, n, "duplex %g is not between 0.5 and 1", sim.duplex), -1;
-  if (sim.row_eff > 1) return snprintf(why, n, "pitched_eff %g is above 1", sim.row_eff), -1;
+  if (sim.row_eff_dense < 0) sim.row_eff_dense = sim.row_eff;
+  if (sim.row_eff > 1 || sim.row_eff_dense > 1)
+    return snprintf(why, n, "pitched_eff %g or pitched_eff_contiguous %g is above 1", sim.row_eff, sim.row_eff_dense), -1;
   if (!sim.ngemm) return snprintf(why, n, "no gemm line"), -1;
   return 0;
 }
@@ -274,10 +278,11 @@ static int sim_on(void);
 STANDIN_EXPORT int fupermod_standin_sim_param(const char *key, double *value) {
   static const char *const keys[] = {"memory", "h2d_pinned", "d2h_pinned", "h2d_pageable", "d2h_pageable", "hbm",
                                      "latency", "fft", "init", "register", "gemm_k_half", "gemm_mn_half",
-                                     "pitched_row", "duplex", "fft_launch", "sector", "pitched_eff"};
+                                     "pitched_row", "duplex", "fft_launch", "sector", "pitched_eff",
+                                     "pitched_eff_contiguous"};
   const double *vals[] = {&sim.mem, &sim.bw[1][0], &sim.bw[1][1], &sim.bw[0][0], &sim.bw[0][1], &sim.hbm,
                           &sim.latency, &sim.fft, &sim.init, &sim.reg, &sim.k_half, &sim.mn_half, &sim.row,
-                          &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff};
+                          &sim.duplex, &sim.fft_launch, &sim.sector, &sim.row_eff, &sim.row_eff_dense};
   if (!key || !value || !sim_on()) return -1; /* sim_on reads the description first */
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (strcmp(key, keys[i]) == 0) return *value = *vals[i], 0;
@@ -1255,10 +1260,14 @@ static int pinned(const void *p, size_t bytes) {
 }
 
 /* The engine and the simulated seconds of a copy of bytes between [dst, +dext) and [src, +sext)
- * (src NULL: a set), moved as rows separate rows (0: one piece); *pageable when its host side is
- * not page-locked. */
-static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, size_t rows, double *cost,
-                       int *pageable) {
+ * (src NULL: a set), moved as rows separate rows (0: one piece), rows that are adjacent on both
+ * sides where dense; *pageable when its host side is not page-locked. A 2D copy's rows move one by
+ * one (pitched_row each); its bytes at pitched_eff of the bandwidth where the rows lie apart, at
+ * pitched_eff_contiguous where they do not: the H100's one-at-a-time out-of-card GEMM moved the
+ * contiguous 2D copies of its in-card rows faster than the rows with gaps of its capped rows
+ * (h100.measured, h100.conf). */
+static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, size_t bytes, size_t rows, int dense,
+                       double *cost, int *pageable) {
   int dd = device_of(dst, dext) >= 0, sd = !src || device_of(src, sext) >= 0, up = !sd && dd;
   *pageable = 0;
   *cost = 0;
@@ -1268,7 +1277,8 @@ static int copy_engine(void *dst, size_t dext, const void *src, size_t sext, siz
   }
   if (!dd && !sd) return ENG_NONE; /* host to host: not modelled */
   *pageable = !pinned(up ? src : dst, up ? sext : dext);
-  *cost = (double)bytes / (sim.bw[!*pageable][!up] * (rows ? sim.row_eff : 1)) + (double)rows * sim.row;
+  *cost = (double)bytes / (sim.bw[!*pageable][!up] * (rows ? dense ? sim.row_eff_dense : sim.row_eff : 1)) +
+          (double)rows * sim.row;
   return up ? ENG_H2D : ENG_D2H;
 }
 
@@ -1291,9 +1301,10 @@ static cudaError_t queue_copy(void *dst, size_t dpitch, const void *src, size_t 
   else if (!(s = resolve(h, current))) e = cudaErrorInvalidResourceHandle;
   else if (width && height) {
     /* a 2D copy moves row by row, even where its rows are contiguous: the H100's in-card
-     * out-of-card GEMM rows (h100.measured), whose 2D copies have no gaps, are as slow as that */
+     * out-of-card GEMM rows (h100.measured), whose 2D copies have no gaps, are slower than a plain
+     * copy of the same bytes */
     eng = copy_engine(dst, dext, src, sext, width * height, height > 1 ? height : 0,
-                      &cost, &pageable);
+                      width == dpitch && (!src || width == spitch), &cost, &pageable);
     if (pageable && !blocking && env_on("FAKE_CUDA_STRICT")) {
       fupermod_standin_note("asynchronous copy of %zu bytes with pageable host memory (FAKE_CUDA_STRICT)",
                             width * height);
