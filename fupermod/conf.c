@@ -1,6 +1,8 @@
 /* Process configurations (docs/formats.md): parse, save, look up, sub-options, binding. The
  * collective parts are in conf_mpi.c; the CUDA device count comes from fupermod/exec.c. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_EQUAL */
 #include <ctype.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -265,16 +267,22 @@ static int count_set(hwloc_topology_t topo, hwloc_const_bitmap_t set, hwloc_obj_
 }
 
 static int bind_applied; /* this process applied a binding of its configuration line */
+static cpu_set_t bind_mask; /* its affinity right after: a process given another since is not bound by its line */
 
 int fupermod_bind_apply(const char *bind) {
   int rc;
   if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
   rc = with_bind_set(bind, apply_set, NULL);
-  if (rc == FUPERMOD_SUCCESS) __atomic_store_n(&bind_applied, 1, __ATOMIC_RELEASE);
+  if (rc == FUPERMOD_SUCCESS && sched_getaffinity(0, sizeof bind_mask, &bind_mask) == 0)
+    __atomic_store_n(&bind_applied, 1, __ATOMIC_RELEASE);
   return rc == FUPERMOD_ERR_SYSTEM ? fupermod_error_prefix(rc, "binding '%s'", bind) : rc;
 }
 
-int fupermod_bind_applied(void) { return __atomic_load_n(&bind_applied, __ATOMIC_ACQUIRE); }
+int fupermod_bind_applied(void) {
+  cpu_set_t now;
+  if (!__atomic_load_n(&bind_applied, __ATOMIC_ACQUIRE) || sched_getaffinity(0, sizeof now, &now) != 0) return 0;
+  return CPU_EQUAL(&now, &bind_mask);
+}
 
 int fupermod_bind_width(const char *bind, int *cores) {
   *cores = 0;

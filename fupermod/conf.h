@@ -41,8 +41,9 @@ int fupermod_conf_locate(const fupermod_conf *conf, MPI_Comm comm, int *index, M
 int fupermod_subopt_get(const char *subopts, const char *key, char *buf, size_t size);
 /* Apply a binding string with hwloc to the calling process (and its threads). */
 int fupermod_bind_apply(const char *bind);
-/* Whether this process applied a binding (other than none) with fupermod_bind_apply: a process
- * bound to every CPU of its node is bound, not free to move (fupermod_share_comm). */
+/* Whether this process applied a binding (other than none) with fupermod_bind_apply and still
+ * has it: a process bound to every CPU of its node is bound, not free to move
+ * (fupermod_share_comm). */
 int fupermod_bind_applied(void);
 /* How many cores a binding gives its process (a pu: list: its PUs), on this host; 0 for none. */
 int fupermod_bind_width(const char *bind, int *cores);

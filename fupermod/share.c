@@ -86,12 +86,12 @@ static int all_ok(MPI_Comm comm, int ok) {
 
 /* The bound processes (bound[r]: its binding applied, or a strict subset of the online CPUs; the
  * unbound, which the kernel moves, left out) whose bindings overlap process me's, directly or
- * through others: where one of them is bound to fewer than all online CPUs and they are more than
- * the CPUs of their bindings' union, they time-share those CPUs, whatever their masks: the lowest
- * rank of them; -1 otherwise. (A process bound to both cores beside two bound to one core each
- * shares both with them, although no two of the masks are equal.) */
-static int overlap_group(const cpu_set_t *all, const int *bound, int n, int me, int online) {
-  int *in = calloc((size_t)n, sizeof *in), grew = 1, members = 0, first = -1, strict = 0;
+ * through others: where they are more than the CPUs of their bindings' union, they time-share
+ * those CPUs, whatever their masks: the lowest rank of them; -1 otherwise. (Three processes bound
+ * by their lines to both cores of a two-core node share them, although their masks are the whole
+ * node's; so do one on both cores beside one on each.) */
+static int overlap_group(const cpu_set_t *all, const int *bound, int n, int me) {
+  int *in = calloc((size_t)n, sizeof *in), grew = 1, members = 0, first = -1;
   cpu_set_t cpus;
   if (!in || !bound[me]) {
     free(in);
@@ -116,10 +116,9 @@ static int overlap_group(const cpu_set_t *all, const int *bound, int n, int me, 
     if (in[r]) {
       members++;
       if (first < 0) first = r;
-      strict |= CPU_COUNT(&all[r]) < online;
     }
   free(in);
-  return members >= 2 && strict && members > CPU_COUNT(&cpus) ? first : -1;
+  return members >= 2 && members > CPU_COUNT(&cpus) ? first : -1;
 }
 
 int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
@@ -152,7 +151,7 @@ int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share) {
         members++;
       }
   if (rc == FUPERMOD_SUCCESS && CPU_COUNT(&mine) > 0) {
-    int first = overlap_group(all, bound, n, me, online);
+    int first = overlap_group(all, bound, n, me);
     if (first >= 0) color = first, members = 2;
   }
   free(all);

@@ -38,8 +38,8 @@ double fupermod_intervals_union(double *iv, int n);
  * process's cores: those whose CPU affinity is exactly this process's and a strict subset of the
  * node's online CPUs; or, where bindings overlap without being equal, the processes connected by
  * overlapping bindings among the bound ones (fupermod_bind_applied, or a strict subset), when
- * one is bound to a strict subset and they outnumber the CPUs of their union (a process bound to
- * both cores beside one on each). MPI_COMM_NULL when there is no other (unbound processes are
+ * they outnumber the CPUs of their union (three processes bound to both cores of a two-core node,
+ * or one on both beside one on each). MPI_COMM_NULL when there is no other (unbound processes are
  * never grouped: the kernel moves them). Free it with MPI_Comm_free. */
 int fupermod_share_comm(MPI_Comm comm, MPI_Comm *share);
 

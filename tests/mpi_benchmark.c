@@ -201,6 +201,21 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     ok(all, "share_comm groups the three processes whose bindings overlap on two cores (core:0-1, core:1, core:0), "
             "not the unbound one");
+    /* three lines bound to both cores: on a two-core node their masks are the whole node's, and
+     * they still time-share it */
+    good = (rank == 0 || fupermod_bind_apply("core:0-1") == FUPERMOD_SUCCESS) &&
+           fupermod_share_comm(MPI_COMM_WORLD, &share) == FUPERMOD_SUCCESS;
+    gsize = 0;
+    if (share != MPI_COMM_NULL) {
+      MPI_Comm_size(share, &gsize);
+      MPI_Comm_free(&share);
+    }
+    good = good && gsize == (rank == 0 ? 0 : 3);
+    if (!good) fprintf(stderr, "rank %d (core:0-1): a group of %d\n", rank, gsize);
+    sched_setaffinity(0, sizeof saved, &saved);
+    MPI_Allreduce(&good, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    ok(all, "share_comm groups three processes bound by their lines to cores 0-1 (the whole of a two-core node), "
+            "not the unbound one");
   } else {
     skip("the overlapping core-sharing group needs 4 processes and 2 CPUs");
   }
