@@ -81,4 +81,10 @@ void fupermod_standin_note(const char *fmt, ...) __attribute__((format(printf, 1
  * launches (libcufft.so.12 exports it; tests/test_cuda_fft looks it up with dlsym). */
 STANDIN_EXPORT long fupermod_cufft_standin_execs(void);
 
+/* The loaded device description's value of key (memory, or one of its keys but gemm: h2d_pinned,
+ * duplex, pitched_row, ...), as the simulator uses it (a key left out: its default), so that a test
+ * derives its bounds from the device it runs on: 0, or -1 without a description or for another
+ * key (libcudart.so.13 exports it). */
+STANDIN_EXPORT int fupermod_standin_sim_param(const char *key, double *value);
+
 #endif
