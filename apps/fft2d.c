@@ -348,6 +348,10 @@ static int one_node(MPI_Comm comm, int *yes) {
   MPI_Comm node;
   int n, size;
   *yes = 0;
+#ifdef FUPERMOD_SMPI
+  /* SMPI: no shared-memory windows; AUTO takes a message strategy (docs/simulate.md) */
+  return FUPERMOD_SUCCESS;
+#endif
   if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
     return fupermod_error(FUPERMOD_ERR_MPI, "fft2d: MPI_Comm_split_type failed");
   MPI_Comm_size(node, &n);

@@ -154,6 +154,10 @@ static int wait_filling(MPI_Request *req, fupermod_kernel *k, int *local_rc, cha
   fill_state st = {k, 0, FUPERMOD_SUCCESS, ""};
   pthread_t th;
   int w;
+#ifdef FUPERMOD_SMPI
+  /* no thread but the simulated rank's own may call SimGrid (the kernel's sleep): wait unloaded */
+  return wait_politely(req);
+#endif
   if (pthread_create(&th, NULL, fill_thread, &st) != 0) return wait_politely(req);
   w = wait_politely(req);
   __atomic_store_n(&st.stop, 1, __ATOMIC_RELEASE);

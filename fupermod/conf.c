@@ -272,6 +272,11 @@ static cpu_set_t bind_mask; /* its affinity right after: a process given another
 int fupermod_bind_apply(const char *bind) {
   int rc;
   if (!bind || strcmp(bind, "none") == 0) return FUPERMOD_SUCCESS;
+#ifdef FUPERMOD_SMPI
+  /* SimGrid runs every simulated rank in this one process: a binding would bind them all. Under
+   * SMPI the processes run unbound (fupermod-simulate says so once; docs/simulate.md). */
+  return FUPERMOD_SUCCESS;
+#endif
   rc = with_bind_set(bind, apply_set, NULL);
   if (rc == FUPERMOD_SUCCESS && sched_getaffinity(0, sizeof bind_mask, &bind_mask) == 0)
     __atomic_store_n(&bind_applied, 1, __ATOMIC_RELEASE);

@@ -135,6 +135,12 @@ int fupermod_meter_create(const char *name, const char *subopts, fupermod_meter 
     else if (strcmp(buf, "solo") == 0) m->attribution = FUPERMOD_ATTRIB_SOLO;
     else rc = fupermod_error(FUPERMOD_ERR_USAGE, "sub-option attribution='%s' must be busy or solo", buf);
   }
+#ifdef FUPERMOD_SMPI
+  /* SMPI: a hardware meter would read this machine, not the simulated host (docs/simulate.md) */
+  if (rc >= 0 && (strcmp(name, "rapl") == 0 || strcmp(name, "nvml") == 0 || strcmp(name, "command") == 0))
+    rc = fupermod_error(FUPERMOD_ERR_USAGE, "meter=%s measures the real machine, not a simulated host: the SMPI build "
+                        "estimates energy with meter=model or meter=emulated (docs/simulate.md)", name);
+#endif
   if (rc >= 0) {
     if (strcmp(name, "rapl") == 0) rc = fupermod_meter_rapl_create(m, subopts);
     else if (strcmp(name, "nvml") == 0) rc = fupermod_meter_nvml_create(m, subopts);

@@ -1,7 +1,9 @@
 # The `fupermod` command: a front linked with the core library only, which runs a serial
 # partition itself and becomes the full command (every subcommand; MPI, BLAS, FFTW, hwloc) for
 # the rest. The full command is installed in $(pkglibexecdir); in the build tree it sits beside.
+if !SMPI
 bin_PROGRAMS += tools/fupermod
+endif
 tools_fupermod_SOURCES = tools/front.c tools/common.c tools/tools.h tools/cmd_partition.c
 # fupermod sweep: partitions over a range of workloads, serial in the front (docs/evaluation.md)
 tools_fupermod_SOURCES += tools/cmd_sweep.c
@@ -27,6 +29,10 @@ tools_fupermod_mpi_SOURCES = tools/fupermod.c tools/common.c tools/load.c tools/
   tools/cmd_partition.c tools/cmd_build.c tools/cmd_doctor.c tools/mpi_init.c tools/mpi_init.h
 tools_fupermod_mpi_CPPFLAGS = $(AM_CPPFLAGS) $(OPENBLAS_CFLAGS) $(FFTW3_CFLAGS)
 tools_fupermod_mpi_LDADD = libfupermod.la $(OPENBLAS_LIBS) $(GSL_LIBS) $(HWLOC_LIBS) $(LIBS)
+if SMPI
+# smpirun gives each rank its own copy of the program, not of the shared libraries it links
+tools_fupermod_mpi_LDFLAGS = $(AM_LDFLAGS) -static-libtool-libs
+endif
 tools_fupermod_mpi_SOURCES += tools/cmd_dypart.c tools/build_common.c tools/build_common.h
 # fupermod build --adaptive, and fupermod run by default
 tools_fupermod_mpi_SOURCES += tools/build_adaptive.c tools/build_additivity.c
