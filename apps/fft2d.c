@@ -553,7 +553,12 @@ int fupermod_fft2d_plan_exec(MPI_Comm comm, long M, long N, const fupermod_dist 
                                         strategy, plan),
       erc = 0;
   fupermod_fft2d *p = rc == FUPERMOD_SUCCESS ? *plan : NULL;
+#ifdef FUPERMOD_SMPI
+  /* SMPI: every executor is the emulated device, which takes the FFTs' simulated time */
+  if (p && exec) {
+#else
   if (p && exec && fupermod_exec_kind(exec) != FUPERMOD_EXEC_CPU) {
+#endif
     /* the signal and the column panels move to the device: page-locked */
     p->exec = exec;
     if (p->A) erc = fupermod_exec_pin(exec, p->A, (size_t)p->d * (size_t)p->N * sizeof(fftw_complex));

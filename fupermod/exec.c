@@ -11,6 +11,9 @@
 #include "fupermod/kernel.h"
 #include "fupermod/option.h"
 #include "fupermod/util.h"
+#ifdef FUPERMOD_SMPI
+#include "fupermod/smpi/exec_emu.h"
+#endif
 
 /* a block of host memory the executor keeps page-locked for reuse (fupermod_exec_host_alloc) */
 typedef struct host_block {
@@ -195,6 +198,9 @@ int fupermod_exec_open(const fupermod_exec_opts *opts, fupermod_exec **out) {
     return fupermod_error(FUPERMOD_ERR_NODEVICE, "no CUDA device");
 #endif
   if (opts->kind == FUPERMOD_EXEC_CUDA && (rc = load_cuda(&ops)) != FUPERMOD_SUCCESS) return rc;
+#ifdef FUPERMOD_SMPI
+  if (opts->kind == FUPERMOD_EXEC_CPU) ops = &fupermod_exec_emu_ops; /* SMPI: every CPU is emulated */
+#endif
   if (!(e = calloc(1, sizeof *e))) return fupermod_error(FUPERMOD_ERR_NOMEM, "executor: out of memory");
   e->ops = ops;
   e->kind = opts->kind;
@@ -258,6 +264,10 @@ static const fupermod_option exec_opts[] = {
     {"threads", FUPERMOD_OPT_LONG, 1, 4096, NULL, "threads of a cpu line's executor (default: the binding's cores)", NULL},
     {"device", FUPERMOD_OPT_LONG, 0, 1023, "0", "the CUDA device of a gpu line", NULL},
     {"mem_limit", FUPERMOD_OPT_STRING, 1, 0, NULL, "device memory a gpu line may use, bytes with K, M or G (default: 90 % shared among its device's lines)", NULL},
+#ifdef FUPERMOD_SMPI
+    {"emulate", FUPERMOD_OPT_STRING, 1, 0, "platform", "SMPI build: the point file whose times the device takes, or platform (the simulated host's flop rate)", NULL},
+    {"emulate_unit", FUPERMOD_OPT_DOUBLE, 1, 1e30, "1e6", "SMPI build: the flops of one unit of d in the emulate= point file", NULL},
+#endif
     FUPERMOD_OPTION_END};
 
 const fupermod_option *fupermod_exec_options(void) { return exec_opts; }
@@ -283,6 +293,17 @@ int fupermod_exec_opts_line(const fupermod_process_conf *pc, const char *where, 
   if ((got = fupermod_subopt_get(pc->subopts, "mem_limit", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
   if (got && fupermod_parse_bytes(buf, &o->mem_limit) != 0)
     return fupermod_error(FUPERMOD_ERR_INPUT, "%s: mem_limit=%s must be bytes, with K, M or G allowed", where, buf);
+#ifdef FUPERMOD_SMPI
+  /* SMPI (docs/simulate.md): a simulated host has no GPU, and every CPU is an emulated device */
+  if (o->kind == FUPERMOD_EXEC_CUDA)
+    return fupermod_error(FUPERMOD_ERR_NODEVICE, "%s: a gpu line in the SMPI build, which has no GPU: describe the device "
+                          "as a cpu line with emulate=FILE (its point file)", where);
+  if ((got = fupermod_subopt_get(pc->subopts, "emulate", o->emulate, sizeof o->emulate)) < 0)
+    return fupermod_error_prefix(got, "%s", where);
+  if ((got = fupermod_subopt_get(pc->subopts, "emulate_unit", buf, sizeof buf)) < 0) return fupermod_error_prefix(got, "%s", where);
+  if (got && (fupermod_parse_double(buf, &o->emulate_unit) != 0 || !(o->emulate_unit > 0)))
+    return fupermod_error(FUPERMOD_ERR_INPUT, "%s: emulate_unit=%s must be a number of flops > 0", where, buf);
+#endif
   return FUPERMOD_SUCCESS;
 }
 

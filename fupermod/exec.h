@@ -31,6 +31,14 @@ typedef struct fupermod_exec_opts {
   double mem_limit; /* CUDA: device bytes the executor may use; <= 0: the device's share, below */
   int device_sharers; /* CUDA: processes of the configuration on this host's device (< 1: 1); without
                        * mem_limit each may use 90 % of the device's memory divided among them */
+#ifdef FUPERMOD_SMPI
+  /* The SMPI build only (configure --with-smpi, which defines FUPERMOD_SMPI in every file):
+   * emulate=FILE, the point file whose times the device takes on the simulated clock for an
+   * operation of d x emulate_unit flops, or emulate=platform, the simulated host's flop rate
+   * (docs/simulate.md). Every executor of that build is emulated: "" means "platform". */
+  char emulate[4096];
+  double emulate_unit; /* <= 0: 1e6 */
+#endif
 } fupermod_exec_opts;
 
 typedef struct fupermod_exec fupermod_exec;

@@ -138,9 +138,13 @@ int tool_proc_setup(const char *sub, const char *confpath, const char *kname, in
   if (!quiet && rank == 0) {
     fprintf(stderr, "fupermod %s: %d processes on %d host%s\n", sub, p->nmap, fupermod_launch_hosts(p->map, p->nmap),
             fupermod_launch_hosts(p->map, p->nmap) == 1 ? "" : "s");
+#ifdef FUPERMOD_SMPI
+    fprintf(stderr, "fupermod %s: SIMULATED: times are SimGrid's simulated clock (SMPI, docs/simulate.md)\n", sub);
+#else
     if (fupermod_time_simulated())
       fprintf(stderr, "fupermod %s: SIMULATED: times are read from a simulated GPU's clock (FAKE_CUDA_SIM=%s, docs/kernels.md)\n",
               sub, getenv("FAKE_CUDA_SIM") ? getenv("FAKE_CUDA_SIM") : "?");
+#endif
     for (int r = 0; r < p->nmap; r++) {
       const fupermod_process_conf *pc = tool_rank_conf(p, r);
       fprintf(stderr, "fupermod %s: rank %d on %s (%s.%d in the files), intra-node rank %d, line %d, bind %s, cpus %s\n",

@@ -636,10 +636,16 @@ int cmd_run(int argc, char **argv) {
   if (rc == FUPERMOD_SUCCESS && rank == 0)
     printf("fupermod run: %d processes, configuration %s, results in %s\nfupermod run: %s\n", size, o.conf, o.out,
            o.provenance ? o.provenance : "provenance unknown");
+#ifdef FUPERMOD_SMPI
+  if (rc == FUPERMOD_SUCCESS && rank == 0)
+    printf("fupermod run: SIMULATED: every time is SimGrid's simulated clock on the platform (SMPI, docs/simulate.md); the "
+           "devices are emulated and compute nothing, so the products are not checked\n");
+#else
   if (rc == FUPERMOD_SUCCESS && rank == 0 && o.simulated)
     printf("fupermod run: SIMULATED: GPU times come from the simulated device %s (the stand-in CUDA's virtual clock, "
            "docs/kernels.md)%s\n", getenv("FAKE_CUDA_SIM") ? getenv("FAKE_CUDA_SIM") : "?",
            o.simulated == 2 ? "; it computes nothing, so the products are not checked" : "");
+#endif
   if (rc == FUPERMOD_SUCCESS) rc = run_apps(&o, &job);
   if (rank == 0 && rc == FUPERMOD_SUCCESS) printf("\nfupermod run: done in %.1f s; results in %s\n", fupermod_time() - t0, o.out);
   fupermod_comm_free(&job.links);
