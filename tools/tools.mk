@@ -56,3 +56,13 @@ CLEANFILES += tools/git_commit.h
 tools_fupermod_mpi_SOURCES += tools/cmd_hpart.c
 tools_fupermod_mpi_SOURCES += tools/cmd_energy.c tools/cmd_kernel.c tools/cmd_comm.c
 tools_fupermod_mpi_SOURCES += tools/cmd_sweep.c
+# fupermod-simulate: fupermod run under SimGrid's smpirun on a simulated platform, in the SMPI
+# build (configure --with-smpi; docs/simulate.md)
+if SMPI
+bin_SCRIPTS = tools/fupermod-simulate
+endif
+EXTRA_DIST += tools/fupermod-simulate.in
+CLEANFILES += tools/fupermod-simulate
+tools/fupermod-simulate: $(srcdir)/tools/fupermod-simulate.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) tools; sed -e 's|%SMPIRUN%|$(SMPIRUN)|g' -e 's|%PKGLIBEXECDIR%|$(pkglibexecdir)|g' \
+	  $(srcdir)/tools/fupermod-simulate.in >$@.tmp && chmod +x $@.tmp && mv $@.tmp $@
