@@ -8,6 +8,7 @@
 #include <mpi.h>
 #include "fupermod/fupermod.h"
 #include "fupermod/comm.h"
+#include "fupermod/mpi_thread.h"
 #include "tests/tap.h"
 
 static int all(int good) {
@@ -23,7 +24,11 @@ int main(int argc, char **argv) {
   fupermod_comm c;
   double share = -1, lo, hi;
   int size, rank, rc;
-  MPI_Init(&argc, &argv);
+  if (fupermod_mpi_init_thread(&argc, &argv, MPI_THREAD_FUNNELED, "mpi_comm_share", NULL) != FUPERMOD_SUCCESS) {
+    printf("Bail out! %s\n", fupermod_error_message());
+    MPI_Finalize();
+    return 1;
+  }
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   tap_quiet(rank != 0);
