@@ -35,7 +35,7 @@
 #include "tools/provenance.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 /* the leave-one-out check's error beyond which the predictions cannot rank the candidates */
 #define LOO_TRUST 0.10
 

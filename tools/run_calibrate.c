@@ -30,7 +30,7 @@
 #include "apps/app_model.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 
 /* Whether process i time-shares its cores with another */
 static int grouped(const int *group, int i, int p) {

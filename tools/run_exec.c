@@ -30,7 +30,7 @@
 #include "apps/app_model.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 
 /* Student-t half-width of this process's mean compute time over the reps, at the benchmark's
  * confidence level, so that it compares with the points' ci. */

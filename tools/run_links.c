@@ -30,7 +30,7 @@
 #include "apps/app_model.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 
 /* A GPU process's link to its device as its executor moves data: uploads and downloads from
  * page-locked and pageable host memory at the sizes (the mean of the benchmark's minimum of

@@ -30,7 +30,7 @@
 #include "apps/app_model.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 
 /* Bump when a kernel's measured work changes (2: in-place fft-rows, exact-area dgemm; 3: processes
  * sharing cores record the union of their runs; 4: early finishers keep loading the machine;

@@ -30,7 +30,7 @@
 #include "apps/app_model.h"
 #include "tools/run_job.h"
 
-static const char *SUB = "run";
+static const char SUB[] = "run";
 
 /* SUMMA computes whole rectangles of blocks: every distribution becomes the areas of its BR layout
  * (rounding can move a block row or column from one process to another), and a time-optimal one
