@@ -73,6 +73,9 @@ typedef struct fupermod_launch_entry {
 int fupermod_launch_map(const fupermod_conf *conf, int index, MPI_Comm comm, fupermod_launch_entry **out);
 /* Number of distinct hosts in a map of size entries. */
 int fupermod_launch_hosts(const fupermod_launch_entry *map, int size);
+/* The same, and host[i] (may be NULL): entry i's host, numbered from 0 in the order of first
+ * appearance. */
+int fupermod_launch_host_index(const fupermod_launch_entry *map, int size, int *host);
 
 /* What the CUDA runtime says, asked through fupermod's CUDA probe module (the runtime the executor
  * links; fupermod/exec.c loads both). Number of CUDA devices usable at run time (0 when fupermod

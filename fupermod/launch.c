@@ -72,12 +72,16 @@ int fupermod_launch_map(const fupermod_conf *conf, int index, MPI_Comm comm, fup
   return FUPERMOD_SUCCESS;
 }
 
-int fupermod_launch_hosts(const fupermod_launch_entry *map, int size) {
+int fupermod_launch_host_index(const fupermod_launch_entry *map, int size, int *host) {
   int n = 0;
   for (int i = 0; i < size; i++) {
-    int seen = 0;
-    for (int j = 0; j < i && !seen; j++) seen = strcmp(map[i].host, map[j].host) == 0;
-    n += !seen;
+    int h = -1;
+    for (int j = 0; j < i && h < 0; j++)
+      if (strcmp(map[i].host, map[j].host) == 0) h = host ? host[j] : 0;
+    if (h < 0) h = n++;
+    if (host) host[i] = h;
   }
   return n;
 }
+
+int fupermod_launch_hosts(const fupermod_launch_entry *map, int size) { return fupermod_launch_host_index(map, size, NULL); }

@@ -91,6 +91,19 @@ static void cuda_count(void) {
     skip("a CUDA runtime and NVIDIA devices: their visible count is not known here");
 }
 
+/* Hosts of a launch map: counted, and numbered from 0 in the order they first appear. */
+static void host_index(void) {
+  fupermod_launch_entry map[5];
+  static const char *const names[5] = {"b", "a", "b", "c", "a"};
+  static const int want[5] = {0, 1, 0, 2, 1};
+  int host[5], good;
+  memset(map, 0, sizeof map);
+  for (int i = 0; i < 5; i++) snprintf(map[i].host, sizeof map[i].host, "%s", names[i]);
+  good = fupermod_launch_host_index(map, 5, host) == 3 && fupermod_launch_hosts(map, 5) == 3;
+  for (int i = 0; i < 5; i++) good = good && host[i] == want[i];
+  ok(good, "a launch map's hosts: 3, numbered 0 1 0 2 1 in the order of first appearance");
+}
+
 int main(void) {
   fupermod_conf c;
   char buf[64];
@@ -141,5 +154,6 @@ int main(void) {
          fupermod_bind_suggest(63, 64, buf, sizeof buf) == 0 && strncmp(buf, "core:", 5) == 0,
      "more processes than cores share cores");
   cuda_count();
+  host_index();
   return done_testing();
 }

@@ -341,13 +341,9 @@ static int run_app(const options *o, app_t *a, run_job *job) {
       FUPERMOD_SUCCESS)
     goto done;
   rm.m.cm = &job->links;
-  /* the hosts, numbered by their first rank: messages between them cross a network */
-  if ((hostix = malloc((size_t)size * sizeof *hostix)) && tp.nmap == size) {
-    for (int r = 0; r < size; r++) {
-      hostix[r] = r;
-      for (int q = 0; q < r && hostix[r] == r; q++)
-        if (strcmp(tp.map[q].host, tp.map[r].host) == 0) hostix[r] = hostix[q];
-    }
+  /* the hosts: messages between them cross a network */
+  if (tp.nmap == size && (hostix = malloc((size_t)size * sizeof *hostix))) {
+    fupermod_launch_host_index(tp.map, size, hostix);
     rm.m.host = hostix;
   }
   rm.m.link_share = job->link_share;

@@ -83,7 +83,7 @@ static int device_links(const options *o, tool_proc *tp, const long *sizes, int 
 static int host_share(const options *o, const tool_proc *tp, const fupermod_comm *cm, const char *links_path,
                       run_job *job) {
   char path[4200];
-  int rank, size, H = 0, have = 0, rc = FUPERMOD_SUCCESS, *host;
+  int rank, size, H, have = 0, rc = FUPERMOD_SUCCESS, *host;
   double share = 0;
   FILE *fp;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -91,12 +91,7 @@ static int host_share(const options *o, const tool_proc *tp, const fupermod_comm
   if (tp->nmap != size || !(host = malloc((size_t)size * sizeof *host)))
     return tool_agree(SUB, tp->nmap != size ? FUPERMOD_SUCCESS : fupermod_error(FUPERMOD_ERR_NOMEM, "run: out of memory"),
                       MPI_COMM_WORLD);
-  for (int r = 0; r < size; r++) {
-    host[r] = -1;
-    for (int q = 0; q < r && host[r] < 0; q++)
-      if (strcmp(tp->map[q].host, tp->map[r].host) == 0) host[r] = host[q];
-    if (host[r] < 0) host[r] = H++;
-  }
+  H = fupermod_launch_host_index(tp->map, size, host);
   snprintf(path, sizeof path, "%.*s.share", (int)(strlen(links_path) - 4), links_path);
   if (H > 1 && rank == 0 && !o->rebuild && (fp = fopen(path, "r"))) {
     have = fscanf(fp, "# fupermod host links v1 share %lf", &share) == 1 && share > 0;
