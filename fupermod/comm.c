@@ -358,7 +358,7 @@ int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_c
   int p, me, H = 0, rc = FUPERMOD_SUCCESS, npairs = 0;
   int *nth = NULL, *count = NULL, **members = NULL;
   double *send = NULL, *recv = NULL, *pair_share = NULL, *tries = NULL;
-  MPI_Request *req = NULL;
+  MPI_Request req;
   if (!host || !c || !share || bytes < 8 || reps < 1)
     return fupermod_error(FUPERMOD_ERR_USAGE, "comm share: NULL argument, bytes < 8 or reps < 1");
   MPI_Comm_size(comm, &p);
@@ -376,8 +376,7 @@ int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_c
   send = malloc((size_t)bytes), recv = malloc((size_t)bytes);
   pair_share = calloc((size_t)H * H, sizeof *pair_share);
   tries = calloc((size_t)reps, sizeof *tries);
-  req = malloc(2 * sizeof *req);
-  if (!nth || !count || !members || !send || !recv || !pair_share || !tries || !req) rc = FUPERMOD_ERR_NOMEM;
+  if (!nth || !count || !members || !send || !recv || !pair_share || !tries) rc = FUPERMOD_ERR_NOMEM;
   for (int r = 0; rc == FUPERMOD_SUCCESS && r < p; r++) nth[r] = count[host[r]]++;
   for (int h = 0; rc == FUPERMOD_SUCCESS && h < H; h++)
     if (!(members[h] = malloc((size_t)(count[h] ? count[h] : 1) * sizeof **members))) rc = FUPERMOD_ERR_NOMEM;
@@ -393,7 +392,7 @@ int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_c
     }
   }
   for (int round = 0; round < (H % 2 ? H : H - 1); round++) {
-    int a = host[me], b = partner(a, round, H), nb = b >= 0 ? count[b] : 0, n = 0;
+    int a = host[me], b = partner(a, round, H), nb = b >= 0 ? count[b] : 0;
     /* my message goes to the process of the other host at my place there (modulo), and I take
      * one from each of its processes whose place lands on me */
     int to = b >= 0 ? members[b][nth[me] % nb] : -1;
@@ -402,14 +401,13 @@ int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_c
       MPI_Barrier(comm);
       t0 = MPI_Wtime();
       if (to >= 0) {
-        n = 0;
-        MPI_Isend(send, (int)bytes, MPI_BYTE, to, 77, comm, &req[n++]);
+        MPI_Isend(send, (int)bytes, MPI_BYTE, to, 77, comm, &req);
         for (int j = 0; j < nb; j++) {
           int from = members[b][j];
           if (j % count[a] != nth[me]) continue;
           MPI_Recv(recv, (int)bytes, MPI_BYTE, from, 77, comm, MPI_STATUS_IGNORE);
         }
-        MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
       }
       t = MPI_Wtime() - t0;
       /* the pair's time: until the last message of either host arrived */
@@ -440,6 +438,6 @@ int fupermod_comm_share_measure(MPI_Comm comm, const int *host, const fupermod_c
   }
 done:
   for (int h = 0; members && h < H; h++) free(members[h]);
-  free(members), free(count), free(nth), free(send), free(recv), free(pair_share), free(tries), free(req);
+  free(members), free(count), free(nth), free(send), free(recv), free(pair_share), free(tries);
   return rc;
 }
